@@ -1,0 +1,36 @@
+"""Liveness, service description and Prometheus metrics."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Response
+from fastapi.responses import JSONResponse
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from verifier import __version__
+from verifier.api.deps import ServiceDep, SettingsDep
+from verifier.code import installed_languages
+from verifier.schemas import Health, Info
+
+router = APIRouter(tags=["service"])
+
+
+@router.get("/healthz", response_model=Health,
+            responses={503: {"model": Health, "description": "cannot take work"}})
+async def healthz(service: ServiceDep) -> Health | JSONResponse:
+    problem = await service.executor.check_health()
+    if problem:
+        return JSONResponse(Health(status="unavailable", detail=problem).model_dump(),
+                            status_code=503)
+    return Health(status="ok")
+
+
+@router.get("/v1/info", response_model=Info)
+async def info(settings: SettingsDep) -> Info:
+    return Info(version=__version__, mode=settings.mode, languages=installed_languages(),
+                max_items=settings.max_items, max_body_bytes=settings.max_body_bytes,
+                workers=settings.workers if settings.mode == "embedded" else None)
+
+
+@router.get("/metrics", include_in_schema=False)
+async def prometheus_metrics() -> Response:
+    return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)

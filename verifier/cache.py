@@ -1,0 +1,90 @@
+"""Result cache keyed by a hash of the normalised item.
+
+GRPO samples a group of completions per prompt, and small policies repeat themselves, so
+identical items are common. The key covers everything that decides the verdict (kind,
+response, answer or tests, language, limits, scoring) and nothing that does not (the id).
+Embedded mode keeps an in-memory LRU; distributed mode shares the cache through Redis.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import OrderedDict
+from typing import Any, Protocol
+
+import redis.asyncio as aioredis
+from redis.exceptions import RedisError
+
+from verifier.schemas import CodeItem, MathItem
+
+KEY_PREFIX = "verifier:result:"
+
+
+def cache_key(item: MathItem | CodeItem) -> str:
+    canonical = json.dumps(item.model_dump(mode="json", exclude={"id"}), sort_keys=True,
+                           separators=(",", ":"))
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+class ResultCache(Protocol):
+    async def get_many(self, keys: list[str]) -> list[dict[str, Any] | None]: ...
+
+    async def set_many(self, entries: dict[str, dict[str, Any]]) -> None: ...
+
+
+class MemoryCache:
+    """A bounded LRU in the API process."""
+
+    def __init__(self, max_entries: int) -> None:
+        self._max = max_entries
+        self._data: OrderedDict[str, dict[str, Any]] = OrderedDict()
+
+    async def get_many(self, keys: list[str]) -> list[dict[str, Any] | None]:
+        found = []
+        for key in keys:
+            value = self._data.get(key)
+            if value is not None:
+                self._data.move_to_end(key)
+            found.append(value)
+        return found
+
+    async def set_many(self, entries: dict[str, dict[str, Any]]) -> None:
+        if self._max == 0:
+            return
+        for key, value in entries.items():
+            self._data[key] = value
+            self._data.move_to_end(key)
+        while len(self._data) > self._max:
+            self._data.popitem(last=False)
+
+
+class RedisCache:
+    """Shared by every API replica; a Redis outage degrades to cache misses, never errors."""
+
+    def __init__(self, url: str, ttl_s: int) -> None:
+        self._redis = aioredis.Redis.from_url(url, socket_connect_timeout=2, socket_timeout=5)
+        self._ttl_s = ttl_s
+
+    async def get_many(self, keys: list[str]) -> list[dict[str, Any] | None]:
+        if not keys:
+            return []
+        try:
+            values = await self._redis.mget([KEY_PREFIX + k for k in keys])
+        except (RedisError, OSError):
+            return [None] * len(keys)
+        return [json.loads(v) if v else None for v in values]
+
+    async def set_many(self, entries: dict[str, dict[str, Any]]) -> None:
+        if not entries:
+            return
+        try:
+            async with self._redis.pipeline(transaction=False) as pipe:
+                for key, value in entries.items():
+                    pipe.set(KEY_PREFIX + key, json.dumps(value), ex=self._ttl_s)
+                await pipe.execute()
+        except (RedisError, OSError):
+            pass
+
+    async def close(self) -> None:
+        await self._redis.aclose()

@@ -1,0 +1,54 @@
+"""Celery application for the distributed mode: the worker side of the queue.
+
+Chunks (never single items) are the unit of work. Late acknowledgement plus
+reject-on-worker-lost means a worker process killed mid-chunk loses nothing: the broker
+redelivers the chunk. A per-chunk delivery counter in Redis bounds how often one chunk may be
+retried, so a chunk that keeps killing workers ends as `infra_error` instead of looping.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import Celery, Task
+
+from verifier.chunk import process_chunk
+from verifier.executors import infra_errors
+
+TASK_NAME = "verifier.process_chunk"
+TRIES_KEY = "verifier:chunk-tries:{}"
+
+
+def make_celery(broker_url: str, *, fail_fast: bool = False) -> Celery:
+    """Build the app. `fail_fast` (the API side) publishes without retrying, so a down Redis
+    becomes an immediate 503 instead of a hanging request."""
+    app = Celery("verifier", broker=broker_url, backend=broker_url)
+    app.conf.update(
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        result_expires=3600,
+        task_publish_retry=not fail_fast,
+        broker_connection_timeout=2 if fail_fast else 4,
+        broker_connection_retry_on_startup=True,
+        # A chunk whose worker host vanished is redelivered after this long.
+        broker_transport_options={"visibility_timeout": 900},
+        worker_hijack_root_logger=False,
+    )
+    app.task(name=TASK_NAME, bind=True)(_process_chunk_task)
+    return app
+
+
+def _process_chunk_task(self: Task, items: list[dict[str, Any]], math_timeout_s: float,
+                        max_tries: int) -> list[dict[str, Any]]:
+    client = self.app.backend.client
+    key = TRIES_KEY.format(self.request.id)
+    tries = client.incr(key)
+    client.expire(key, 3600)
+    if tries > max_tries:
+        return infra_errors(items, f"this chunk was delivered {max_tries} times and each time "
+                                   "its worker died")
+    return process_chunk(items, math_timeout_s)

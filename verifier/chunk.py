@@ -1,0 +1,47 @@
+"""The one chunk-processing function both execution back ends call.
+
+Items travel as JSON-able dicts (what Celery serialises and a process pool pickles cheaply);
+results come back as dicts in the same order.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from verifier.code import run_code_items
+from verifier.math import check_math
+from verifier.schemas import CodeItem, MathItem, Result, parse_item
+
+
+def process_chunk(raw_items: list[dict[str, Any]], math_timeout_s: float = 1.0) -> list[dict]:
+    """Score a chunk. Never raises for a bad item: it becomes that item's `infra_error`."""
+    results: list[Result | None] = [None] * len(raw_items)
+    code_items: list[tuple[int, CodeItem]] = []
+    for index, raw in enumerate(raw_items):
+        try:
+            item = parse_item(raw)
+        except Exception as exc:  # already validated by the API; guard against other senders
+            results[index] = Result.infra_error(raw.get("id") if isinstance(raw, dict) else None,
+                                                f"invalid item: {exc}")
+            continue
+        if isinstance(item, MathItem):
+            started = time.perf_counter()
+            result = check_math(item, timeout_s=math_timeout_s)
+            result.elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+            results[index] = result
+        else:
+            code_items.append((index, item))
+    if code_items:
+        started = time.perf_counter()
+        try:
+            code_results = run_code_items([item for _, item in code_items])
+        except Exception as exc:  # the runner must not raise; if it does, say so per item
+            code_results = [Result.infra_error(item.id, f"code runner failed: {exc!r}")
+                            for _, item in code_items]
+        per_item_ms = (time.perf_counter() - started) * 1000 / len(code_items)
+        for (index, _), result in zip(code_items, code_results, strict=True):
+            if not result.elapsed_ms:
+                result.elapsed_ms = round(per_item_ms, 3)
+            results[index] = result
+    return [r.model_dump(mode="json") for r in results if r is not None]

@@ -1,0 +1,157 @@
+"""The `verifier` command: serve the API, run a queue worker, or check a file locally."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections import Counter
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from verifier.config import Settings
+
+app = typer.Typer(help="Verifier-as-a-service: rewards for RL from math answers and code tests.",
+                  no_args_is_help=True, pretty_exceptions_enable=False)
+console = Console(stderr=True)
+
+
+def _setup_logging(level: str) -> None:
+    logging.basicConfig(level=level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+@app.command()
+def serve(
+    host: Annotated[str | None, typer.Option(help="Interface to bind (env VERIFIER_HOST).")] = None,
+    port: Annotated[int | None, typer.Option(help="TCP port (env VERIFIER_PORT).")] = None,
+    workers: Annotated[int | None, typer.Option(
+        help="Local worker processes in embedded mode (default: the core count) "
+             "(env VERIFIER_WORKERS).")] = None,
+    broker: Annotated[str | None, typer.Option(
+        help="Redis URL: enqueue chunks on Celery for `verifier worker` processes instead of "
+             "scoring locally (env VERIFIER_BROKER_URL).")] = None,
+    log_level: Annotated[str | None, typer.Option(help="debug, info, warning…")] = None,
+) -> None:
+    """Run the HTTP API (embedded mode by default; distributed with --broker)."""
+    import uvicorn
+
+    from verifier.api.app import create_app
+
+    overrides = {"host": host, "port": port, "workers": workers, "broker_url": broker,
+                 "log_level": log_level}
+    settings = Settings(**{k: v for k, v in overrides.items() if v is not None})
+    _setup_logging(settings.log_level)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
+                log_level=settings.log_level.lower(), timeout_graceful_shutdown=5)
+
+
+@app.command()
+def worker(
+    broker: Annotated[str, typer.Option(help="Redis URL of the queue (env VERIFIER_BROKER_URL).",
+                                        envvar="VERIFIER_BROKER_URL")],
+    concurrency: Annotated[int | None, typer.Option(
+        help="Worker processes (default: the core count).")] = None,
+    log_level: Annotated[str, typer.Option(help="debug, info, warning…")] = "info",
+) -> None:
+    """Process chunks from the queue (distributed mode). Run as many as you need."""
+    from verifier.celery_app import make_celery
+
+    argv = ["worker", "--loglevel", log_level.upper(), "--pool", "prefork",
+            "--without-gossip", "--without-mingle"]
+    if concurrency:
+        argv += ["--concurrency", str(concurrency)]
+    make_celery(broker).worker_main(argv)
+
+
+@app.command()
+def check(
+    items_file: Annotated[Path, typer.Argument(help="JSONL file, one item per line.",
+                                               exists=True, dir_okay=False, readable=True)],
+    output: Annotated[Path | None, typer.Option(
+        "-o", "--output", help="Write one result per scored line here (JSONL).")] = None,
+    workers: Annotated[int | None, typer.Option(help="Local worker processes.")] = None,
+) -> None:
+    """Score a JSONL file locally (no server) with a progress bar and a summary table.
+
+    Bad lines are reported with their line numbers; the other lines are still scored. Exits
+    with status 1 when any line was skipped.
+    """
+    from verifier.schemas import parse_item
+
+    items, lines, problems = [], [], []
+    with items_file.open(encoding="utf-8") as handle:
+        for number, text in enumerate(handle, start=1):
+            if not text.strip():
+                continue
+            try:
+                items.append(parse_item(json.loads(text)))
+                lines.append(number)
+            except json.JSONDecodeError as exc:
+                problems.append(f"{items_file}:{number}: not valid JSON ({exc.msg})")
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(p) for p in first["loc"]) or "item"
+                problems.append(f"{items_file}:{number}: {where}: {first['msg']}")
+    for problem in problems:
+        console.print(f"[red]skipped[/red] {problem}", highlight=False)
+
+    settings = Settings(**({"workers": workers} if workers else {}))
+    results = asyncio.run(_score_locally(settings, items)) if items else []
+
+    if output:
+        with output.open("w", encoding="utf-8") as out:
+            for number, result in zip(lines, results, strict=True):
+                out.write(json.dumps({"line": number, **result.model_dump(mode="json")}) + "\n")
+    _print_summary(results, skipped=len(problems))
+    if problems:
+        raise typer.Exit(1)
+
+
+async def _score_locally(settings: Settings, items: list) -> list:
+    from verifier.cache import MemoryCache
+    from verifier.executors.embedded import EmbeddedExecutor
+    from verifier.service import VerificationService
+
+    executor = EmbeddedExecutor(settings)
+    service = VerificationService(settings.model_copy(update={"max_backlog": len(items)}),
+                                  executor, MemoryCache(settings.cache_size))
+    results: list = [None] * len(items)
+    columns = (TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    try:
+        with Progress(*columns, console=console) as progress:
+            task = progress.add_task("scoring", total=len(items))
+            for start in range(0, len(items), settings.max_items):
+                batch = items[start:start + settings.max_items]
+                service.admit(batch)
+                async for index, result in service.stream(batch):
+                    results[start + index] = result
+                    progress.advance(task)
+    finally:
+        await executor.close()
+    return results
+
+
+def _print_summary(results: list, skipped: int) -> None:
+    counts = Counter(r.status.value for r in results)
+    title = f"{len(results)} items scored" + (f", {skipped} skipped" if skipped else "")
+    table = Table(title=title)
+    table.add_column("status")
+    table.add_column("items", justify="right")
+    table.add_column("share", justify="right")
+    for status, n in counts.most_common():
+        table.add_row(status, str(n), f"{n / len(results):.1%}")
+    rewards = [r.reward for r in results if r.reward is not None]
+    if rewards:
+        table.caption = f"mean reward {sum(rewards) / len(rewards):.4f} over {len(rewards)} items"
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    app()

@@ -1,0 +1,46 @@
+"""Execution back ends: where chunks of items get scored.
+
+Both back ends call the same `verifier.chunk.process_chunk`; they differ only in transport:
+a local process pool (embedded) or Celery over Redis (distributed).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from verifier.config import Settings
+
+
+class ServiceUnavailable(Exception):
+    """The back end cannot take or finish work right now (e.g. Redis unreachable): HTTP 503."""
+
+
+class Executor(Protocol):
+    mode: str
+
+    async def run_chunk(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Score one chunk; returns one result dict per item, in order."""
+        ...
+
+    async def check_health(self) -> str | None:
+        """None when healthy, else a short reason."""
+        ...
+
+    async def close(self) -> None: ...
+
+
+def infra_errors(items: list[dict[str, Any]], reason: str) -> list[dict[str, Any]]:
+    """One `infra_error` result per item: the verifier failed, the policy did not."""
+    from verifier.schemas import Result
+
+    return [Result.infra_error(item.get("id"), reason).model_dump(mode="json") for item in items]
+
+
+def make_executor(settings: Settings) -> Executor:
+    if settings.broker_url:
+        from verifier.executors.distributed import DistributedExecutor
+
+        return DistributedExecutor(settings)
+    from verifier.executors.embedded import EmbeddedExecutor
+
+    return EmbeddedExecutor(settings)

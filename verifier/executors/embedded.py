@@ -1,0 +1,78 @@
+"""Embedded back end: a local process pool sized to the cores, no services needed."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import signal
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from functools import partial
+from typing import Any
+
+from verifier.chunk import process_chunk
+from verifier.config import Settings
+from verifier.executors import infra_errors
+
+log = logging.getLogger(__name__)
+
+
+def _init_worker() -> None:
+    """Pool workers leave Ctrl-C to the server, which shuts them down in order."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _new_pool(workers: int) -> ProcessPoolExecutor:
+    # spawn: the server process runs an event loop and threads, which fork would copy half-way.
+    return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=_init_worker)
+
+
+class EmbeddedExecutor:
+    """Runs chunks in a process pool; a chunk that kills its worker is retried in isolation.
+
+    When a worker dies, every chunk in flight on the pool fails with BrokenProcessPool, so the
+    culprit cannot be told apart from its neighbours. Retries therefore run each chunk alone in
+    a one-off process: only the chunk that really kills its worker exhausts its tries.
+    """
+
+    mode = "embedded"
+
+    def __init__(self, settings: Settings) -> None:
+        self.workers = settings.workers
+        self._math_timeout_s = settings.math_timeout_s
+        self._max_tries = settings.chunk_max_tries
+        self._pool = _new_pool(self.workers)
+        self._pool_generation = 0
+
+    async def run_chunk(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        job = partial(process_chunk, items, self._math_timeout_s)
+        generation = self._pool_generation
+        try:
+            return await asyncio.wrap_future(self._pool.submit(job))
+        except BrokenProcessPool:
+            self._replace_broken_pool(generation)
+        for attempt in range(2, self._max_tries + 1):
+            log.warning("retrying a chunk of %d items alone (try %d of %d) after a worker died",
+                        len(items), attempt, self._max_tries)
+            with _new_pool(1) as lone:
+                try:
+                    return await asyncio.wrap_future(lone.submit(job))
+                except BrokenProcessPool:
+                    continue
+        return infra_errors(items, f"a worker process died on this chunk {self._max_tries} times")
+
+    def _replace_broken_pool(self, generation: int) -> None:
+        if generation != self._pool_generation:
+            return  # another chunk already replaced it
+        log.error("a pool worker died; starting a fresh pool of %d workers", self.workers)
+        self._pool.shutdown(wait=False, cancel_futures=True)
+        self._pool = _new_pool(self.workers)
+        self._pool_generation += 1
+
+    async def check_health(self) -> str | None:
+        return None
+
+    async def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)

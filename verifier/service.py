@@ -1,0 +1,151 @@
+"""The verification service: admission, de-duplication, caching, chunking, fan-out.
+
+Routers stay thin and call this; the execution back end (process pool or Celery) only ever
+sees chunks of unique, uncached items.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import math
+import time
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from verifier import metrics
+from verifier.cache import ResultCache, cache_key
+from verifier.code import supported_languages
+from verifier.config import Settings
+from verifier.executors import Executor
+from verifier.schemas import CodeItem, MathItem, Result, Status
+
+AnyItem = MathItem | CodeItem
+
+
+def _batched(keys: list[str], size: int) -> list[tuple[str, ...]]:
+    return [tuple(keys[i:i + size]) for i in range(0, len(keys), size)]
+
+
+class Overloaded(Exception):
+    """The backlog bound would be exceeded: HTTP 429 with Retry-After."""
+
+    def __init__(self, backlog: int, bound: int, retry_after_s: int) -> None:
+        super().__init__(f"backlog of {backlog} items is over the bound of {bound}; "
+                         f"retry in {retry_after_s} s")
+        self.retry_after_s = retry_after_s
+
+
+class TooManyItems(Exception):
+    """More items than one request may carry: HTTP 413."""
+
+
+class InvalidItems(Exception):
+    """Items that parse but cannot be served (e.g. an unknown language): HTTP 422."""
+
+    def __init__(self, errors: list[dict[str, Any]]) -> None:
+        super().__init__("; ".join(e["msg"] for e in errors))
+        self.errors = errors
+
+
+class VerificationService:
+    def __init__(self, settings: Settings, executor: Executor, cache: ResultCache) -> None:
+        self.settings = settings
+        self.executor = executor
+        self.cache = cache
+        self.backlog = 0
+        self._languages = frozenset(supported_languages())
+        self._finished_at: collections.deque[float] = collections.deque(maxlen=100_000)
+
+    def admit(self, items: Sequence[AnyItem]) -> None:
+        """Validate and reserve backlog for a batch; the matching `stream` releases it."""
+        if len(items) > self.settings.max_items:
+            metrics.REJECTED.labels("too_many_items").inc()
+            raise TooManyItems(f"items: {len(items)} items is over the limit of "
+                               f"{self.settings.max_items} per request")
+        errors = [
+            {"loc": ["body", "items", i, "language"], "type": "value_error",
+             "msg": f"unsupported language {item.language!r}; supported: "
+                    f"{', '.join(sorted(self._languages))}"}
+            for i, item in enumerate(items)
+            if isinstance(item, CodeItem) and item.language not in self._languages
+        ]
+        if errors:
+            raise InvalidItems(errors)
+        if self.backlog and self.backlog + len(items) > self.settings.max_backlog:
+            metrics.REJECTED.labels("backlog").inc()
+            raise Overloaded(self.backlog, self.settings.max_backlog, self._retry_after_s())
+        self.backlog += len(items)
+        metrics.BACKLOG.set(self.backlog)
+
+    def _retry_after_s(self) -> int:
+        """Seconds until the current backlog drains at the throughput of the last minute."""
+        now = time.monotonic()
+        recent = sum(1 for t in self._finished_at if now - t < 60)
+        rate = recent / 60 if recent else 1.0
+        return max(1, min(300, math.ceil(self.backlog / rate)))
+
+    async def verify(self, items: Sequence[AnyItem]) -> list[Result]:
+        results: list[Result | None] = [None] * len(items)
+        async for index, result in self.stream(items):
+            results[index] = result
+        return [r for r in results if r is not None]
+
+    async def stream(self, items: Sequence[AnyItem]) -> AsyncIterator[tuple[int, Result]]:
+        """Yield (index, result) as results finish. The batch must have been `admit`ted."""
+        pending = asyncio.Queue[list[tuple[str, dict[str, Any]]] | BaseException]()
+        tasks: list[asyncio.Task[None]] = []
+        try:
+            positions: dict[str, list[int]] = {}
+            for index, item in enumerate(items):
+                positions.setdefault(cache_key(item), []).append(index)
+            metrics.DEDUPLICATED.inc(len(items) - len(positions))
+            keys = list(positions)
+            misses: list[str] = []
+            for key, hit in zip(keys, await self.cache.get_many(keys), strict=True):
+                if hit is None:
+                    misses.append(key)
+                    continue
+                metrics.CACHE_HITS.inc(len(positions[key]))
+                for index in positions[key]:
+                    yield index, self._finish(items[index], hit)
+            metrics.CACHE_MISSES.inc(sum(len(positions[k]) for k in misses))
+
+            first_item = {key: items[positions[key][0]] for key in misses}
+            chunks = [*_batched([k for k in misses if first_item[k].kind == "math"],
+                               self.settings.math_chunk_size),
+                      *_batched([k for k in misses if first_item[k].kind == "code"],
+                               self.settings.code_chunk_size)]
+            tasks = [asyncio.create_task(self._score_chunk(chunk, first_item, pending))
+                     for chunk in chunks]
+            for _ in chunks:
+                scored = await pending.get()
+                if isinstance(scored, BaseException):
+                    raise scored
+                await self.cache.set_many({key: result for key, result in scored
+                                           if result["status"] != Status.infra_error})
+                for key, result in scored:
+                    for index in positions[key]:
+                        yield index, self._finish(items[index], result)
+        finally:
+            for task in tasks:
+                task.cancel()
+            self.backlog -= len(items)
+            metrics.BACKLOG.set(self.backlog)
+
+    async def _score_chunk(self, keys: tuple[str, ...], first_item: dict[str, AnyItem],
+                           done: asyncio.Queue) -> None:
+        payload = [first_item[key].model_dump(mode="json") for key in keys]
+        started = time.perf_counter()
+        try:
+            results = await self.executor.run_chunk(payload)
+        except Exception as exc:  # handed to the consumer, which re-raises it
+            done.put_nowait(exc)
+            return
+        metrics.CHUNK_SECONDS.labels(self.executor.mode).observe(time.perf_counter() - started)
+        done.put_nowait(list(zip(keys, results, strict=True)))
+
+    def _finish(self, item: AnyItem, result: dict[str, Any]) -> Result:
+        metrics.ITEMS.labels(item.kind, result["status"]).inc()
+        self._finished_at.append(time.monotonic())
+        return Result.model_validate({**result, "id": item.id})
