@@ -100,7 +100,7 @@ def check(
                 where = ".".join(str(p) for p in first["loc"]) or "item"
                 problems.append(f"{items_file}:{number}: {where}: {first['msg']}")
     for problem in problems:
-        console.print(f"[red]skipped[/red] {problem}", highlight=False)
+        console.print(f"{problem} [red](line skipped)[/red]", highlight=False, soft_wrap=True)
 
     settings = Settings(**({"workers": workers} if workers else {}))
     results = asyncio.run(_score_locally(settings, items)) if items else []

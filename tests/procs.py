@@ -1,0 +1,132 @@
+"""Real processes for tests: free ports, a private redis-server, `verifier` servers/workers."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def wait_until(predicate, timeout_s: float, what: str) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    raise TimeoutError(f"timed out after {timeout_s} s waiting for {what}")
+
+
+def http_ok(url: str) -> bool:
+    try:
+        return httpx.get(url, timeout=1).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+@dataclass
+class Proc:
+    """A child process in its own session, so stopping it also ends everything it started."""
+
+    argv: list[str]
+    log: Path
+    env: dict[str, str] = field(default_factory=dict)
+    popen: subprocess.Popen | None = None
+
+    def start(self) -> Proc:
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        with self.log.open("ab") as out:
+            self.popen = subprocess.Popen(self.argv, stdout=out, stderr=subprocess.STDOUT,
+                                          env={**os.environ, **self.env},
+                                          start_new_session=True)
+        return self
+
+    def stop(self, timeout_s: float = 15) -> None:
+        if self.popen is None or self.popen.poll() is not None:
+            return
+        os.killpg(self.popen.pid, signal.SIGTERM)
+        try:
+            self.popen.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.popen.pid, signal.SIGKILL)
+            self.popen.wait()
+        # Whatever the group left behind (pool children) goes too.
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.popen.pid, signal.SIGKILL)
+
+    def output(self) -> str:
+        return self.log.read_text(errors="replace")
+
+
+class RedisServer:
+    """A private redis-server on a free port: tests may stop and restart it at will."""
+
+    def __init__(self, workdir: Path) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self._proc = Proc(["redis-server", "--port", str(self.port), "--save", "",
+                           "--appendonly", "no", "--dir", str(workdir)],
+                          workdir / f"redis-{self.port}.log")
+
+    def start(self) -> RedisServer:
+        self._proc.start()
+        wait_until(self.answers, 10, f"redis on port {self.port}")
+        return self
+
+    def answers(self) -> bool:
+        try:
+            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as sock:
+                sock.sendall(b"PING\r\n")
+                return sock.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        self._proc.stop()
+
+
+def verifier_cli(*args: str) -> list[str]:
+    return [sys.executable, "-m", "verifier", *args]
+
+
+def start_server(workdir: Path, *args: str, env: dict[str, str] | None = None) -> tuple[Proc, str]:
+    """`verifier serve` on a free loopback port; returns the process and its base URL."""
+    port = free_port()
+    proc = Proc(verifier_cli("serve", "--host", "127.0.0.1", "--port", str(port), *args),
+                workdir / f"serve-{port}.log", env=env or {}).start()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_until(lambda: http_ok(url + "/healthz") or proc.popen.poll() is not None, 60,
+                   f"verifier serve on {url}")
+    except TimeoutError:
+        proc.stop()
+        raise
+    if proc.popen.poll() is not None:
+        raise RuntimeError(f"verifier serve exited early:\n{proc.output()}")
+    return proc, url
+
+
+def start_worker(workdir: Path, broker_url: str, concurrency: int = 2,
+                 name: str = "worker") -> Proc:
+    """`verifier worker` processes; ready once the log says so."""
+    log = workdir / f"{name}-{free_port()}.log"
+    proc = Proc(verifier_cli("worker", "--broker", broker_url, "--concurrency",
+                             str(concurrency)), log).start()
+    wait_until(lambda: "ready." in proc.output() or proc.popen.poll() is not None, 60,
+               "celery worker ready")
+    if proc.popen.poll() is not None:
+        raise RuntimeError(f"verifier worker exited early:\n{proc.output()}")
+    return proc

@@ -1,0 +1,62 @@
+"""The `verifier` command line: check a file locally, and helpful --help everywhere."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "verifier", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_check_scores_good_lines_and_names_bad_ones(tmp_path: Path) -> None:
+    items = tmp_path / "items.jsonl"
+    lines = [
+        json.dumps({"kind": "math", "id": "a", "response": "\\boxed{12}", "answer": "12"}),
+        "{not json",
+        json.dumps({"kind": "math", "id": "b", "response": "\\boxed{13}", "answer": "12"}),
+        "",
+        json.dumps({"kind": "math", "response": "no answer field"}),
+        json.dumps({"kind": "math", "id": "c", "response": "so it is \\boxed{0.5}",
+                    "answer": "\\frac{1}{2}"}),
+    ]
+    items.write_text("\n".join(lines) + "\n")
+    out = tmp_path / "results.jsonl"
+    done = run_cli("check", str(items), "-o", str(out), "--workers", "1")
+    assert done.returncode == 1, done.stderr
+    assert f"{items}:2: not valid JSON" in done.stderr
+    assert f"{items}:5: math.answer: Field required" in done.stderr
+    results = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [(r["line"], r["id"], r["status"]) for r in results] == [
+        (1, "a", "correct"), (3, "b", "wrong"), (6, "c", "correct")]
+    assert "3 items scored, 2 skipped" in done.stdout
+    assert "correct" in done.stdout and "mean reward 0.6667" in done.stdout
+
+
+def test_check_clean_file_exits_zero(tmp_path: Path) -> None:
+    items = tmp_path / "items.jsonl"
+    items.write_text(json.dumps({"kind": "math", "response": "\\boxed{1}", "answer": "1"}) + "\n")
+    done = run_cli("check", str(items), "--workers", "1")
+    assert done.returncode == 0, done.stderr
+    assert "1 items scored" in done.stdout
+
+
+def test_check_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    done = run_cli("check", str(tmp_path / "absent.jsonl"))
+    assert done.returncode == 2
+    assert "does not exist" in done.stderr
+
+
+@pytest.mark.parametrize("command", [[], ["serve"], ["worker"], ["check"]])
+def test_help_describes_every_command(command: list[str]) -> None:
+    done = run_cli(*command, "--help")
+    assert done.returncode == 0
+    assert "Usage" in done.stdout
+    if command == ["serve"]:
+        assert "--broker" in done.stdout and "VERIFIER_WORKERS" in done.stdout

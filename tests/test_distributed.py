@@ -1,0 +1,146 @@
+"""Distributed mode for real: Celery workers over a private Redis, faults included."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.conftest import start_stack
+from tests.procs import start_server
+from tests.test_api import RIGHT, WRONG, sleepy_code
+
+
+def mixed_batch() -> list[dict]:
+    """Math verdicts of every kind plus code items, with repeats (GRPO groups repeat)."""
+    math = [
+        {"kind": "math", "response": f"so \\boxed{{{n * n}}}", "answer": str(n * n)}
+        for n in range(20)
+    ] + [
+        {"kind": "math", "response": f"the final answer is {n + 1}", "answer": str(n)}
+        for n in range(10)
+    ] + [RIGHT, WRONG, RIGHT]
+    code = [
+        {"kind": "code", "language": "python", "response": f"print(int(input()) * {k})",
+         "tests": {"type": "stdio", "cases": [{"input": "3\n", "output": f"{3 * k}\n"},
+                                              {"input": "5\n", "output": f"{5 * (k % 3)}\n"}]},
+         "scoring": "fraction"}
+        for k in range(4)
+    ]
+    return [{**item, "id": str(i)} for i, item in enumerate(math + code)]
+
+
+def verify(url: str, items: list[dict], timeout: float = 120) -> httpx.Response:
+    return httpx.post(f"{url}/v1/verify", json={"items": items}, timeout=timeout)
+
+
+def pool_children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def test_same_batch_same_results_embedded_and_distributed(verifier_url: str,
+                                                          distributed_url: str) -> None:
+    items = mixed_batch()
+    embedded = verify(verifier_url, items).json()["results"]
+    distributed = verify(distributed_url, items).json()["results"]
+
+    def verdicts(results: list[dict]) -> list[tuple]:
+        return [(r["id"], r["status"], r["reward"]) for r in results]
+
+    assert verdicts(embedded) == verdicts(distributed)
+    assert {r["status"] for r in embedded} >= {"correct", "wrong"}
+    info = httpx.get(f"{distributed_url}/v1/info").json()
+    assert info["mode"] == "distributed"
+
+
+def test_killed_worker_process_loses_nothing(tmp_path: Path) -> None:
+    stack = start_stack(tmp_path, n_workers=1, concurrency=2)
+    try:
+        items = [sleepy_code(0.5, tag) for tag in range(8)]
+        job = httpx.post(f"{stack.url}/v1/jobs", json={"items": items}).json()["job_id"]
+        time.sleep(1.0)  # both pool processes are inside a chunk now
+        victims = pool_children(stack.workers[0].popen.pid)
+        assert victims, "the Celery worker has no pool processes"
+        for pid in victims:
+            os.kill(pid, signal.SIGKILL)
+        state = wait_for_job(stack.url, job, timeout_s=180)
+        assert state["status"] == "done"
+        assert [r["status"] for r in state["results"]] == ["correct"] * 8
+        assert "WorkerLostError" in stack.workers[0].output()
+    finally:
+        stack.stop()
+
+
+def test_chunk_that_keeps_killing_workers_ends_as_infra_error(tmp_path: Path) -> None:
+    stack = start_stack(tmp_path, n_workers=1, concurrency=1,
+                        env={"VERIFIER_CHUNK_MAX_TRIES": "1", "VERIFIER_CODE_CHUNK_SIZE": "8"})
+    try:
+        items = [sleepy_code(1.0, tag) for tag in range(3)]
+        job = httpx.post(f"{stack.url}/v1/jobs", json={"items": items}).json()["job_id"]
+        time.sleep(1.0)
+        for pid in pool_children(stack.workers[0].popen.pid):
+            os.kill(pid, signal.SIGKILL)
+        state = wait_for_job(stack.url, job, timeout_s=120)
+        assert [r["status"] for r in state["results"]] == ["infra_error"] * 3
+        assert all(r["reward"] is None for r in state["results"])
+        assert "delivered 1 times" in state["results"][0]["detail"]["error"]
+    finally:
+        stack.stop()
+
+
+def test_redis_outage_gives_503_then_recovers(tmp_path: Path) -> None:
+    stack = start_stack(tmp_path, n_workers=1, concurrency=1)
+    try:
+        assert verify(stack.url, [RIGHT]).json()["results"][0]["status"] == "correct"
+        stack.redis.stop()
+        outage = verify(stack.url, [WRONG], timeout=30)
+        assert outage.status_code == 503, outage.text
+        assert "broker" in outage.json()["detail"]
+        assert httpx.get(f"{stack.url}/healthz").status_code == 503
+        stack.redis.start()
+        deadline = time.monotonic() + 60
+        while True:
+            reply = verify(stack.url, [WRONG], timeout=60)
+            if reply.status_code == 200:
+                break
+            assert reply.status_code == 503 and time.monotonic() < deadline, reply.text
+            time.sleep(0.5)
+        assert reply.json()["results"][0]["status"] == "wrong"
+        assert httpx.get(f"{stack.url}/healthz").status_code == 200
+    finally:
+        stack.stop()
+
+
+def test_embedded_pool_worker_killed_mid_chunk_loses_nothing(tmp_path: Path) -> None:
+    proc, url = start_server(tmp_path, "--workers", "2")
+    try:
+        items = [sleepy_code(0.5, tag) for tag in range(6)]
+        job = httpx.post(f"{url}/v1/jobs", json={"items": items}).json()["job_id"]
+        time.sleep(1.0)
+        workers = [p for p in pool_children(proc.popen.pid)
+                   if "multiprocessing" in Path(f"/proc/{p}/cmdline").read_text()]
+        assert workers
+        os.kill(workers[0], signal.SIGKILL)
+        state = wait_for_job(url, job, timeout_s=120)
+        assert [r["status"] for r in state["results"]] == ["correct"] * 6
+        # The server replaced its pool and still serves.
+        assert verify(url, [RIGHT]).json()["results"][0]["status"] == "correct"
+    finally:
+        proc.stop()
+
+
+def wait_for_job(url: str, job_id: str, timeout_s: float) -> dict:
+    deadline = time.monotonic() + timeout_s
+    while True:
+        state = httpx.get(f"{url}/v1/jobs/{job_id}").json()
+        if state["status"] in ("done", "failed"):
+            return state
+        if time.monotonic() > deadline:
+            pytest.fail(f"job {job_id} did not finish in {timeout_s} s: {state}")
+        time.sleep(0.2)
