@@ -71,6 +71,13 @@ class DistributedExecutor:
             self._poller = asyncio.create_task(self._poll_results())
 
     async def _poll_results(self) -> None:
+        try:
+            await self._poll_until_idle()
+        except Exception as exc:  # never leave a request waiting on a dead poller
+            log.exception("result poller failed")
+            self._fail_pending(ServiceUnavailable(f"result poller failed: {exc!r}"))
+
+    async def _poll_until_idle(self) -> None:
         """Resolve pending chunks as their results appear; give up on all if Redis stays down."""
         delay = POLL_MIN_S
         down_since: float | None = None
