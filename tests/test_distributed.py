@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from tests.conftest import start_stack
-from tests.procs import start_server
+from tests.procs import start_server, wait_until
 from tests.test_api import RIGHT, WRONG, sleepy_code
 
 
@@ -97,7 +97,14 @@ def test_chunk_that_keeps_killing_workers_ends_as_infra_error(tmp_path: Path) ->
 def test_redis_outage_gives_503_then_recovers(tmp_path: Path) -> None:
     stack = start_stack(tmp_path, n_workers=1, concurrency=1)
     try:
-        assert verify(stack.url, [RIGHT]).json()["results"][0]["status"] == "correct"
+        tagged = httpx.post(f"{stack.url}/v1/verify", json={"items": [RIGHT]}, timeout=60,
+                            headers={"X-Request-ID": "trace-me-42"})
+        assert tagged.json()["results"][0]["status"] == "correct"
+        assert tagged.headers["x-request-id"] == "trace-me-42"
+        # The request id followed the batch from the API into the worker's log.
+        wait_until(lambda: "[trace-me-42] scored 1 items" in stack.workers[0].output(), 10,
+                   "the worker's log line for the tagged batch")
+        assert "[trace-me-42] batch of 1 items" in stack.api.output()
         stack.redis.stop()
         outage = verify(stack.url, [WRONG], timeout=30)
         assert outage.status_code == 503, outage.text

@@ -8,10 +8,13 @@ retried, so a chunk that keeps killing workers ends as `infra_error` instead of 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from celery import Celery, Task
+from celery.signals import after_setup_logger
 
+from verifier import logs
 from verifier.chunk import process_chunk
 from verifier.executors import infra_errors
 
@@ -43,7 +46,7 @@ def make_celery(broker_url: str, *, fail_fast: bool = False) -> Celery:
 
 
 def _process_chunk_task(self: Task, items: list[dict[str, Any]], math_timeout_s: float,
-                        max_tries: int) -> list[dict[str, Any]]:
+                        max_tries: int, request_id: str = "-") -> list[dict[str, Any]]:
     client = self.app.backend.client
     key = TRIES_KEY.format(self.request.id)
     tries = client.incr(key)
@@ -51,4 +54,12 @@ def _process_chunk_task(self: Task, items: list[dict[str, Any]], math_timeout_s:
     if tries > max_tries:
         return infra_errors(items, f"this chunk was delivered {max_tries} times and each time "
                                    "its worker died")
-    return process_chunk(items, math_timeout_s)
+    return process_chunk(items, math_timeout_s, request_id)
+
+
+@after_setup_logger.connect
+def _tag_worker_logs(logger: logging.Logger, **_: Any) -> None:
+    """Celery configures the worker's logging itself; add the request id to its lines."""
+    for handler in logger.handlers:
+        handler.addFilter(logs.RequestIdFilter())
+        handler.setFormatter(logging.Formatter(logs.TEXT_FORMAT))

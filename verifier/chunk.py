@@ -6,16 +6,24 @@ results come back as dicts in the same order.
 
 from __future__ import annotations
 
+import logging
 import time
+from collections import Counter
 from typing import Any
 
+from verifier import logs
 from verifier.code import run_code_items
 from verifier.math import check_math
 from verifier.schemas import CodeItem, MathItem, Result, parse_item
 
+log = logging.getLogger(__name__)
 
-def process_chunk(raw_items: list[dict[str, Any]], math_timeout_s: float = 1.0) -> list[dict]:
+
+def process_chunk(raw_items: list[dict[str, Any]], math_timeout_s: float = 1.0,
+                  request_id: str = "-") -> list[dict]:
     """Score a chunk. Never raises for a bad item: it becomes that item's `infra_error`."""
+    logs.request_id.set(request_id)
+    started = time.perf_counter()
     results: list[Result | None] = [None] * len(raw_items)
     code_items: list[tuple[int, CodeItem]] = []
     for index, raw in enumerate(raw_items):
@@ -26,22 +34,27 @@ def process_chunk(raw_items: list[dict[str, Any]], math_timeout_s: float = 1.0) 
                                                 f"invalid item: {exc}")
             continue
         if isinstance(item, MathItem):
-            started = time.perf_counter()
+            item_started = time.perf_counter()
             result = check_math(item, timeout_s=math_timeout_s)
-            result.elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+            result.elapsed_ms = round((time.perf_counter() - item_started) * 1000, 3)
             results[index] = result
         else:
             code_items.append((index, item))
     if code_items:
-        started = time.perf_counter()
+        code_started = time.perf_counter()
         try:
             code_results = run_code_items([item for _, item in code_items])
         except Exception as exc:  # the runner must not raise; if it does, say so per item
             code_results = [Result.infra_error(item.id, f"code runner failed: {exc!r}")
                             for _, item in code_items]
-        per_item_ms = (time.perf_counter() - started) * 1000 / len(code_items)
+        per_item_ms = (time.perf_counter() - code_started) * 1000 / len(code_items)
         for (index, _), result in zip(code_items, code_results, strict=True):
             if not result.elapsed_ms:
                 result.elapsed_ms = round(per_item_ms, 3)
             results[index] = result
-    return [r.model_dump(mode="json") for r in results if r is not None]
+    scored = [r for r in results if r is not None]
+    verdicts = Counter(r.status.value for r in scored)
+    log.info("scored %d items in %.1f ms: %s", len(scored),
+             (time.perf_counter() - started) * 1000,
+             ", ".join(f"{n} {status}" for status, n in verdicts.most_common()))
+    return [r.model_dump(mode="json") for r in scored]

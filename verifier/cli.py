@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
 from collections import Counter
 from pathlib import Path
 from typing import Annotated
@@ -16,15 +15,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from verifier.config import Settings
+from verifier.logs import setup_logging
 
 app = typer.Typer(help="Verifier-as-a-service: rewards for RL from math answers and code tests.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
 console = Console(stderr=True)
-
-
-def _setup_logging(level: str) -> None:
-    logging.basicConfig(level=level.upper(),
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
 @app.command()
@@ -47,8 +42,8 @@ def serve(
     overrides = {"host": host, "port": port, "workers": workers, "broker_url": broker,
                  "log_level": log_level}
     settings = Settings(**{k: v for k, v in overrides.items() if v is not None})
-    _setup_logging(settings.log_level)
-    uvicorn.run(create_app(settings), host=settings.host, port=settings.port,
+    setup_logging(settings.log_level, settings.log_format)
+    uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None,
                 log_level=settings.log_level.lower(), timeout_graceful_shutdown=5)
 
 

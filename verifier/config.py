@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -30,6 +31,7 @@ class Settings(BaseSettings):
     cache_ttl_s: int = Field(86_400, ge=1)
     job_ttl_s: int = Field(3_600, ge=1)
     log_level: str = "info"
+    log_format: Literal["text", "json"] = "text"
 
     @property
     def mode(self) -> str:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import logging
 import math
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -21,6 +22,7 @@ from verifier.executors import Executor
 from verifier.schemas import CodeItem, MathItem, Result, Status
 
 AnyItem = MathItem | CodeItem
+log = logging.getLogger(__name__)
 
 
 def _batched(keys: list[str], size: int) -> list[tuple[str, ...]]:
@@ -116,6 +118,8 @@ class VerificationService:
                                self.settings.math_chunk_size),
                       *_batched([k for k in misses if first_item[k].kind == "code"],
                                self.settings.code_chunk_size)]
+            log.info("batch of %d items: %d unique, %d cached, %d chunks to score",
+                     len(items), len(keys), len(keys) - len(misses), len(chunks))
             tasks = [asyncio.create_task(self._score_chunk(chunk, first_item, pending))
                      for chunk in chunks]
             for _ in chunks:

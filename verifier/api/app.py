@@ -11,7 +11,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
 from verifier import __version__
-from verifier.api.middleware import BodySizeLimit, RequestMetrics
+from verifier.api.middleware import BodySizeLimit, RequestId, RequestMetrics
 from verifier.api.routes import health, jobs, openrlhf, verify
 from verifier.cache import MemoryCache, RedisCache
 from verifier.config import Settings
@@ -52,6 +52,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(RequestMetrics)
+    app.add_middleware(RequestId)
     for router in (health.router, verify.router, jobs.router, openrlhf.router):
         app.include_router(router)
 

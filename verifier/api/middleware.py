@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from verifier import metrics
+from verifier import logs, metrics
 
 
 async def _send_json(send: Send, status: int, body: dict) -> None:
@@ -75,3 +76,25 @@ class RequestMetrics:
         finally:
             route = scope.get("route")
             metrics.REQUESTS.labels(getattr(route, "path", "unmatched"), str(status[0])).inc()
+
+
+class RequestId:
+    """Tags each request with an id (the client's `X-Request-ID`, or a new one) for the logs."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        given = dict(scope["headers"]).get(b"x-request-id", b"").decode("latin-1")[:64]
+        rid = given if given.isprintable() and given else uuid.uuid4().hex[:16]
+        logs.request_id.set(rid)
+
+        async def send_with_id(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []),
+                                      (b"x-request-id", rid.encode())]
+            await send(message)
+
+        await self.app(scope, receive, send_with_id)

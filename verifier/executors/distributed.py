@@ -18,6 +18,7 @@ import redis.asyncio as aioredis
 from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
 
+from verifier import logs
 from verifier.celery_app import TASK_NAME, make_celery
 from verifier.config import Settings
 from verifier.executors import ServiceUnavailable, infra_errors
@@ -46,7 +47,7 @@ class DistributedExecutor:
         future: asyncio.Future[list[dict[str, Any]]] = asyncio.get_running_loop().create_future()
         self._pending[task_id] = future
         try:
-            await asyncio.to_thread(self._publish, task_id, items)
+            await asyncio.to_thread(self._publish, task_id, items, logs.request_id.get())
             self._ensure_poller()
             raw = await asyncio.wait_for(future, timeout=self._settings.chunk_timeout_s)
         except TimeoutError:
@@ -58,11 +59,12 @@ class DistributedExecutor:
             return infra_errors(items, f"worker task failed: {raw.get('result')}")
         return raw["result"]
 
-    def _publish(self, task_id: str, items: list[dict[str, Any]]) -> None:
+    def _publish(self, task_id: str, items: list[dict[str, Any]], request_id: str) -> None:
         try:
             self._celery.send_task(
                 TASK_NAME, task_id=task_id, retry=False,
-                args=[items, self._settings.math_timeout_s, self._settings.chunk_max_tries])
+                args=[items, self._settings.math_timeout_s, self._settings.chunk_max_tries],
+                kwargs={"request_id": request_id})
         except (OperationalError, RedisError, OSError) as exc:
             raise ServiceUnavailable(f"cannot reach the broker: {exc}") from exc
 

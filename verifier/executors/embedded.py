@@ -11,6 +11,7 @@ from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from typing import Any
 
+from verifier import logs
 from verifier.chunk import process_chunk
 from verifier.config import Settings
 from verifier.executors import infra_errors
@@ -18,15 +19,17 @@ from verifier.executors import infra_errors
 log = logging.getLogger(__name__)
 
 
-def _init_worker() -> None:
-    """Pool workers leave Ctrl-C to the server, which shuts them down in order."""
+def _init_worker(log_level: str, log_format: str) -> None:
+    """Pool workers log like the server and leave Ctrl-C to it, which shuts them down."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    logs.setup_logging(log_level, log_format)
 
 
-def _new_pool(workers: int) -> ProcessPoolExecutor:
+def _new_pool(workers: int, settings: Settings) -> ProcessPoolExecutor:
     # spawn: the server process runs an event loop and threads, which fork would copy half-way.
     return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_init_worker)
+                               initializer=_init_worker,
+                               initargs=(settings.log_level, settings.log_format))
 
 
 class EmbeddedExecutor:
@@ -41,13 +44,13 @@ class EmbeddedExecutor:
 
     def __init__(self, settings: Settings) -> None:
         self.workers = settings.workers
-        self._math_timeout_s = settings.math_timeout_s
+        self._settings = settings
         self._max_tries = settings.chunk_max_tries
-        self._pool = _new_pool(self.workers)
+        self._pool = _new_pool(self.workers, settings)
         self._pool_generation = 0
 
     async def run_chunk(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        job = partial(process_chunk, items, self._math_timeout_s)
+        job = partial(process_chunk, items, self._settings.math_timeout_s, logs.request_id.get())
         generation = self._pool_generation
         try:
             return await asyncio.wrap_future(self._pool.submit(job))
@@ -56,7 +59,7 @@ class EmbeddedExecutor:
         for attempt in range(2, self._max_tries + 1):
             log.warning("retrying a chunk of %d items alone (try %d of %d) after a worker died",
                         len(items), attempt, self._max_tries)
-            with _new_pool(1) as lone:
+            with _new_pool(1, self._settings) as lone:
                 try:
                     return await asyncio.wrap_future(lone.submit(job))
                 except BrokenProcessPool:
@@ -68,7 +71,7 @@ class EmbeddedExecutor:
             return  # another chunk already replaced it
         log.error("a pool worker died; starting a fresh pool of %d workers", self.workers)
         self._pool.shutdown(wait=False, cancel_futures=True)
-        self._pool = _new_pool(self.workers)
+        self._pool = _new_pool(self.workers, self._settings)
         self._pool_generation += 1
 
     async def check_health(self) -> str | None:
