@@ -95,6 +95,9 @@ def test_item_from_label_plain_answer_and_json_item() -> None:
     # A label that merely looks like JSON but is not an item is a math answer.
     assert item_from_label("x", "{1, 2}").answer == "{1, 2}"
     assert item_from_label("x", {"tests": {"test_list": ["assert 1"]}}).kind == "code"
+    # Bare tests in a dataset's own shape are a code item too.
+    bare = item_from_label("print(2)", json.dumps({"inputs": ["1\n"], "outputs": ["2\n"]}))
+    assert isinstance(bare, CodeItem) and isinstance(bare.tests, StdioTests)
 
 
 def test_infra_error_result_has_null_reward() -> None:

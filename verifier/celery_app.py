@@ -12,17 +12,19 @@ import logging
 from typing import Any
 
 from celery import Celery, Task
-from celery.signals import after_setup_logger
+from celery.signals import after_setup_logger, worker_process_init
 
 from verifier import logs
 from verifier.chunk import process_chunk
 from verifier.executors import infra_errors
+from verifier.math import warm_up as warm_up_math
 
 TASK_NAME = "verifier.process_chunk"
 TRIES_KEY = "verifier:chunk-tries:{}"
 
 
-def make_celery(broker_url: str, *, fail_fast: bool = False) -> Celery:
+def make_celery(broker_url: str, *, fail_fast: bool = False,
+                visibility_timeout_s: int = 900) -> Celery:
     """Build the app. `fail_fast` (the API side) publishes without retrying, so a down Redis
     becomes an immediate 503 instead of a hanging request."""
     app = Celery("verifier", broker=broker_url, backend=broker_url)
@@ -37,8 +39,14 @@ def make_celery(broker_url: str, *, fail_fast: bool = False) -> Celery:
         task_publish_retry=not fail_fast,
         broker_connection_timeout=2 if fail_fast else 4,
         broker_connection_retry_on_startup=True,
-        # A chunk whose worker host vanished is redelivered after this long.
-        broker_transport_options={"visibility_timeout": 900},
+        broker_transport_options={
+            "visibility_timeout": visibility_timeout_s,
+            # Sweep for abandoned chunks often enough that the timeout above is what decides.
+            "unacked_restore_interval": max(1, min(10, visibility_timeout_s // 4)),
+            "unacked_restore_throttle": 1,
+        },
+        # Puts the worker's name in each result, for the "workers seen" metric.
+        result_extended=True,
         worker_hijack_root_logger=False,
     )
     app.task(name=TASK_NAME, bind=True)(_process_chunk_task)
@@ -63,3 +71,9 @@ def _tag_worker_logs(logger: logging.Logger, **_: Any) -> None:
     for handler in logger.handlers:
         handler.addFilter(logs.RequestIdFilter())
         handler.setFormatter(logging.Formatter(logs.TEXT_FORMAT))
+
+
+@worker_process_init.connect
+def _warm_up_pool_process(**_: Any) -> None:
+    """Pay the math checker's start-up (imports, helper process) before the first chunk."""
+    warm_up_math()

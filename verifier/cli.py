@@ -62,7 +62,7 @@ def worker(
             "--without-gossip", "--without-mingle"]
     if concurrency:
         argv += ["--concurrency", str(concurrency)]
-    make_celery(broker).worker_main(argv)
+    make_celery(broker, visibility_timeout_s=Settings().visibility_timeout_s).worker_main(argv)
 
 
 @app.command()

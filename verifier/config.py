@@ -27,6 +27,9 @@ class Settings(BaseSettings):
     math_timeout_s: float = Field(1.0, gt=0)
     chunk_timeout_s: float = Field(600.0, gt=0)
     chunk_max_tries: int = Field(3, ge=1)
+    # A chunk whose worker vanished (host or container gone) is redelivered after this long;
+    # it must stay above the longest chunk, or a slow chunk would run twice.
+    visibility_timeout_s: int = Field(900, ge=5)
     cache_size: int = Field(100_000, ge=0)
     cache_ttl_s: int = Field(86_400, ge=1)
     job_ttl_s: int = Field(3_600, ge=1)

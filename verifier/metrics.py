@@ -16,3 +16,5 @@ CHUNK_SECONDS = Histogram("verifier_chunk_seconds", "Wall time of one chunk, sub
                                              10, 30, 60, 120, 300))
 BACKLOG = Gauge("verifier_backlog_items", "Items admitted and not yet answered")
 REJECTED = Counter("verifier_rejected_total", "Requests refused by admission control", ["reason"])
+WORKER_LAST_SEEN = Gauge("verifier_worker_last_seen_seconds",
+                         "Unix time at which each worker last returned a chunk", ["worker"])

@@ -120,6 +120,13 @@ def _dataset_tests_to_v1(raw: Any) -> Any:
     return raw
 
 
+def _looks_like_tests(data: dict[str, Any]) -> bool:
+    """Bare tests as datasets store them (v1, APPS/TACO, HumanEval, MBPP), without an item."""
+    return (data.get("type") in ("stdio", "assert", "call")
+            or {"inputs", "outputs"} <= data.keys() or "test_list" in data
+            or {"test", "entry_point"} <= data.keys())
+
+
 def _text(value: Any) -> str:
     if isinstance(value, list):
         return "\n".join(str(v) for v in value) + "\n"
@@ -182,14 +189,18 @@ def item_from_label(response: str, label: str | dict[str, Any],
     RL frameworks often carry one string label per sample: a math reference answer, or a JSON
     string holding a whole item (`{"kind": "code", "tests": ...}`) so code tasks fit too.
     """
-    data: dict[str, Any] | None = label if isinstance(label, dict) else None
+    decoded: Any = label
     if isinstance(label, str) and label.lstrip().startswith("{"):
         try:
             decoded = json.loads(label)
         except json.JSONDecodeError:
             decoded = None
-        if isinstance(decoded, dict) and ({"kind", "tests", "answer"} & decoded.keys()):
+    data: dict[str, Any] | None = None
+    if isinstance(decoded, dict):
+        if {"kind", "tests", "answer"} & decoded.keys():
             data = decoded
+        elif _looks_like_tests(decoded):
+            data = {"kind": "code", "tests": decoded}
     if data is None:
         data = {"kind": "math", "answer": str(label)}
     data = {**data, "response": response}

@@ -18,7 +18,7 @@ import redis.asyncio as aioredis
 from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
 
-from verifier import logs
+from verifier import logs, metrics
 from verifier.celery_app import TASK_NAME, make_celery
 from verifier.config import Settings
 from verifier.executors import ServiceUnavailable, infra_errors
@@ -36,7 +36,8 @@ class DistributedExecutor:
     def __init__(self, settings: Settings) -> None:
         self.broker_url = settings.broker_url or ""
         self._settings = settings
-        self._celery = make_celery(self.broker_url, fail_fast=True)
+        self._celery = make_celery(self.broker_url, fail_fast=True,
+                                   visibility_timeout_s=settings.visibility_timeout_s)
         self._redis = aioredis.Redis.from_url(self.broker_url, socket_connect_timeout=2,
                                               socket_timeout=5)
         self._pending: dict[str, asyncio.Future[list[dict[str, Any]]]] = {}
@@ -55,6 +56,8 @@ class DistributedExecutor:
                                        f"{self._settings.chunk_timeout_s:g} s")
         finally:
             self._pending.pop(task_id, None)
+        if raw.get("worker"):
+            metrics.WORKER_LAST_SEEN.labels(raw["worker"]).set(time.time())
         if raw.get("status") != "SUCCESS":
             return infra_errors(items, f"worker task failed: {raw.get('result')}")
         return raw["result"]

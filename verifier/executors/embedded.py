@@ -5,16 +5,20 @@ from __future__ import annotations
 import asyncio
 import logging
 import multiprocessing
+import os
 import signal
+import socket
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from functools import partial
 from typing import Any
 
-from verifier import logs
+from verifier import logs, metrics
 from verifier.chunk import process_chunk
 from verifier.config import Settings
 from verifier.executors import infra_errors
+from verifier.math import warm_up as warm_up_math
 
 log = logging.getLogger(__name__)
 
@@ -23,6 +27,14 @@ def _init_worker(log_level: str, log_format: str) -> None:
     """Pool workers log like the server and leave Ctrl-C to it, which shuts them down."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     logs.setup_logging(log_level, log_format)
+    warm_up_math()
+
+
+def _score_here(items: list[dict[str, Any]], math_timeout_s: float,
+                request_id: str) -> tuple[str, list[dict[str, Any]]]:
+    """Runs in a pool process: the results, and who scored them (for "workers seen")."""
+    return f"{socket.gethostname()}:{os.getpid()}", process_chunk(items, math_timeout_s,
+                                                                   request_id)
 
 
 def _new_pool(workers: int, settings: Settings) -> ProcessPoolExecutor:
@@ -50,10 +62,10 @@ class EmbeddedExecutor:
         self._pool_generation = 0
 
     async def run_chunk(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        job = partial(process_chunk, items, self._settings.math_timeout_s, logs.request_id.get())
+        job = partial(_score_here, items, self._settings.math_timeout_s, logs.request_id.get())
         generation = self._pool_generation
         try:
-            return await asyncio.wrap_future(self._pool.submit(job))
+            return self._seen(await asyncio.wrap_future(self._pool.submit(job)))
         except BrokenProcessPool:
             self._replace_broken_pool(generation)
         for attempt in range(2, self._max_tries + 1):
@@ -61,10 +73,16 @@ class EmbeddedExecutor:
                         len(items), attempt, self._max_tries)
             with _new_pool(1, self._settings) as lone:
                 try:
-                    return await asyncio.wrap_future(lone.submit(job))
+                    return self._seen(await asyncio.wrap_future(lone.submit(job)))
                 except BrokenProcessPool:
                     continue
         return infra_errors(items, f"a worker process died on this chunk {self._max_tries} times")
+
+    @staticmethod
+    def _seen(scored: tuple[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+        worker, results = scored
+        metrics.WORKER_LAST_SEEN.labels(worker).set(time.time())
+        return results
 
     def _replace_broken_pool(self, generation: int) -> None:
         if generation != self._pool_generation:

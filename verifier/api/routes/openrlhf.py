@@ -30,8 +30,10 @@ async def get_reward(request: OpenRLHFRequest, service: ServiceDep) -> OpenRLHFR
                             "labels: required (the reference answer or a JSON item per query)")
     items = []
     for i, (query, label) in enumerate(zip(request.query, request.labels, strict=True)):
+        # OpenRLHF decodes with special tokens kept, so text (a BOS) may precede the prompt.
         prompt = request.prompts[i] if request.prompts else ""
-        response = query[len(prompt):] if prompt and query.startswith(prompt) else query
+        at = query.find(prompt) if prompt else -1
+        response = query[at + len(prompt):] if at >= 0 else query
         try:
             items.append(item_from_label(response, label))
         except (ValidationError, ValueError) as exc:

@@ -1,0 +1,48 @@
+"""Math checker: final-answer extraction and symbolic comparison on math-verify.
+
+`check_math` extracts the final answer in the calling process (plain string work), then has
+the calling thread's helper process compare it with the reference under a hard deadline (see
+`isolation.py`). Nothing from the request is ever evaluated as code.
+"""
+
+from __future__ import annotations
+
+from verifier.math.extract import extract_answer
+from verifier.math.isolation import grading_process
+from verifier.schemas import MathItem, Result, Status
+
+# How much of the extracted answer a result's detail shows.
+DETAIL_ANSWER_CHARS = 200
+
+_REWARDS = {Status.correct: 1.0, Status.infra_error: None}
+
+
+def check_math(item: MathItem, timeout_s: float = 1.0) -> Result:
+    """Score one math item. Never raises; returns within about `timeout_s` once warm.
+
+    The first call in a process also imports and warms up math-verify (about a second).
+    """
+    try:
+        extraction = extract_answer(item.response)
+        detail: dict[str, str] = {"source": extraction.source}
+        if extraction.answer is not None:
+            detail["extracted"] = extraction.answer[:DETAIL_ANSWER_CHARS]
+        if extraction.answer is None:
+            status, reason = Status.no_answer, extraction.problem
+        elif extraction.problem is not None:
+            status, reason = Status.wrong, extraction.problem
+        else:
+            status, reason = grading_process().grade(extraction.answer, item.answer, timeout_s)
+    except Exception as exc:  # never let one item take down a chunk
+        return Result.infra_error(item.id, f"math checker failed: {type(exc).__name__}: {exc}")
+    if reason:
+        detail["reason"] = reason
+    return Result(id=item.id, reward=_REWARDS.get(status, 0.0), status=status, detail=detail)
+
+
+def warm_up() -> None:
+    """Start the calling thread's helper now (e.g. in a pool initializer), not on first item."""
+    grading_process().ensure_started()
+
+
+__all__ = ["check_math", "warm_up"]
