@@ -23,10 +23,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.procs import RedisServer, start_server, start_worker  # noqa: E402
 
 
-def trivial_items(n: int, salt: str) -> list[dict]:
+def letters(number: int) -> str:
+    """A number spelled in letters: distinct texts with no digit for the extractor to find."""
+    word = ""
+    while True:
+        number, digit = divmod(number, 26)
+        word += chr(ord("a") + digit)
+        if number == 0:
+            return word
+
+
+def trivial_items(n: int, salt: int) -> list[dict]:
     # Distinct (no cache hits), and cheap to check: nothing to extract.
-    return [{"kind": "math", "response": f"no answer here {salt}-{i}", "answer": "1"}
-            for i in range(n)]
+    return [{"kind": "math", "response": f"no answer here {letters(salt)} {letters(i)}",
+             "answer": "1"} for i in range(n)]
 
 
 def timed_batch(url: str, items: list[dict]) -> float:
@@ -53,11 +63,12 @@ def main() -> None:
     distributed, distributed_url = start_server(workdir, "--broker", redis.url)
     times: dict[str, list[float]] = {"embedded": [], "distributed": []}
     try:
-        for url in (embedded_url, distributed_url):  # warm both paths up
-            timed_batch(url, trivial_items(256, f"warm-{url}"))
+        for salt, url in enumerate((embedded_url, distributed_url)):  # warm both paths up
+            timed_batch(url, trivial_items(256, 1000 + salt))
         for repeat in range(args.repeats):
-            for mode, url in (("embedded", embedded_url), ("distributed", distributed_url)):
-                times[mode].append(timed_batch(url, trivial_items(args.items, f"{mode}{repeat}")))
+            for salt, (mode, url) in enumerate((("embedded", embedded_url),
+                                                ("distributed", distributed_url))):
+                times[mode].append(timed_batch(url, trivial_items(args.items, 2 * repeat + salt)))
     finally:
         embedded.stop()
         distributed.stop()
