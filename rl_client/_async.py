@@ -1,0 +1,171 @@
+"""The asynchronous client: the shared core plus httpx.AsyncClient (tasks for concurrency)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from types import TracebackType
+from typing import Any, Self, TypeVar
+
+import httpx
+from tenacity import AsyncRetrying
+
+from rl_client._core import (
+    HEALTH_TIMEOUT_S,
+    Call,
+    Chunk,
+    ClientCore,
+    Deadline,
+    ItemLike,
+    rewards_of,
+)
+from verifier.schemas import IndexedResult, Info, Result
+
+T = TypeVar("T")
+
+
+class AsyncVerifierClient:
+    """Async client for the verifier service.
+
+    `base_url` defaults to $VERIFIER_URL, then http://127.0.0.1:8000; `api_key` to
+    $VERIFIER_API_KEY (sent as `Authorization: Bearer`). `timeout` bounds a whole call, retries
+    included. Connection errors, 429, 502, 503 and 504 are retried up to `max_retries` times with
+    exponential backoff and jitter (`backoff_s` doubling up to `backoff_max_s`), honouring
+    Retry-After; past that, VerifierUnavailable. Other 4xx raise VerifierError with the server's
+    message. Batches go out in chunks of `chunk_size` items, `max_concurrency` at a time.
+    """
+
+    def __init__(self, base_url: str | None = None, api_key: str | None = None, *,
+                 timeout: float = 300.0, max_retries: int = 5, chunk_size: int = 512,
+                 max_concurrency: int = 8, backoff_s: float = 0.5,
+                 backoff_max_s: float = 30.0) -> None:
+        self._core = ClientCore(base_url, api_key, timeout=timeout, max_retries=max_retries,
+                                chunk_size=chunk_size, max_concurrency=max_concurrency,
+                                backoff_s=backoff_s, backoff_max_s=backoff_max_s)
+        self._http = httpx.AsyncClient(**self._core.http_options())
+
+    @property
+    def base_url(self) -> str:
+        return self._core.base_url
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self._http.aclose()
+
+    # ------------------------------------------------------------------ API
+
+    async def verify(self, items: Sequence[ItemLike], *,
+                     timeout: float | None = None) -> list[Result]:
+        """Score `items` (MathItem, CodeItem or plain dicts); one Result per item, in order."""
+        return await self._scatter(items, timeout, verdicts_only=False)
+
+    async def rewards(self, items: Sequence[ItemLike], *,
+                      timeout: float | None = None) -> list[float | None]:
+        """Just the rewards; None for an `infra_error` (mask that sample, do not punish it)."""
+        return rewards_of(await self._scatter(items, timeout, verdicts_only=True))
+
+    async def stream(self, items: Sequence[ItemLike], *,
+                     timeout: float | None = None) -> AsyncIterator[IndexedResult]:
+        """Yield results as they finish (any order); `.index` is the item's position.
+
+        Each chunk becomes a job (POST /v1/jobs) followed on GET /v1/jobs/{id}/stream; a
+        dropped stream is followed again without repeating results already yielded.
+        """
+        deadline = self._core.deadline(timeout)
+        chunks = self._core.chunks(items)
+        finished: asyncio.Queue[IndexedResult | BaseException] = asyncio.Queue()
+
+        async def pump(chunk: Chunk) -> None:
+            try:
+                async for result in self._follow(chunk, deadline):
+                    finished.put_nowait(result)
+            except Exception as exc:  # handed to the consumer, which re-raises it
+                finished.put_nowait(exc)
+
+        pumps = [asyncio.create_task(pump(chunk)) for chunk in chunks]
+        try:
+            for _ in range(sum(chunk.size for chunk in chunks)):
+                got = await finished.get()
+                if isinstance(got, BaseException):
+                    raise got
+                yield got
+        finally:
+            for task in pumps:
+                task.cancel()
+            await asyncio.gather(*pumps, return_exceptions=True)
+
+    async def info(self, *, timeout: float | None = None) -> Info:
+        """What the service runs: version, mode, languages, request limits."""
+        return await self._send(self._core.info_call(), self._core.deadline(timeout))
+
+    async def health(self, *, timeout: float | None = None) -> bool:
+        """True when the service answers /healthz with ok; never raises, never retries."""
+        try:
+            response = await self._http.get("/healthz", timeout=timeout or HEALTH_TIMEOUT_S)
+        except httpx.HTTPError:
+            return False
+        return self._core.is_healthy(response)
+
+    # ------------------------------------------------------------------ I/O
+
+    async def _scatter(self, items: Sequence[ItemLike], timeout: float | None, *,
+                       verdicts_only: bool) -> list[Any]:
+        """POST the chunks, `max_concurrency` at a time; results in item order."""
+        deadline = self._core.deadline(timeout)
+        limiter = asyncio.Semaphore(self._core.max_concurrency)
+
+        async def send(chunk: Chunk) -> list[Any]:
+            async with limiter:
+                return await self._send(
+                    self._core.verify_call(chunk, verdicts_only=verdicts_only), deadline)
+
+        parts = await _gather_or_cancel([send(chunk) for chunk in self._core.chunks(items)])
+        return [result for part in parts for result in part]
+
+    async def _send(self, call: Call[T], deadline: Deadline) -> T:
+        with self._core.translate_errors(deadline):
+            return await AsyncRetrying(**self._core.retry_policy(deadline))(
+                self._request, call, deadline)
+
+    async def _request(self, call: Call[T], deadline: Deadline) -> T:
+        response = await self._http.request(call.method, call.path, content=call.body,
+                                            headers=call.headers, timeout=deadline.timeout())
+        return call.parse(response)
+
+    async def _follow(self, chunk: Chunk, deadline: Deadline) -> AsyncIterator[IndexedResult]:
+        """Submit one chunk as a job and yield its results from the job's NDJSON stream."""
+        job_id = await self._send(self._core.submit_call(chunk), deadline)
+        seen: set[int] = set()
+        with self._core.translate_errors(deadline):
+            async for attempt in AsyncRetrying(**self._core.retry_policy(deadline)):
+                with attempt:
+                    async with self._http.stream("GET", self._core.stream_path(job_id),
+                                                 timeout=deadline.timeout()) as response:
+                        if not response.is_success:
+                            await response.aread()
+                            self._core.check(response)
+                        async for line in response.aiter_lines():
+                            result = self._core.stream_result(line, chunk, seen)
+                            if result is not None:
+                                yield result
+                    if len(seen) < chunk.size:
+                        state = await self._send(self._core.job_state_call(job_id), deadline)
+                        for result in self._core.missing_results(state, chunk, seen):
+                            yield result
+
+
+async def _gather_or_cancel(awaitables: list[Awaitable[T]]) -> list[T]:
+    """Like asyncio.gather, but the first failure cancels the rest instead of orphaning them."""
+    tasks = [asyncio.ensure_future(a) for a in awaitables]
+    try:
+        return list(await asyncio.gather(*tasks))
+    finally:
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)

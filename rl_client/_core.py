@@ -1,0 +1,382 @@
+"""What the sync and async clients share: settings, request bodies, response parsing, retries.
+
+Like httpx's own sync/async split, everything that does not touch the network lives here, so
+the two clients differ only in how they wait for I/O.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import os
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+import httpx
+from pydantic import BaseModel, TypeAdapter, ValidationError
+from tenacity import RetryCallState, retry_if_exception, wait_exponential, wait_random
+
+from rl_client._errors import VerifierError, VerifierTimeout, VerifierUnavailable
+from verifier.schemas import (
+    CodeItem,
+    IndexedResult,
+    Info,
+    Item,
+    JobCreated,
+    JobState,
+    JobStatus,
+    MathItem,
+    Result,
+    Status,
+    VerifyResponse,
+)
+
+DEFAULT_URL = "http://127.0.0.1:8000"
+# Statuses that say "not now" rather than "never": the service is busy, restarting, or behind
+# a proxy that lost it for a moment. Everything else in 4xx/5xx is final.
+RETRYABLE_STATUS = frozenset({429, 502, 503, 504})
+CONNECT_TIMEOUT_S = 10.0
+HEALTH_TIMEOUT_S = 5.0
+
+T = TypeVar("T")
+ItemLike = MathItem | CodeItem | Mapping[str, Any]
+_ITEMS: TypeAdapter[list[MathItem | CodeItem]] = TypeAdapter(list[Item])
+
+
+class RetryableStatus(Exception):
+    """A 429/502/503/504 answer; carries the server's Retry-After, if any."""
+
+    def __init__(self, status_code: int, retry_after: float | None, message: str) -> None:
+        super().__init__(f"HTTP {status_code}: {message}")
+        self.status_code = status_code
+        self.retry_after = retry_after
+
+
+class StreamInterrupted(Exception):
+    """A job stream closed before its job ended (a dropped connection): follow it again."""
+
+
+class Deadline:
+    """One timeout for a whole call, retries and waits included."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self._end = time.monotonic() + seconds
+
+    def remaining(self) -> float:
+        return self._end - time.monotonic()
+
+    def timeout(self) -> httpx.Timeout:
+        """The httpx timeout for the next request: whatever is left of the call's budget."""
+        remaining = self.remaining()
+        if remaining <= 0:
+            raise VerifierTimeout(f"the call did not finish within its timeout of "
+                                  f"{self.seconds:g} s")
+        return httpx.Timeout(remaining, connect=min(remaining, CONNECT_TIMEOUT_S))
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A slice of the caller's items, encoded once as a request body."""
+
+    offset: int
+    size: int
+    body: bytes
+
+
+@dataclass(frozen=True)
+class Call(Generic[T]):
+    """One request and how to read its answer; the clients only add the I/O and the retries."""
+
+    method: str
+    path: str
+    parse: Callable[[httpx.Response], T]
+    body: bytes | None = None
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("Retry-After")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _error_body(response: httpx.Response) -> tuple[str, Any]:
+    """The server's own words: the `error` summary or `detail` of a JSON body, else the text."""
+    try:
+        body = response.json()
+    except ValueError:
+        text = response.text.strip()
+        return (text[:500] or response.reason_phrase), text
+    if isinstance(body, dict):
+        message = body.get("error") or body.get("detail")
+        if isinstance(message, list):  # FastAPI validation errors
+            message = "; ".join(
+                f"{'.'.join(str(p) for p in e.get('loc', []) if p != 'body')}: {e.get('msg')}"
+                if isinstance(e, dict) else str(e) for e in message)
+        if message:
+            return str(message), body
+    return json.dumps(body)[:500], body
+
+
+class _Verdict(BaseModel):
+    """Just what rewards() needs; pydantic-core skips the rest of each result unparsed, which
+    halves the client's CPU per call on large batches (bench/client_overhead.py)."""
+
+    reward: float | None
+    status: Status
+
+
+class _Verdicts(BaseModel):
+    results: list[_Verdict]
+
+
+def _validate(items: Sequence[ItemLike]) -> list[MathItem | CodeItem]:
+    """All items in one pass through pydantic-core (a Python loop costs 3x more at 8k items)."""
+    try:
+        return _ITEMS.validate_python(items if isinstance(items, list) else list(items))
+    except ValidationError as exc:
+        errors = exc.errors()
+        index = errors[0]["loc"][0]
+        problems = "; ".join(f"{'.'.join(str(p) for p in e['loc'][1:]) or 'item'}: {e['msg']}"
+                             for e in errors if e["loc"][0] == index)
+        raise ValueError(f"items[{index}] is not a valid verifier item: {problems}") from exc
+
+
+def _decode(model: type[BaseModel], response: httpx.Response) -> Any:
+    try:
+        return model.model_validate_json(response.content)
+    except ValidationError as exc:
+        raise VerifierError(
+            f"{response.request.method} {response.request.url.path}: the server's answer is not "
+            f"a valid {model.__name__} (is VERIFIER_URL pointing at a verifier?): {exc}",
+            status_code=response.status_code) from exc
+
+
+class ClientCore:
+    """Settings and every decision that does not depend on sync or async I/O."""
+
+    def __init__(self, base_url: str | None, api_key: str | None, *, timeout: float,
+                 max_retries: int, chunk_size: int, max_concurrency: int,
+                 backoff_s: float, backoff_max_s: float) -> None:
+        for name, value in (("timeout", timeout), ("chunk_size", chunk_size),
+                            ("max_concurrency", max_concurrency)):
+            if value <= 0:
+                raise ValueError(f"{name} must be positive, got {value!r}")
+        if max_retries < 0 or backoff_s < 0 or backoff_max_s < 0:
+            raise ValueError("max_retries, backoff_s and backoff_max_s must not be negative")
+        self.base_url = (base_url or os.environ.get("VERIFIER_URL") or DEFAULT_URL).rstrip("/")
+        if not self.base_url.startswith(("http://", "https://")):
+            raise ValueError(f"verifier URL must start with http:// or https://, "
+                             f"got {self.base_url!r}")
+        api_key = api_key if api_key is not None else os.environ.get("VERIFIER_API_KEY")
+        self.timeout = timeout
+        self.max_retries = max_retries
+        self.chunk_size = chunk_size
+        self.max_concurrency = max_concurrency
+        self.headers = {"Accept": "application/json"}
+        if api_key:
+            self.headers["Authorization"] = f"Bearer {api_key}"
+        self._backoff = (wait_exponential(multiplier=backoff_s, max=backoff_max_s)
+                         + wait_random(0, backoff_s))
+
+    # ------------------------------------------------------------------ httpx settings
+
+    def http_options(self) -> dict[str, Any]:
+        """Keyword arguments for httpx.Client / httpx.AsyncClient."""
+        return {
+            "base_url": self.base_url,
+            "headers": self.headers,
+            "timeout": httpx.Timeout(self.timeout, connect=min(self.timeout, CONNECT_TIMEOUT_S)),
+            # Room for every concurrent chunk plus the job streams a `stream` call keeps open.
+            "limits": httpx.Limits(max_connections=max(64, 2 * self.max_concurrency),
+                                   max_keepalive_connections=max(8, self.max_concurrency)),
+        }
+
+    def deadline(self, timeout: float | None) -> Deadline:
+        seconds = self.timeout if timeout is None else timeout
+        if seconds <= 0:
+            raise ValueError(f"timeout must be positive, got {seconds!r}")
+        return Deadline(seconds)
+
+    # ------------------------------------------------------------------ items and bodies
+
+    def chunks(self, items: Sequence[ItemLike]) -> list[Chunk]:
+        """Validate every item (errors name the caller's index) and encode the request bodies."""
+        if isinstance(items, str | bytes | Mapping | BaseModel):
+            raise TypeError("items must be a sequence of items, not a single item")
+        models = _validate(items)
+        return [
+            Chunk(offset=start, size=len(part),
+                  body=b'{"items":' + _ITEMS.dump_json(part) + b"}")
+            for start in range(0, len(models), self.chunk_size)
+            for part in [models[start:start + self.chunk_size]]
+        ]
+
+    # ------------------------------------------------------------------ calls
+
+    def check(self, response: httpx.Response, chunk: Chunk | None = None) -> None:
+        """Raise for an error status: retryable ones for the retry loop, the rest as final."""
+        if response.is_success:
+            return
+        message, detail = _error_body(response)
+        if response.status_code in RETRYABLE_STATUS:
+            raise RetryableStatus(response.status_code, _retry_after(response), message)
+        hint = {401: " (set VERIFIER_API_KEY or pass api_key=)",
+                413: " (lower chunk_size)"}.get(response.status_code, "")
+        where = (f" [in the request carrying items {chunk.offset}..{chunk.offset + chunk.size - 1}"
+                 f"; indices in the message count from {chunk.offset}]"
+                 if chunk is not None and chunk.offset else "")
+        raise VerifierError(
+            f"{response.request.method} {response.request.url.path} -> HTTP "
+            f"{response.status_code}: {message}{hint}{where}",
+            status_code=response.status_code, detail=detail)
+
+    def verify_call(self, chunk: Chunk, *, verdicts_only: bool = False) -> Call[list[Any]]:
+        """POST /v1/verify; `verdicts_only` skips building each result's detail (rewards())."""
+        model = _Verdicts if verdicts_only else VerifyResponse
+
+        def parse(response: httpx.Response) -> list[Any]:
+            self.check(response, chunk)
+            results = _decode(model, response).results
+            if len(results) != chunk.size:
+                raise VerifierError(f"the server returned {len(results)} results for "
+                                    f"{chunk.size} items")
+            return results
+
+        return Call("POST", "/v1/verify", parse, chunk.body, {"Content-Type": "application/json"})
+
+    def submit_call(self, chunk: Chunk) -> Call[str]:
+        def parse(response: httpx.Response) -> str:
+            self.check(response, chunk)
+            return _decode(JobCreated, response).job_id
+
+        return Call("POST", "/v1/jobs", parse, chunk.body, {"Content-Type": "application/json"})
+
+    def job_state_call(self, job_id: str) -> Call[JobState]:
+        def parse(response: httpx.Response) -> JobState:
+            self.check(response)
+            return _decode(JobState, response)
+
+        return Call("GET", f"/v1/jobs/{job_id}", parse)
+
+    def info_call(self) -> Call[Info]:
+        def parse(response: httpx.Response) -> Info:
+            self.check(response)
+            return _decode(Info, response)
+
+        return Call("GET", "/v1/info", parse)
+
+    @staticmethod
+    def stream_path(job_id: str) -> str:
+        return f"/v1/jobs/{job_id}/stream"
+
+    @staticmethod
+    def is_healthy(response: httpx.Response) -> bool:
+        if response.status_code != 200:
+            return False
+        try:
+            return response.json().get("status") == "ok"
+        except (ValueError, AttributeError):
+            return False
+
+    # ------------------------------------------------------------------ job streams
+
+    @staticmethod
+    def stream_result(line: str, chunk: Chunk, seen: set[int]) -> IndexedResult | None:
+        """One NDJSON line -> the result with its index in the caller's list (None: skip it).
+
+        A re-followed stream replays what already finished, so indices seen before are skipped.
+        """
+        if not line.strip():
+            return None
+        try:
+            result = IndexedResult.model_validate_json(line)
+        except ValidationError as exc:
+            raise VerifierError(f"unreadable line on the job stream: {line[:200]!r}") from exc
+        if not 0 <= result.index < chunk.size:
+            raise VerifierError(f"job stream sent index {result.index} for a job of "
+                                f"{chunk.size} items")
+        if result.index in seen:
+            return None
+        seen.add(result.index)
+        result.index += chunk.offset
+        return result
+
+    @staticmethod
+    def missing_results(state: JobState, chunk: Chunk, seen: set[int]) -> list[IndexedResult]:
+        """After a stream ended early: the results it did not send, or why there are none."""
+        if state.status == JobStatus.failed:
+            raise VerifierError(f"job {state.job_id} failed on the server: {state.error}")
+        if state.status != JobStatus.done:
+            raise StreamInterrupted(f"stream of job {state.job_id} closed with "
+                                    f"{len(seen)}/{chunk.size} results")
+        missing = []
+        for index, result in enumerate(state.results):
+            if index in seen:
+                continue
+            if result is None:
+                raise VerifierError(f"job {state.job_id} is done but result {index} is missing")
+            seen.add(index)
+            missing.append(IndexedResult(index=chunk.offset + index, **result.model_dump()))
+        return missing
+
+    # ------------------------------------------------------------------ retries
+
+    def retry_policy(self, deadline: Deadline) -> dict[str, Any]:
+        """Arguments for tenacity's Retrying / AsyncRetrying."""
+
+        def stop(state: RetryCallState) -> bool:
+            return (state.attempt_number > self.max_retries
+                    or state.upcoming_sleep >= deadline.remaining())
+
+        return {
+            "retry": retry_if_exception(
+                lambda exc: isinstance(exc, httpx.TransportError | RetryableStatus
+                                       | StreamInterrupted)),
+            "wait": self._wait,
+            "stop": stop,
+            "reraise": True,
+        }
+
+    def _wait(self, state: RetryCallState) -> float:
+        exc = state.outcome.exception() if state.outcome else None
+        if isinstance(exc, RetryableStatus) and exc.retry_after is not None:
+            return exc.retry_after
+        return self._backoff(state)
+
+    @contextmanager
+    def translate_errors(self, deadline: Deadline) -> Iterator[None]:
+        """Turn what is left after the retries into the client's own exceptions."""
+        try:
+            yield
+        except RetryableStatus as exc:
+            raise VerifierUnavailable(
+                f"the verifier at {self.base_url} is busy or unavailable: {exc} (gave up after "
+                f"up to {self.max_retries} retries within the call's timeout of "
+                f"{deadline.seconds:g} s)", status_code=exc.status_code) from exc
+        except (httpx.TransportError, StreamInterrupted) as exc:
+            if deadline.remaining() <= 0 or isinstance(exc, httpx.ReadTimeout):
+                raise VerifierTimeout(f"the call to {self.base_url} did not finish within its "
+                                      f"timeout of {deadline.seconds:g} s") from exc
+            raise VerifierUnavailable(
+                f"cannot reach the verifier at {self.base_url} ({type(exc).__name__}: {exc}; "
+                f"gave up after up to {self.max_retries} retries); is `verifier serve` running "
+                "there? (set VERIFIER_URL or pass base_url=)") from exc
+
+
+def rewards_of(results: Sequence[Result | _Verdict]) -> list[float | None]:
+    """Rewards to train on: None marks an `infra_error`, which a trainer must mask."""
+    return [None if r.status == Status.infra_error else r.reward for r in results]

@@ -1,0 +1,1 @@
+"""Adapters for RL frameworks: `trl`, `verl`, `openrlhf` (each imported only when used)."""
