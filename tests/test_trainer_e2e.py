@@ -1,0 +1,159 @@
+"""End to end with real parts: a tiny Llama, the transformers engine, a real verifier server."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import httpx
+import psutil
+import pytest
+import torch
+import yaml
+from typer.testing import CliRunner
+
+from rl_client import AsyncVerifierClient
+from trainer.algorithm import loss_settings
+from trainer.cli import app
+from trainer.config import AlgoConfig
+from trainer.data import Prompt
+from trainer.engine import HFEngine, Sampling
+from trainer.learner import Learner, TrainSample
+from trainer.pipeline import Group
+from trainer.rewards import VerifierRewarder, embedded_verifier
+from trainer.tiny import build_char_tokenizer, build_tiny_model
+
+REQUIRED_METRICS = {
+    "step", "policy_version", "reward_mean", "accuracy", "kl", "entropy", "clip_frac",
+    "is_weight_mean", "is_truncated_frac", "is_cap", "staleness_max", "max_staleness",
+    "staleness_hist", "stale_dropped", "groups_dropped", "reward_masked", "rollout_s",
+    "reward_s", "train_s", "sync_s", "rollout_idle", "train_idle", "tokens_per_s",
+}
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    tokenizer = build_char_tokenizer()
+    return tokenizer, build_tiny_model(tokenizer, seed=1)
+
+
+def test_engine_logprobs_match_the_learner_and_updates_follow_the_advantage(tiny):
+    tokenizer, model = tiny
+    engine = HFEngine(build_tiny_model(tokenizer, seed=1), tokenizer)
+    prompt = Prompt(text="2+2=", token_ids=tokenizer("2+2=")["input_ids"], answer="4")
+    [completions] = engine.generate([prompt.token_ids], Sampling(n=4, max_new_tokens=5,
+                                                                 temperature=0.7))
+    assert len(completions) == 4
+    assert all(len(c.token_ids) == len(c.logprobs) and c.logprobs for c in completions)
+
+    algo = AlgoConfig(lr=1e-2, loss="grpo", overlong="none", reference=False)
+    learner = Learner(model, loss_settings("grpo", 0.2, None, 2.0), algo, temperature=0.7,
+                      max_new_tokens=5, pad_token_id=tokenizer.pad_token_id)
+    samples = [TrainSample(prompt.token_ids, c.token_ids, c.logprobs, 0.0) for c in completions]
+    with torch.no_grad():
+        logp, _, mask = learner._forward(learner.model, samples)
+    behaviour = learner._pad([c.logprobs for c in completions], logp.shape[1], 0.0)
+    torch.testing.assert_close(logp * mask, behaviour * mask, atol=1e-4, rtol=1e-4)
+
+    rewards = [1.0, 0.0, 0.0, 0.0]
+    group = Group(0, prompt, completions, 0, rewards, ["correct"] + ["wrong"] * 3)
+    stats = learner.train_step([group], step=0)
+    assert stats["is_weight_mean"] == pytest.approx(1.0, abs=1e-3)
+    assert stats["groups_trained"] == 1 and stats["kl"] is None
+    with torch.no_grad():
+        after, _, _ = learner._forward(learner.model, samples)
+    gained = ((after - logp) * mask).sum(dim=1)
+    assert gained[0] > 0 > gained[1:].max()  # rewarded sample up, the others down
+
+    engine.load_weights(learner.model, version=1)
+    assert engine.version == 1
+    for ours, theirs in zip(engine.model.parameters(), learner.model.parameters(), strict=True):
+        assert torch.equal(ours, theirs)
+
+
+def test_rewards_come_from_the_verifier(verifier_url):
+    prompt = Prompt(text="2+2=", token_ids=[1], answer="4")
+    completions = [_completion("4"), _completion("5"), _completion("")]
+
+    async def score():
+        async with AsyncVerifierClient(verifier_url) as client:
+            return await VerifierRewarder(client).score(prompt, completions)
+
+    rewards, statuses = asyncio.run(score())
+    assert rewards == [1.0, 0.0, 0.0]
+    assert statuses[0] == "correct" and statuses[1] == "wrong"
+
+
+def _completion(text: str):
+    from trainer.engine import Completion
+
+    return Completion([1], [-1.0], text, truncated=False)
+
+
+def test_embedded_verifier_leaves_no_process_behind():
+    me = psutil.Process()
+    before = set(me.children(recursive=True))
+    with embedded_verifier(workers=1) as url:
+        assert httpx.get(f"{url}/healthz").json()["status"] == "ok"
+        httpx.post(f"{url}/v1/verify", json={"items": [
+            {"kind": "math", "response": "4", "answer": "4"}]}, timeout=30).raise_for_status()
+        started = [p for p in me.children(recursive=True) if p not in before]
+        assert started
+    gone, alive = psutil.wait_procs(started, timeout=10)
+    assert not alive
+
+
+def test_train_then_resume_through_the_cli(tmp_path, verifier_url):
+    out = tmp_path / "run"
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump({
+        "model": {"tiny": True, "tiny_warmup_steps": 10},
+        "data": {"source": "synthetic", "synthetic_max_operand": 3},
+        "rollout": {"samples_per_prompt": 4, "max_new_tokens": 3, "chunk_prompts": 2},
+        "algo": {"loss": "dapo", "lr": 1e-3, "minibatches": 2, "kl_coef": 0.01},
+        "pipeline": {"steps": 4, "prompts_per_step": 4, "max_staleness": 1},
+        "verifier": {"url": verifier_url},
+        "out_dir": str(out), "save_every": 2, "progress": False,
+    }))
+    runner = CliRunner()
+    children_before = set(psutil.Process().children())
+    result = runner.invoke(app, ["train", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    rows = _metrics(out)
+    assert [r["step"] for r in rows] == [0, 1, 2, 3]
+    assert set(rows[0]) >= REQUIRED_METRICS
+    assert all(r["staleness_max"] <= 1 and r["stale_dropped"] == 0 for r in rows)
+    assert any(r["reward_mean"] is not None for r in rows)
+    assert (out / "curves.png").stat().st_size > 10_000
+    state = json.loads((out / "checkpoint" / "trainer_state.json").read_text())
+    assert state["step"] == 4 and state["data_slot"] == 16 and state["policy_version"] == 4
+    assert _weights_differ(out / "base_model", out / "checkpoint")
+
+    result = runner.invoke(app, ["train", "--config", str(config), "--set", "pipeline.steps=6"])
+    assert result.exit_code == 0, result.output
+    rows = _metrics(out)
+    assert [r["step"] for r in rows] == [0, 1, 2, 3, 4, 5]
+    assert [r["policy_version"] for r in rows[4:]] == [5, 6]
+    state = json.loads((out / "checkpoint" / "trainer_state.json").read_text())
+    assert state["step"] == 6 and state["data_slot"] == 24
+    assert set(psutil.Process().children()) <= children_before  # nothing of ours left
+
+
+def test_cli_rejects_a_bad_override(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text("model:\n  tiny: true\n")
+    result = CliRunner().invoke(app, ["train", "--config", str(config), "--set", "algo.nope=1"])
+    assert result.exit_code != 0
+    assert "unknown config key 'algo.nope'" in result.output
+
+
+def _metrics(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "metrics.jsonl").read_text().splitlines()]
+
+
+def _weights_differ(a: Path, b: Path) -> bool:
+    from safetensors.torch import load_file
+
+    first, second = load_file(a / "model.safetensors"), load_file(b / "model.safetensors")
+    return any(not torch.equal(first[k], second[k]) for k in first)

@@ -1,0 +1,124 @@
+"""The GRPO family as pure tensor functions: advantages, token weights, the clipped loss.
+
+Notation, per completion token t of sample i:
+  logp       log pi_theta(a_t | s_t): the policy being trained (carries gradient)
+  logp_prox  the same policy before this batch's updates (detached): the "proximal" policy
+  logp_behav the behaviour policy that generated the sample (the engine's log-probs, possibly
+             k versions old, possibly computed by a different kernel such as vLLM's)
+
+Decoupled objective (Hilton et al. 2022; AReaL), with truncated importance sampling (TIS):
+  w_t    = min(exp(logp_prox - logp_behav), is_cap)           off-policy correction, detached
+  r_t    = exp(logp - logp_prox)                              the PPO ratio
+  loss_t = -w_t * min(r_t * A_i, clip(r_t, 1 - eps_low, 1 + eps_high) * A_i)
+At staleness 0 with matching kernels the behaviour and proximal policies coincide, w_t = 1 and
+this is the ordinary GRPO/PPO loss; otherwise w_t corrects for the k-version-old sampler while
+the clip still bounds the step relative to the current policy.
+
+The variants differ only in advantage scaling, clip range and how tokens are averaged:
+  grpo     A = (r - mean) / std, mean over each sequence's tokens, then over sequences
+  dr_grpo  A = r - mean (no std), token sums divided by a constant (max_new_tokens)
+  dapo     A = (r - mean) / std, clip-higher (eps_high 0.28), one mean over all tokens
+Writing each as a per-token weight makes micro-batched gradient accumulation exact.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+
+LossType = str  # "grpo" | "dr_grpo" | "dapo"
+DAPO_CLIP_HIGH = 0.28
+
+
+@dataclass(frozen=True)
+class LossSettings:
+    loss: LossType
+    clip_low: float
+    clip_high: float
+    scale_by_std: bool
+    is_cap: float
+
+
+def loss_settings(loss: LossType, clip_low: float, clip_high: float | None,
+                  is_cap: float) -> LossSettings:
+    """Resolve the variant's defaults (dapo's clip-higher, dr_grpo's unscaled advantages)."""
+    if loss not in ("grpo", "dr_grpo", "dapo"):
+        raise ValueError(f"unknown loss {loss!r}: expected grpo, dr_grpo or dapo")
+    if clip_high is None:
+        clip_high = DAPO_CLIP_HIGH if loss == "dapo" else clip_low
+    return LossSettings(loss, clip_low, clip_high, scale_by_std=loss != "dr_grpo",
+                        is_cap=is_cap)
+
+
+def overlong_penalty(length: int, max_new_tokens: int, buffer: int, penalty: float) -> float:
+    """DAPO's soft overlong punishment: 0 up to max_new - buffer, then linearly to -penalty."""
+    start = max_new_tokens - buffer
+    if length <= start:
+        return 0.0
+    return -penalty * min(1.0, (length - start) / max(buffer, 1))
+
+
+def group_advantages(rewards: list[float | None], scale_by_std: bool,
+                     eps: float = 1e-6) -> list[float] | None:
+    """Group-relative advantages; masked samples (reward None) get 0 and no say in the baseline.
+
+    Returns None when the group carries no signal: fewer than two scored samples, or all scored
+    rewards equal (every advantage would be zero). The std is the sample (n - 1) std.
+    """
+    scored = torch.tensor([r for r in rewards if r is not None], dtype=torch.float64)
+    if scored.numel() < 2 or bool((scored.max() - scored.min()) < eps):
+        return None
+    mean, std = scored.mean(), scored.std()
+    scale = (std + eps) if scale_by_std else 1.0
+    return [0.0 if r is None else float((r - mean) / scale) for r in rewards]
+
+
+def token_weights(mask: torch.Tensor, loss: LossType, num_sequences: int, num_tokens: int,
+                  max_new_tokens: int) -> torch.Tensor:
+    """Per-token weights whose weighted sum over a whole batch is the variant's mean.
+
+    `mask` [B, T] marks completion tokens that count; `num_sequences`/`num_tokens` are totals
+    over the whole (mini)batch, so micro-batches can be summed.
+    """
+    mask = mask.float()
+    if loss == "grpo":
+        lengths = mask.sum(dim=1, keepdim=True).clamp(min=1)
+        return mask / (lengths * num_sequences)
+    if loss == "dr_grpo":
+        return mask / (max_new_tokens * num_sequences)
+    if loss == "dapo":
+        return mask / max(num_tokens, 1)
+    raise ValueError(f"unknown loss {loss!r}")
+
+
+def kl_k3(logp: torch.Tensor, logp_ref: torch.Tensor) -> torch.Tensor:
+    """Per-token k3 estimator of KL(pi_theta || pi_ref): exp(d) - d - 1 with d = ref - theta."""
+    delta = logp_ref - logp
+    return torch.exp(delta) - delta - 1
+
+
+def policy_loss(logp: torch.Tensor, logp_prox: torch.Tensor, logp_behav: torch.Tensor,
+                advantages: torch.Tensor, weights: torch.Tensor,
+                settings: LossSettings) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+    """Decoupled, clipped, TIS-corrected policy loss (see module docstring).
+
+    Shapes: log-probs and weights [B, T], advantages [B]. Returns the weighted loss sum and
+    sums of statistics over counted tokens (weights > 0), for the caller to average.
+    """
+    counted = weights > 0
+    raw_is = torch.exp(logp_prox - logp_behav)
+    is_weight = raw_is.clamp(max=settings.is_cap)
+    ratio = torch.exp(logp - logp_prox)
+    adv = advantages[:, None]
+    unclipped = ratio * adv
+    clipped = ratio.clamp(1 - settings.clip_low, 1 + settings.clip_high) * adv
+    per_token = -is_weight * torch.minimum(unclipped, clipped)
+    loss = (per_token * weights).sum()
+    stats = {
+        "tokens": counted.sum().float(),
+        "clipped": ((clipped < unclipped) & counted).sum().float(),
+        "is_weight": (is_weight * counted).sum().detach(),
+        "is_truncated": ((raw_is > settings.is_cap) & counted).sum().float(),
+    }
+    return loss, stats

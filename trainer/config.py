@@ -1,0 +1,183 @@
+"""Run configuration: plain nested dataclasses, loaded from YAML, overridden with `key=value`.
+
+Every knob of a run lives here with its default, so this file doubles as the reference for
+what can be configured. `load_config("run.yaml", ["algo.lr=1e-5", "pipeline.max_staleness=2"])`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+
+
+@dataclass
+class ModelConfig:
+    path: str = ""  # HF hub name or local directory; `tiny` builds one locally instead
+    tiny: bool = False  # build the tiny char-level Llama of trainer/tiny.py (demo, tests)
+    tiny_hidden: int = 128
+    tiny_layers: int = 2
+    tiny_warmup_steps: int = 0  # supervised warm-up of the tiny model (see tiny.format_warmup)
+    tiny_warmup_correct: float = 0.0  # fraction of warm-up targets that are the right answer
+    dtype: Literal["float32", "bfloat16", "float16"] = "float32"
+    device: str = "cpu"  # the trainer's device; engines place themselves
+    gradient_checkpointing: bool = False
+
+
+@dataclass
+class DataConfig:
+    source: str = "synthetic"  # "synthetic" or a JSONL path (prompt + answer | tests)
+    synthetic_max_operand: int = 9  # synthetic task: a+b with 0 <= a, b <= this
+    chat_template: bool = True  # wrap prompts in the tokenizer's chat template if it has one
+    system_prompt: str = ""
+    prompt_suffix: str = ""  # appended to every prompt (e.g. an answer-format instruction)
+    seed: int = 0  # shuffling order of the dataset, epoch by epoch
+
+
+@dataclass
+class RolloutConfig:
+    engine: Literal["hf", "vllm", "vllm_server"] = "hf"
+    samples_per_prompt: int = 8  # the GRPO group size
+    max_new_tokens: int = 16
+    temperature: float = 1.0
+    top_p: float = 1.0  # keep 1.0: the trainer recomputes log-probs without nucleus truncation
+    chunk_prompts: int = 4  # prompts per generate call; rewards are requested per finished group
+    device: str = "cpu"  # hf engine
+    gpu_memory_utilization: float = 0.3  # vllm (colocated)
+    max_model_len: int = 2048  # vllm
+    server_urls: list[str] = field(default_factory=list)  # vllm_server: running `vllm serve`s
+    weight_sync_port: int = 29500  # vllm_server: NCCL rendezvous, one port per server from here
+    weight_sync_host: str = "127.0.0.1"
+
+
+@dataclass
+class AlgoConfig:
+    loss: Literal["grpo", "dr_grpo", "dapo"] = "grpo"
+    clip_low: float = 0.2
+    clip_high: float | None = None  # None: 0.28 for dapo (clip-higher), else clip_low
+    kl_coef: float = 0.0  # beta of the k3 KL penalty to the frozen reference
+    reference: bool = True  # keep a frozen reference to report (and penalise) KL
+    is_cap: float = 2.0  # truncated importance sampling: weights are min(w, is_cap)
+    overlong: Literal["mask", "penalty", "none"] = "mask"
+    overlong_buffer: int = 4  # penalty ramps from 0 to -overlong_penalty over these last tokens
+    overlong_penalty: float = 1.0
+    lr: float = 1e-6
+    weight_decay: float = 0.0
+    max_grad_norm: float = 1.0
+    minibatches: int = 1  # optimizer steps per batch (> 1 makes the PPO clip bite)
+    micro_batch_size: int = 64  # sequences per forward/backward (gradient accumulation)
+
+
+@dataclass
+class PipelineConfig:
+    steps: int = 100
+    prompts_per_step: int = 8
+    max_staleness: int = 1  # k: never train on samples from a policy more than k versions old
+
+
+@dataclass
+class VerifierConfig:
+    url: str | None = None  # None: start `verifier serve` embedded on a free port
+    workers: int = 2  # embedded server's worker processes
+    startup_timeout_s: float = 60.0
+
+
+@dataclass
+class Config:
+    model: ModelConfig = field(default_factory=ModelConfig)
+    data: DataConfig = field(default_factory=DataConfig)
+    rollout: RolloutConfig = field(default_factory=RolloutConfig)
+    algo: AlgoConfig = field(default_factory=AlgoConfig)
+    pipeline: PipelineConfig = field(default_factory=PipelineConfig)
+    verifier: VerifierConfig = field(default_factory=VerifierConfig)
+    out_dir: str = "runs/grpo"
+    seed: int = 0
+    save_every: int = 50  # checkpoint every this many steps (and at the end); 0: only at the end
+    resume: bool = True  # continue from out_dir/checkpoint when it exists
+    progress: bool = True  # rich progress bar
+
+
+def load_config(path: str | Path | None = None, overrides: list[str] | None = None) -> Config:
+    """Defaults, then the YAML file, then `section.key=value` overrides (YAML-parsed values)."""
+    raw: dict[str, Any] = {}
+    if path is not None:
+        loaded = yaml.safe_load(Path(path).read_text())
+        if loaded is not None and not isinstance(loaded, dict):
+            raise ValueError(f"{path}: expected a mapping at the top level")
+        raw = loaded or {}
+    for override in overrides or []:
+        key, sep, value = override.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"override {override!r} is not of the form key=value")
+        node = raw
+        *parents, leaf = key.strip().split(".")
+        for part in parents:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ValueError(f"override {override!r}: {part!r} is not a section")
+        node[leaf] = yaml.safe_load(value)
+    return _build(Config, raw, prefix="")
+
+
+def config_to_dict(config: Config) -> dict[str, Any]:
+    return dataclasses.asdict(config)
+
+
+def _build(cls: type, raw: dict[str, Any], prefix: str) -> Any:
+    hints = typing.get_type_hints(cls)
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise ValueError(f"unknown config key '{prefix}{unknown[0]}'; known: {sorted(known)}")
+    values = {}
+    for name, value in raw.items():
+        hint = hints[name]
+        if dataclasses.is_dataclass(hint):
+            if not isinstance(value, dict):
+                raise ValueError(f"config section {prefix}{name} must be a mapping")
+            values[name] = _build(hint, value, prefix=f"{prefix}{name}.")
+        else:
+            values[name] = _coerce(value, hint, f"{prefix}{name}")
+    return cls(**values)
+
+
+def _coerce(value: Any, hint: Any, key: str) -> Any:
+    """Check (and gently convert: '1e-5' -> float) a value against its field's type."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        return _coerce(value, next(a for a in args if a is not type(None)), key)
+    if origin is Literal:
+        if value not in args:
+            raise ValueError(f"{key} must be one of {list(args)}, got {value!r}")
+        return value
+    if origin is list:
+        if not isinstance(value, list):
+            raise ValueError(f"{key} must be a list, got {value!r}")
+        return [_coerce(v, args[0], key) for v in value]
+    try:
+        if hint is bool:
+            if not isinstance(value, bool):
+                raise TypeError
+            return value
+        if hint is int:
+            if isinstance(value, bool) or float(value) != int(float(value)):
+                raise TypeError
+            return int(float(value))
+        if hint is float:
+            if isinstance(value, bool):
+                raise TypeError
+            return float(value)
+        if hint is str:
+            if not isinstance(value, str | int | float) or isinstance(value, bool):
+                raise TypeError
+            return str(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{key} must be of type {hint.__name__}, got {value!r}") from None
+    raise ValueError(f"{key}: unsupported config type {hint}")

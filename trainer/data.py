@@ -1,0 +1,114 @@
+"""Prompts: JSONL datasets or the built-in synthetic task, chat-templated and tokenized.
+
+A record is `{"prompt": str | [chat messages], "answer": "..."}` (math, scored by the verifier's
+math checker) or `{"prompt": ..., "tests": {...}, "language": "python"}` (code, scored in the
+verifier's sandbox). Prompts are addressed by a global *slot* number: slot s is record
+perm_e[s mod N] of epoch e = s // N, so the data position of a run is a single integer that a
+checkpoint can store and a resumed run can continue from.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from verifier.schemas import CodeItem, MathItem
+
+
+@dataclass(frozen=True)
+class Prompt:
+    text: str  # what the policy sees, chat template applied
+    token_ids: list[int]
+    answer: str | None = None
+    tests: dict[str, Any] | None = None
+    language: str = "python"
+
+    def reward_item(self, completion: str) -> MathItem | CodeItem:
+        """The verifier item that scores `completion` for this prompt."""
+        if self.tests is not None:
+            return CodeItem(response=completion, tests=self.tests, language=self.language)
+        return MathItem(response=completion, answer=self.answer)
+
+
+def synthetic_addition(max_operand: int) -> list[dict[str, Any]]:
+    """Every `a+b=` with 0 <= a, b <= max_operand: a math task whose answers the verifier checks.
+
+    Small enough for a tiny model to learn in minutes on a CPU, hard enough that it must learn
+    (a format-only model guesses right about one time in 2 * max_operand).
+    """
+    return [{"prompt": f"{a}+{b}=", "answer": str(a + b)}
+            for a in range(max_operand + 1) for b in range(max_operand + 1)]
+
+
+def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
+    """Load and validate prompt records; a bad line is reported with its number."""
+    records = []
+    with open(path, encoding="utf-8") as lines:
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise ValueError(f"{path}:{number}: not JSON ({err})") from None
+            if not isinstance(record, dict) or "prompt" not in record:
+                raise ValueError(f"{path}:{number}: a record needs a 'prompt'")
+            if ("answer" in record) == ("tests" in record):
+                raise ValueError(f"{path}:{number}: a record needs exactly one of "
+                                 "'answer' (math) or 'tests' (code)")
+            records.append(record)
+    if not records:
+        raise ValueError(f"{path}: no records")
+    return records
+
+
+class PromptSource:
+    """Slot-addressed, epoch-shuffled, tokenized prompts."""
+
+    def __init__(self, records: list[dict[str, Any]], tokenizer: Any, *, chat_template: bool,
+                 system_prompt: str = "", prompt_suffix: str = "", seed: int = 0) -> None:
+        self.records = records
+        self.tokenizer = tokenizer
+        self.use_template = chat_template and bool(getattr(tokenizer, "chat_template", None))
+        self.system_prompt = system_prompt
+        self.prompt_suffix = prompt_suffix
+        self.seed = seed
+        self._orders: dict[int, list[int]] = {}
+
+    def __getitem__(self, slot: int) -> Prompt:
+        epoch, offset = divmod(slot, len(self.records))
+        if epoch not in self._orders:
+            order = list(range(len(self.records)))
+            random.Random(self.seed * 1_000_003 + epoch).shuffle(order)
+            self._orders = {epoch: order}  # only the current epoch is ever needed
+        record = self.records[self._orders[epoch][offset]]
+        text = self.render(record["prompt"])
+        token_ids = self.tokenizer(text, add_special_tokens=not self.use_template)["input_ids"]
+        answer = record.get("answer")
+        return Prompt(text=text, token_ids=token_ids,
+                      answer=None if answer is None else str(answer),
+                      tests=record.get("tests"), language=record.get("language", "python"))
+
+    def render(self, prompt: str | list[dict[str, str]]) -> str:
+        messages = prompt if isinstance(prompt, list) else [
+            {"role": "user", "content": prompt + self.prompt_suffix}]
+        if not self.use_template:
+            return "".join(m["content"] for m in messages)
+        if self.system_prompt and messages[0].get("role") != "system":
+            messages = [{"role": "system", "content": self.system_prompt}, *messages]
+        return self.tokenizer.apply_chat_template(messages, tokenize=False,
+                                                  add_generation_prompt=True)
+
+
+def build_prompt_source(data: Any, tokenizer: Any) -> PromptSource:
+    """From the `data` section of the config."""
+    if data.source == "synthetic":
+        records = synthetic_addition(data.synthetic_max_operand)
+    else:
+        records = read_jsonl(data.source)
+    return PromptSource(records, tokenizer, chat_template=data.chat_template,
+                        system_prompt=data.system_prompt, prompt_suffix=data.prompt_suffix,
+                        seed=data.seed)

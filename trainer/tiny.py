@@ -1,0 +1,90 @@
+"""A tiny causal LM and a character-level tokenizer, built locally (no model hub).
+
+Used by the demo and the tests. The model is a real Llama-architecture transformer, so every
+engine (transformers, vLLM) treats it exactly like a hub model; head_dim is 64 because vLLM's
+CPU attention kernels need at least that.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import torch
+from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, processors
+from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+SPECIAL_TOKENS = ["<pad>", "<s>", "</s>"]
+# Just what arithmetic prompts need: every extra symbol is a place for probability mass to leak
+# to when RL pushes down wrong answers, which stalls a tiny model's learning.
+ALPHABET = "0123456789+-*=() "
+
+
+def build_char_tokenizer() -> PreTrainedTokenizerFast:
+    """One token per character (unknown characters become <pad>; the tasks here never have any)."""
+    vocab = {token: i for i, token in enumerate(SPECIAL_TOKENS + list(dict.fromkeys(ALPHABET)))}
+    core = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<pad>"))
+    core.pre_tokenizer = pre_tokenizers.Split(Regex("."), behavior="isolated")
+    core.decoder = decoders.Fuse()
+    core.post_processor = processors.TemplateProcessing(  # a BOS in front, like Llama
+        single="<s> $A", special_tokens=[("<s>", vocab["<s>"])])
+    return PreTrainedTokenizerFast(tokenizer_object=core, pad_token="<pad>", bos_token="<s>",
+                                   eos_token="</s>", unk_token="<pad>")
+
+
+def build_tiny_model(tokenizer: PreTrainedTokenizerFast, *, hidden: int = 128, layers: int = 2,
+                     heads: int = 2, seed: int = 0) -> LlamaForCausalLM:
+    """A randomly initialised Llama with `hidden / heads` = 64-wide heads."""
+    torch.manual_seed(seed)
+    config = LlamaConfig(
+        vocab_size=len(tokenizer), hidden_size=hidden, intermediate_size=hidden * 2,
+        num_hidden_layers=layers, num_attention_heads=heads, num_key_value_heads=heads,
+        head_dim=hidden // heads, max_position_embeddings=256, tie_word_embeddings=True,
+        bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    return LlamaForCausalLM(config)
+
+
+def save_model(model: LlamaForCausalLM, tokenizer: PreTrainedTokenizerFast, path: Path) -> Path:
+    """Write model + tokenizer as a normal HF directory (what vLLM and from_pretrained read)."""
+    path.mkdir(parents=True, exist_ok=True)
+    model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+def format_warmup(model: LlamaForCausalLM, tokenizer: PreTrainedTokenizerFast,
+                  records: list[dict], *, steps: int, correct_fraction: float = 0.0,
+                  seed: int = 0, lr: float = 3e-3, batch_size: int = 64) -> None:
+    """Supervised warm-up of a fresh tiny model: the answer *format*, and a weak prior.
+
+    A target is the record's answer with probability `correct_fraction`, else an answer drawn
+    at random from the task's answer set. At 0 the model learns only to emit a well-formed
+    answer and stop, at chance accuracy; a small fraction plays the part of a pretrained base
+    model that is right only now and then (as RLVR starts from), which RL then sharpens.
+    """
+    rng = random.Random(seed)
+    answers = sorted({str(r["answer"]) for r in records})
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr)
+    model.train()
+    for _ in range(steps):
+        rows, labels = [], []
+        for record in rng.choices(records, k=batch_size):
+            prompt = tokenizer(record["prompt"])["input_ids"]
+            answer = (str(record["answer"]) if rng.random() < correct_fraction
+                      else rng.choice(answers))
+            target = tokenizer(answer, add_special_tokens=False)["input_ids"]
+            rows.append(prompt + target + [tokenizer.eos_token_id])
+            labels.append([-100] * len(prompt) + target + [tokenizer.eos_token_id])
+        width = max(len(r) for r in rows)
+        loss = model(input_ids=_right_pad(rows, tokenizer.pad_token_id, width),
+                     attention_mask=_right_pad([[1] * len(r) for r in rows], 0, width),
+                     labels=_right_pad(labels, -100, width)).loss
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+
+
+def _right_pad(rows: list[list[int]], value: int, width: int) -> torch.Tensor:
+    return torch.tensor([row + [value] * (width - len(row)) for row in rows])

