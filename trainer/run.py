@@ -17,6 +17,7 @@ from typing import Any
 import torch
 import yaml
 from transformers import AutoModelForCausalLM, AutoTokenizer
+from transformers.utils import logging as transformers_logging
 
 from rl_client import AsyncVerifierClient
 from trainer.algorithm import loss_settings
@@ -30,6 +31,9 @@ from trainer.pipeline import Pipeline
 from trainer.rewards import VerifierRewarder, embedded_verifier
 
 BASE_MODEL_DIR = "base_model"
+
+# Checkpoints are saved every few steps; a progress bar per save would drown the run's own.
+transformers_logging.disable_progress_bar()
 
 
 def train(config: Config) -> Path:
