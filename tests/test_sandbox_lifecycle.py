@@ -1,0 +1,137 @@
+"""The jail's life: framing, lazy start, restart after death, per-process jails in worker pools,
+teardown without orphans, and infra errors (reward None) when no jail can run."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing import get_context
+
+import pytest
+
+from verifier.code import run_code_items
+from verifier.sandbox import protocol
+from verifier.sandbox.backend import get_backend
+from verifier.schemas import CodeItem
+
+needs_jail = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+ITEM = CodeItem(language="python", response="print(int(input()) + 1)",
+                tests={"type": "stdio", "cases": [{"input": "41\n", "output": "42\n"}]})
+
+
+def test_framing_round_trip_and_errors():
+    read_fd, write_fd = os.pipe()
+    protocol.write_message(write_fd, {"op": "run", "n": 1}, {"a": b"\x00\x01", "b": b""})
+    header, blobs = protocol.read_message(read_fd, timeout_s=5)
+    assert header == {"op": "run", "n": 1} and blobs == {"a": b"\x00\x01", "b": b""}
+    with pytest.raises(protocol.ProtocolError, match="timed out"):
+        protocol.read_message(read_fd, timeout_s=0.05)
+    os.write(write_fd, b"\x00\x00\x00\x05{bad}")
+    with pytest.raises(protocol.ProtocolError, match="malformed"):
+        protocol.read_message(read_fd, timeout_s=5)
+    os.close(write_fd)
+    with pytest.raises(protocol.ProtocolError, match="closed"):
+        protocol.read_message(read_fd, timeout_s=5)
+    os.close(read_fd)
+
+
+@needs_jail
+def test_a_dead_jail_is_replaced():
+    assert run_code_items([ITEM])[0].status.value == "correct"
+    client = get_backend()._client
+    os.killpg(client.process.pid, signal.SIGKILL)
+    client.process.wait()
+    assert run_code_items([ITEM])[0].status.value == "correct"
+    assert get_backend()._client is not client
+
+
+def _score_in_worker(_: int) -> tuple[str, int]:
+    return run_code_items([ITEM])[0].status.value, os.getpid()
+
+
+@needs_jail
+def test_spawned_pool_workers_each_run_their_own_jail():
+    with ProcessPoolExecutor(2, mp_context=get_context("spawn")) as pool:
+        outcomes = list(pool.map(_score_in_worker, range(6)))
+    assert {status for status, _ in outcomes} == {"correct"}
+
+
+@needs_jail
+def test_forked_child_does_not_reuse_the_parents_jail():
+    assert run_code_items([ITEM])[0].status.value == "correct"
+    parent_backend = get_backend()
+    with ProcessPoolExecutor(1, mp_context=get_context("fork")) as pool:
+        assert pool.submit(_score_in_worker, 0).result()[0] == "correct"
+    assert get_backend() is parent_backend
+    assert run_code_items([ITEM])[0].status.value == "correct"
+
+
+@needs_jail
+def test_exit_leaves_no_processes_behind():
+    script = textwrap.dedent("""
+        import os
+        from verifier.code import run_code_items
+        from verifier.schemas import CodeItem
+        item = CodeItem(language="python", response="import time\\ntime.sleep(30)",
+                        limits={"time_s": 5}, tests={"type": "stdio", "cases": [{"output": ""}]})
+        print(os.getpid(), flush=True)
+        run_code_items([item])
+    """)
+    worker = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                              cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    pid = int(worker.stdout.readline())
+    jail_uid = int(os.environ.get("VERIFIER_SANDBOX_UID_BASE", "200000")) + pid
+    time.sleep(1.5)  # the hostile program is running in the jail now
+    assert _processes_of(jail_uid), "the jail should be running"
+    worker.kill()  # the worker dies abruptly: no atexit, no cleanup code
+    worker.wait()
+    deadline = time.monotonic() + 10
+    while _processes_of(jail_uid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_of(jail_uid) == []
+    # The killed worker could not remove its memory cgroup; the next jail made here does.
+    backend = get_backend()
+    backend.close()
+    assert run_code_items([ITEM])[0].status.value == "correct"
+    if backend._cgroup is not None:
+        abandoned = os.path.join(os.path.dirname(backend._cgroup.path), f"verifier-jail-{pid}")
+        assert not os.path.exists(abandoned)
+
+
+def _processes_of(uid: int) -> list[int]:
+    pids = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/status") as status:
+                text = status.read()
+        except OSError:
+            continue
+        if f"\nUid:\t{uid}\t" in text and "\nState:\tZ" not in text:
+            pids.append(int(pid))
+    return pids
+
+
+def test_no_jail_means_infra_error_with_no_reward(monkeypatch):
+    monkeypatch.setenv("VERIFIER_SANDBOX", "no-such-backend")
+    result = run_code_items([ITEM])[0]
+    assert result.status.value == "infra_error" and result.reward is None
+    assert "VERIFIER_SANDBOX" in result.detail["error"]
+
+
+@needs_jail
+def test_docker_backend_is_selected_by_configuration(monkeypatch):
+    # Without a Docker engine (or its runner images) this is a clean infra error, never a crash;
+    # with them, the item is scored like on the default backend.
+    monkeypatch.setenv("VERIFIER_SANDBOX", "docker")
+    result = run_code_items([ITEM])[0]
+    assert (result.status.value, result.reward) in (("correct", 1.0), ("infra_error", None))
+    if result.status.value == "infra_error":
+        assert result.detail["error"]
+    monkeypatch.setenv("VERIFIER_SANDBOX", "bubblewrap")
+    assert run_code_items([ITEM])[0].status.value == "correct"

@@ -1,0 +1,14 @@
+"""The sandbox: a jail per worker slot that runs hostile code (see backend.py, supervisor.py)."""
+
+from verifier.sandbox.backend import (
+    ArtefactStore,
+    RunOutcome,
+    RunRequest,
+    SandboxBackend,
+    SandboxLimits,
+    SandboxUnavailable,
+    get_backend,
+)
+
+__all__ = ["ArtefactStore", "RunOutcome", "RunRequest", "SandboxBackend", "SandboxLimits",
+           "SandboxUnavailable", "get_backend"]

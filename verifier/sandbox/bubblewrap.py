@@ -1,0 +1,301 @@
+"""The bubblewrap backend (the default): one long-lived jail per worker slot.
+
+The jail is `bwrap` with every namespace unshared (user, PID, network: no interface but an
+isolated loopback; IPC, UTS, cgroup), user namespaces disabled inside, a read-only view of /usr,
+of the few /etc files the toolchains need and of the toolchain directories, a read-only root and
+/dev, a tmpfs /tmp, a cleared environment, and `--die-with-parent`. Inside runs the supervisor
+(`supervisor.py`), which gives every run its own namespaces and work directory. As root, the jail
+is started from an unprivileged uid (`launch.py`), so its processes are never root to the kernel,
+and, where the host allows, inside a memory cgroup of its own (`cgroup.py`) that bounds each run
+as a whole.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+import glob
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass
+
+from verifier.sandbox import protocol
+from verifier.sandbox.backend import (
+    JAIL_ENV,
+    JAIL_HARNESS,
+    JAIL_PYTHON_FLAGS,
+    RunOutcome,
+    RunRequest,
+    SandboxUnavailable,
+)
+from verifier.sandbox.cgroup import JailCgroup
+
+HARNESS_DIR = os.path.dirname(os.path.abspath(__file__))
+JAIL_RUST = "/opt/toolchains/rust"
+SYSTEM_PREFIXES = ("/usr/",)
+ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives")
+STARTUP_TIMEOUT_S = 60.0
+REPLY_GRACE_S = 30.0
+# The stack limit equals the runs' (languages.stack_mb): glibc fixes the default thread stack at
+# process start, so the warm interpreter must start with the same one a cold run gets.
+JAIL_RLIMITS = {"RLIMIT_NPROC": 4096, "RLIMIT_NOFILE": 4096, "RLIMIT_CORE": 0,
+                "RLIMIT_STACK": 64 * 1024 * 1024}
+
+
+@dataclass(frozen=True)
+class HostTool:
+    """A toolchain executable: its path in the jail and the host directories it needs there."""
+
+    jail_path: str
+    mounts: tuple[tuple[str, str], ...] = ()
+
+
+def _search_path() -> str:
+    extra = ["/usr/local/bin", "/usr/bin", "/bin", os.path.expanduser("~/.cargo/bin")]
+    return os.pathsep.join([os.environ.get("PATH", ""), *extra])
+
+
+def _which(name: str) -> str | None:
+    found = shutil.which(name, path=_search_path())
+    return os.path.realpath(found) if found else None
+
+
+def _tool_at(real_path: str, prefix_levels: int = 2) -> HostTool:
+    """Outside /usr, the tool's installation prefix is bound at the same path in the jail."""
+    if real_path.startswith(SYSTEM_PREFIXES):
+        return HostTool(real_path)
+    prefix = real_path
+    for _ in range(prefix_levels):
+        prefix = os.path.dirname(prefix)
+    return HostTool(real_path, ((prefix, prefix),))
+
+
+def _jail_python() -> str | None:
+    for candidate in (os.environ.get("VERIFIER_JAIL_PYTHON"), "/usr/bin/python3"):
+        if candidate and os.access(candidate, os.X_OK):
+            return os.path.realpath(candidate)
+    return None
+
+
+def _rust_tool() -> HostTool | None:
+    rustc = shutil.which("rustc", path=_search_path())  # not resolved: rustup's proxy needs argv[0]
+    if rustc is None:
+        return None
+    try:
+        sysroot = subprocess.run(
+            [rustc, "--print", "sysroot"], capture_output=True, text=True, timeout=30,
+            env={**os.environ, "PATH": _search_path()}, check=True).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return None
+    if not os.path.isfile(os.path.join(sysroot, "bin", "rustc")):
+        return None
+    if sysroot.startswith(SYSTEM_PREFIXES):
+        return HostTool(os.path.join(sysroot, "bin", "rustc"))
+    return HostTool(f"{JAIL_RUST}/bin/rustc", ((os.path.realpath(sysroot), JAIL_RUST),))
+
+
+@functools.lru_cache(maxsize=1)
+def discover_tools() -> dict[str, HostTool]:
+    """The toolchains present on this host, as the jail will see them."""
+    tools: dict[str, HostTool] = {}
+    python = _jail_python()
+    if python:
+        tools["python"] = _tool_at(python)
+    for name in ("gcc", "g++", "node", "bash"):
+        path = _which(name) or (_which("nodejs") if name == "node" else None)
+        if path:
+            tools[name] = _tool_at(path)
+    javac = _which("javac")
+    if javac:
+        java_home = os.path.dirname(os.path.dirname(javac))
+        tools["javac"] = _tool_at(javac)
+        if os.access(os.path.join(java_home, "bin", "java"), os.X_OK):
+            tools["java"] = _tool_at(os.path.join(java_home, "bin", "java"))
+    rust = _rust_tool()
+    if rust:
+        tools["rustc"] = rust
+    return tools
+
+
+def _root_binds() -> list[str]:
+    """/usr, the merged-/usr symlinks or directories, and the /etc files toolchains read."""
+    args = ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        path = f"/{name}"
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for path in (*ETC_FILES, *sorted(glob.glob("/etc/java-*"))):
+        if os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    return args
+
+
+def _outer_uid() -> int | None:
+    """As root, the unprivileged uid this slot's jail runs as (distinct per worker process)."""
+    if os.geteuid() != 0:
+        return None
+    base = int(os.environ.get("VERIFIER_SANDBOX_UID_BASE", "200000"))
+    return base + os.getpid()
+
+
+def build_launch(tools: dict[str, HostTool], cgroup: JailCgroup | None = None
+                 ) -> tuple[list[str], dict]:
+    """The launcher command and its spec: staging (as root), uid, rlimits, the bwrap argv, and
+    the memory cgroup to enter (then the jail is shielded from the OOM killer, runs are not)."""
+    python = tools.get("python")
+    if python is None:
+        raise SandboxUnavailable("no Python for the jail: /usr/bin/python3 or VERIFIER_JAIL_PYTHON")
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise SandboxUnavailable("bubblewrap is not installed (apt-get install bubblewrap)")
+    uid = _outer_uid()
+    mounts = {HARNESS_DIR: JAIL_HARNESS}
+    for tool in tools.values():
+        mounts.update(dict(tool.mounts))
+    stage: dict[str, str] = {}
+    binds: list[str] = []
+    for index, (source, target) in enumerate(sorted(mounts.items())):
+        if uid is not None:  # as root: bind from the staging area the unprivileged uid can reach
+            stage[f"m{index}"] = source
+            source = f"/tmp/m{index}"
+        binds += ["--ro-bind", source, target]
+    argv = [bwrap, "--unshare-all", "--unshare-user", "--uid", "1000", "--gid", "1000",
+            "--disable-userns", "--die-with-parent", "--new-session", "--hostname", "sandbox",
+            "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", "--clearenv"]
+    for key, value in JAIL_ENV.items():
+        argv += ["--setenv", key, value]
+    argv += _root_binds() + binds
+    argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev", "--tmpfs", "/tmp",
+             "--remount-ro", "/", "--chdir", "/tmp", "--",
+             python.jail_path, *JAIL_PYTHON_FLAGS, f"{JAIL_HARNESS}/supervisor.py"]
+    spec = {"argv": argv, "uid": uid, "stage": stage, "rlimits": JAIL_RLIMITS,
+            "cgroup_procs": cgroup.procs_file if cgroup else None,
+            "oom_score_adj": -1000 if cgroup else None}
+    launcher = [sys.executable, "-s", "-S", "-B", os.path.join(HARNESS_DIR, "launch.py"),
+                json.dumps(spec)]
+    return launcher, spec
+
+
+class SupervisorClient:
+    """One running jail: the bwrap process and the framed channel to its supervisor."""
+
+    def __init__(self, command: list[str]) -> None:
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (lives as long as the jail)
+        self.process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        stderr=self._stderr, close_fds=True,
+                                        start_new_session=True)
+        try:
+            hello, _ = protocol.read_message(self.process.stdout.fileno(), STARTUP_TIMEOUT_S)
+        except protocol.ProtocolError as exc:
+            detail = self.stderr_text()
+            self.close()
+            raise SandboxUnavailable(f"the jail did not start: {exc}: {detail}") from exc
+        self.python_version = hello.get("python")
+
+    def stderr_text(self) -> str:
+        self._stderr.seek(0)
+        return self._stderr.read()[-2000:].decode(errors="replace").strip()
+
+    def request(self, header: dict, blobs: dict[str, bytes], timeout_s: float
+                ) -> tuple[dict, dict[str, bytes]]:
+        try:
+            protocol.write_message(self.process.stdin.fileno(), header, blobs)
+        except OSError as exc:
+            raise protocol.ProtocolError(f"the jail is gone: {exc}") from exc
+        return protocol.read_message(self.process.stdout.fileno(), timeout_s)
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def close(self) -> None:
+        """End the jail: EOF tells the supervisor to exit; then the process group is killed."""
+        for stream in (self.process.stdin, self.process.stdout):
+            with contextlib.suppress(OSError):
+                stream.close()
+        try:
+            self.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait()
+        self._stderr.close()
+
+
+class BubblewrapBackend:
+    """SandboxBackend on bubblewrap; the jail starts lazily and restarts if it dies."""
+
+    name = "bubblewrap"
+    supports_sessions = True
+
+    def __init__(self) -> None:
+        self._client: SupervisorClient | None = None
+        self._cgroup: JailCgroup | None = None
+        self._cgroup_tried = False
+        self._lock = threading.Lock()
+
+    def tools(self) -> dict[str, str]:
+        return {name: tool.jail_path for name, tool in discover_tools().items()}
+
+    def _jail(self) -> SupervisorClient:
+        if self._client is not None and not self._client.alive():
+            self._client.close()
+            self._client = None
+        if self._client is None:
+            if not self._cgroup_tried and os.environ.get("VERIFIER_SANDBOX_CGROUP", "1") != "0":
+                self._cgroup_tried = True
+                self._cgroup = JailCgroup.create("verifier-jail-")
+            launcher, _ = build_launch(discover_tools(), self._cgroup)
+            self._client = SupervisorClient(launcher)
+        return self._client
+
+    def run(self, request: RunRequest) -> RunOutcome:
+        timeout = request.limits.wall_s + REPLY_GRACE_S
+        with self._lock:
+            failure = ""
+            for _attempt in range(2):  # a jail that died under us gets one fresh retry
+                try:
+                    client = self._jail()
+                    measured = self._cgroup is not None and request.limits.memory_bytes
+                    if measured:
+                        self._cgroup.begin_run(request.limits.memory_bytes)
+                    header, blobs = client.request(request.header(), request.blobs(), timeout)
+                    outcome = RunOutcome.from_reply(header, blobs)
+                    if measured:
+                        peak, outcome.oom_killed = self._cgroup.end_run()
+                        outcome.memory_peak_kb = None if peak is None else peak // 1024
+                    return outcome
+                except SandboxUnavailable as exc:
+                    return RunOutcome(error=str(exc))
+                except (protocol.ProtocolError, OSError) as exc:
+                    failure = f"{exc}; {self._client.stderr_text() if self._client else ''}"
+                    self._discard()
+            return RunOutcome(error=f"the jail failed twice: {failure}")
+
+    def end_session(self) -> None:
+        """Release a runner kept by `keep_runner` (after the submission's last run, or early)."""
+        with self._lock:
+            if self._client is None or not self._client.alive():
+                return
+            try:
+                self._client.request({"op": "end"}, {}, REPLY_GRACE_S)
+            except protocol.ProtocolError:
+                self._discard()
+
+    def _discard(self) -> None:
+        if self._client is not None:
+            self._client.close()
+            self._client = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._discard()
+            if self._cgroup is not None:
+                self._cgroup.remove()
+                self._cgroup, self._cgroup_tried = None, False

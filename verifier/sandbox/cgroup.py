@@ -1,0 +1,156 @@
+"""A memory cgroup around one jail, where the host lets the worker make one (standard library).
+
+rlimits bound each process; the cgroup bounds a run as a whole (a fork bomb whose processes each
+stay under RLIMIT_AS), charges files written to tmpfs, measures the run's true peak (rather than
+a forked interpreter's resident pages), and turns an OOM kill into a clear `memory_limit`.
+
+Before each run the limit becomes the memory in use (supervisor, prepared runner, artefact
+cache) plus the run's budget, and the peak counter is reset; after it, the peak above that
+baseline and whether the OOM killer fired are read back. Works with cgroup v1 (a writable
+memory hierarchy, as on this project's machines) and v2 (where the memory controller is
+delegated); anywhere else the jail runs without one and rlimits alone apply.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import time
+
+
+class JailCgroup:
+    """One cgroup directory and the files that differ between v1 and v2."""
+
+    def __init__(self, path: str, version: int) -> None:
+        self.path = path
+        self.version = version
+        names = ({"limit": "memory.limit_in_bytes", "usage": "memory.usage_in_bytes",
+                  "peak": "memory.max_usage_in_bytes", "events": "memory.oom_control"}
+                 if version == 1 else
+                 {"limit": "memory.max", "usage": "memory.current", "peak": "memory.peak",
+                  "events": "memory.events"})
+        self._files = {key: os.path.join(path, name) for key, name in names.items()}
+        self._baseline = 0
+        self._oom_kills = 0
+        self._peak_fd: int | None = None
+
+    @property
+    def procs_file(self) -> str:
+        return os.path.join(self.path, "cgroup.procs")
+
+    @classmethod
+    def create(cls, prefix: str) -> JailCgroup | None:
+        """A cgroup `<prefix><pid>` below this process's memory cgroup, or None.
+
+        Those of workers that died without cleaning up (killed) are removed on the way.
+        """
+        for version, parent in _parents():
+            _remove_abandoned(parent, prefix)
+            path = os.path.join(parent, f"{prefix}{os.getpid()}")
+            try:
+                os.mkdir(path, 0o755)
+            except FileExistsError:
+                pass
+            except OSError:
+                continue
+            group = cls(path, version)
+            try:
+                group._read("usage")
+                group._write("limit", "max" if version == 2 else "-1")
+                return group
+            except (OSError, ValueError):
+                group.remove()
+        return None
+
+    def _read(self, key: str) -> int:
+        with open(self._files[key]) as handle:
+            return int(handle.read().split()[0])
+
+    def _write(self, key: str, value: str) -> None:
+        with open(self._files[key], "w") as handle:
+            handle.write(value)
+
+    def _oom_kill_count(self) -> int:
+        with open(self._files["events"]) as handle:
+            found = re.search(r"^oom_kill (\d+)$", handle.read(), re.M)
+        return int(found.group(1)) if found else 0
+
+    def begin_run(self, budget_bytes: int) -> None:
+        """Allow `budget_bytes` above what the jail holds now; start measuring the peak."""
+        self._baseline = self._read("usage")
+        self._oom_kills = self._oom_kill_count()
+        self._write("limit", str(self._baseline + budget_bytes))
+        if self.version == 1:
+            self._write("peak", "0")
+        else:  # v2 resets the peak per open file, so this descriptor is the one read later
+            self._close_peak()
+            with contextlib.suppress(OSError):
+                self._peak_fd = os.open(self._files["peak"], os.O_RDWR)
+                os.write(self._peak_fd, b"reset")
+
+    def end_run(self) -> tuple[int | None, bool]:
+        """(peak bytes above the baseline, whether the OOM killer fired during the run)."""
+        peak: int | None
+        if self.version == 1:
+            peak = self._read("peak")
+        elif self._peak_fd is not None:
+            peak = int(os.pread(self._peak_fd, 64, 0).split()[0])
+        else:
+            peak = None
+        oom_killed = self._oom_kill_count() > self._oom_kills
+        return (None if peak is None else max(0, peak - self._baseline)), oom_killed
+
+    def _close_peak(self) -> None:
+        if self._peak_fd is not None:
+            os.close(self._peak_fd)
+            self._peak_fd = None
+
+    def remove(self) -> None:
+        """Delete the cgroup once its processes are gone (they may take a moment to exit)."""
+        self._close_peak()
+        deadline = time.monotonic() + 5
+        while True:
+            try:
+                os.rmdir(self.path)
+                return
+            except FileNotFoundError:
+                return
+            except OSError:
+                if time.monotonic() > deadline:
+                    return
+                time.sleep(0.05)
+
+
+def _remove_abandoned(parent: str, prefix: str) -> None:
+    """rmdir the cgroups of worker processes that no longer exist (non-empty ones stay)."""
+    with contextlib.suppress(OSError):
+        for entry in os.listdir(parent):
+            pid = entry[len(prefix):]
+            if entry.startswith(prefix) and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+                with contextlib.suppress(OSError):
+                    os.rmdir(os.path.join(parent, entry))
+
+
+def _parents() -> list[tuple[int, str]]:
+    """Where this process may create memory cgroups: (version, directory), best first."""
+    try:
+        with open("/proc/self/cgroup") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return []
+    found = []
+    for line in lines:
+        _, controllers, relative = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            found.append((1, os.path.join("/sys/fs/cgroup/memory", relative.lstrip("/"))))
+        elif controllers == "" and os.path.exists("/sys/fs/cgroup/cgroup.controllers"):
+            parent = os.path.join("/sys/fs/cgroup", relative.lstrip("/"))
+            try:
+                with open(os.path.join(parent, "cgroup.subtree_control")) as handle:
+                    delegated = "memory" in handle.read().split()
+            except OSError:
+                delegated = False
+            if delegated:
+                found.append((2, parent))
+    return found

@@ -1,0 +1,73 @@
+"""Message framing between the worker and the supervisor inside the jail.
+
+Standard library only: this file is also imported inside the jail by the supervisor. A message
+is a 4-byte big-endian length, a JSON header, then the raw bytes of each blob the header names
+(`"blobs": [[name, length], ...]`). Payloads (code, stdin, stdout) travel as raw bytes, never
+base64, and the receiver never unpickles anything.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import struct
+import time
+
+MAX_HEADER_BYTES = 16 * 1024 * 1024
+MAX_BLOB_BYTES = 256 * 1024 * 1024
+_LENGTH = struct.Struct(">I")
+
+
+class ProtocolError(Exception):
+    """The peer sent something malformed, closed the channel, or did not answer in time."""
+
+
+def encode_message(header: dict, blobs: dict[str, bytes] | None = None) -> bytes:
+    """Serialise one message; `blobs` keeps its insertion order on the wire."""
+    blobs = blobs or {}
+    header = {**header, "blobs": [[name, len(data)] for name, data in blobs.items()]}
+    raw = json.dumps(header, separators=(",", ":")).encode()
+    return b"".join([_LENGTH.pack(len(raw)), raw, *blobs.values()])
+
+
+def write_message(fd: int, header: dict, blobs: dict[str, bytes] | None = None) -> None:
+    view = memoryview(encode_message(header, blobs))
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
+    chunks: list[bytes] = []
+    remaining = size
+    while remaining:
+        if deadline is not None:
+            wait = deadline - time.monotonic()
+            if wait <= 0 or not select.select([fd], [], [], wait)[0]:
+                raise ProtocolError("timed out waiting for the peer")
+        chunk = os.read(fd, min(remaining, 1 << 20))
+        if not chunk:
+            raise ProtocolError("the peer closed the channel")
+        chunks.append(chunk)
+        remaining -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_message(fd: int, timeout_s: float | None = None) -> tuple[dict, dict[str, bytes]]:
+    """Read one message; raises ProtocolError on EOF, timeout or a malformed frame."""
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    (length,) = _LENGTH.unpack(_read_exact(fd, _LENGTH.size, deadline))
+    if length > MAX_HEADER_BYTES:
+        raise ProtocolError(f"header of {length} bytes is over the limit")
+    try:
+        header = json.loads(_read_exact(fd, length, deadline))
+        layout = header.pop("blobs")
+    except (ValueError, KeyError) as exc:
+        raise ProtocolError(f"malformed header: {exc}") from exc
+    blobs: dict[str, bytes] = {}
+    for name, size in layout:
+        if not isinstance(size, int) or not 0 <= size <= MAX_BLOB_BYTES:
+            raise ProtocolError(f"blob {name!r} has an invalid size")
+        blobs[str(name)] = _read_exact(fd, size, deadline)
+    return header, blobs

@@ -1,0 +1,718 @@
+"""The supervisor: the trusted process inside the jail, one per worker slot.
+
+Standard library only; started by the host with the jail's own Python (`python3 -s -S`). It
+runs as uid 1000 of the jail's user namespace, holding CAP_SYS_ADMIN and CAP_SETPCAP *there*
+only (bubblewrap gave the jail no other privilege, and user namespaces are disabled inside). It
+never runs submitted code itself, and it stays off the path of a run:
+
+    supervisor ── runner: PID 1 of a new PID namespace, with new mount and IPC namespaces, a
+                  │       fresh tmpfs /tmp (the work directory) and /dev/shm, a private or hidden
+                  │       /proc, prepared *before* its request arrives. It takes the worker's
+                  │       next request from the channel itself, runs it, reads the program's
+                  │       pipes with caps, enforces the wall clock, kills every process left in
+                  │       the namespace (double-forked daemons included), answers the worker
+                  │       directly, and exits. The supervisor meanwhile prepares the next one.
+                  └─ program: rlimits, every capability dropped for good (bounding set,
+                              securebits, no_new_privs), the run's own environment, then exec,
+                              or (warm Python) the harness runs in this forked interpreter.
+
+So a run costs one fork (and, unless warm Python, one exec). The program cannot signal the
+runner (PID 1 ignores what it has no handler for) or trace it (it holds capabilities the program
+lacks, and is not dumpable), cannot see the supervisor (another PID namespace), cannot change
+mounts (no capability), and shares no writable file with any other run: /tmp, /dev/shm and /proc
+are its own, / and /dev are read-only, and the artefact cache is hidden under the fresh /tmp.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import fcntl
+import gc
+import json
+import math
+import os
+import platform
+import resource
+import select
+import signal
+import stat
+import sys
+import time
+import traceback
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+if HERE not in sys.path:
+    sys.path.insert(0, HERE)
+
+import protocol  # noqa: E402
+import pyharness  # noqa: E402
+
+WORKDIR = "/tmp"
+ARTEFACTS = "/tmp/.artefacts"
+CACHE_MAX_BYTES = 512 * 1024 * 1024
+CACHE_MAX_ENTRIES = 256
+STDERR_TAIL_BYTES = 4096
+HOST_LOCK = "/tmp/.host-channel.lock"  # held by the runner reading the worker's channel
+SETUP_FD = 1023  # the program's end of the setup-error pipe; close-on-exec
+RUNNER_GRACE_S = 10.0  # beyond the run's wall limit, before the supervisor gives up on a runner
+DRAIN_S = 2.0  # after the program ended, for the pipes to close once stragglers are killed
+
+CLONE_NEWNS = 0x00020000
+CLONE_NEWIPC = 0x08000000
+CLONE_NEWPID = 0x20000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_REC, MS_PRIVATE = 32, 16384, 1 << 18
+MNT_DETACH = 2
+PR_SET_DUMPABLE, PR_CAPBSET_DROP = 4, 24
+PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 28, 38, 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+# NOROOT, NO_SETUID_FIXUP, NO_CAP_AMBIENT_RAISE and KEEP_CAPS off, each with its lock bit.
+LOCKED_SECUREBITS = 0b1110_1111
+CAPABILITY_VERSION_3 = 0x20080522
+
+_libc = ctypes.CDLL(None, use_errno=True)
+_libc_holding_gil = ctypes.PyDLL(None, use_errno=True)  # for clone(): no GIL release around it
+# clone(2) by architecture; its flags come first everywhere listed (s390 differs: not listed).
+SYS_CLONE = {"x86_64": 56, "aarch64": 220, "riscv64": 220, "ppc64le": 120}.get(
+    platform.machine())
+
+
+def _check(result: int, what: str) -> None:
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+def _mount(source: str | None, target: str, fstype: str | None, flags: int,
+           data: str | None = None) -> None:
+    _check(_libc.mount(source and source.encode(), target.encode(), fstype and fstype.encode(),
+                       ctypes.c_ulong(flags), data and data.encode()), f"mount {target}")
+
+
+def _lock_down_future_privileges() -> None:
+    """In the runner, once: no exec, setuid binary or ambient set can ever grant a capability
+    to it or its children. What it holds now (for its mounts) stays until the program drops it.
+    """
+    _check(_libc.prctl(PR_SET_SECUREBITS, LOCKED_SECUREBITS, 0, 0, 0), "securebits")
+    cap = 0
+    while _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
+        cap += 1
+    _check(_libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "ambient caps")
+    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+
+
+def _drop_privileges() -> None:
+    """In the program: give up the capabilities it inherited; the runner's lock-down (empty
+    bounding set, locked securebits, no_new_privs) keeps them from coming back."""
+    header = (ctypes.c_uint32 * 2)(CAPABILITY_VERSION_3, 0)
+    data = (ctypes.c_uint32 * 6)()
+    _check(_libc.capset(header, data), "capset")
+
+
+def _set_limits(limits: dict) -> None:
+    cpu = max(1, math.ceil(limits["cpu_s"]))
+    pairs = {
+        resource.RLIMIT_CPU: (cpu, cpu + 1),
+        resource.RLIMIT_STACK: (limits["stack_bytes"],) * 2,
+        resource.RLIMIT_NPROC: (limits["nproc"],) * 2,
+        resource.RLIMIT_FSIZE: (limits["fsize_bytes"],) * 2,
+        resource.RLIMIT_NOFILE: (limits["nofile"],) * 2,
+        resource.RLIMIT_CORE: (0, 0),
+        resource.RLIMIT_MEMLOCK: (0, 0),
+        resource.RLIMIT_MSGQUEUE: (0, 0),
+    }
+    if limits.get("as_bytes"):
+        pairs[resource.RLIMIT_AS] = (limits["as_bytes"],) * 2
+    if limits.get("data_bytes"):
+        pairs[resource.RLIMIT_DATA] = (limits["data_bytes"],) * 2
+    for which, value in pairs.items():
+        resource.setrlimit(which, value)
+
+
+# --------------------------------------------------------------------------- artefact cache
+
+
+class ArtefactCache:
+    """The LRU index of compiled artefacts, kept by the supervisor from the runners' notes.
+
+    The artefacts live under the jail's /tmp (hidden from every run by its own /tmp); runners
+    look them up on disk, so a runner prepared before an artefact was stored still finds it.
+    """
+
+    def __init__(self) -> None:
+        os.makedirs(ARTEFACTS, mode=0o700, exist_ok=True)
+        self._sizes: dict[str, int] = {}  # insertion order doubles as LRU order
+
+    def touch(self, key: str) -> None:
+        if key in self._sizes:
+            self._sizes[key] = self._sizes.pop(key)
+
+    def add(self, key: str, size: int) -> None:
+        self._sizes[key] = size
+        while len(self._sizes) > CACHE_MAX_ENTRIES or (
+                sum(self._sizes.values()) > CACHE_MAX_BYTES and len(self._sizes) > 1):
+            oldest = next(iter(self._sizes))
+            del self._sizes[oldest]
+            _remove_tree(os.path.join(ARTEFACTS, oldest))
+
+
+def _remove_tree(path: str) -> None:
+    for root, dirs, files in os.walk(path, topdown=False):
+        for name in files:
+            os.unlink(os.path.join(root, name))
+        for name in dirs:
+            os.rmdir(os.path.join(root, name))
+    if os.path.isdir(path):
+        os.rmdir(path)
+
+
+def _copy_tree(src_fd: int, dst_fd: int, budget: list[int]) -> None:
+    """Copy regular files and directories between two directory fds; skip anything else."""
+    for name in os.listdir(src_fd):
+        info = os.stat(name, dir_fd=src_fd, follow_symlinks=False)
+        if stat.S_ISDIR(info.st_mode):
+            os.mkdir(name, 0o755, dir_fd=dst_fd)
+            sub_src = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=src_fd)
+            sub_dst = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=dst_fd)
+            try:
+                _copy_tree(sub_src, sub_dst, budget)
+            finally:
+                os.close(sub_src)
+                os.close(sub_dst)
+        elif stat.S_ISREG(info.st_mode):
+            budget[0] -= info.st_size
+            if budget[0] < 0:
+                raise OSError("artefacts are larger than the cache allows")
+            src = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=src_fd)
+            dst = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, info.st_mode & 0o755,
+                          dir_fd=dst_fd)
+            try:
+                while os.sendfile(dst, src, None, 1 << 24):
+                    pass
+            finally:
+                os.close(src)
+                os.close(dst)
+
+
+# --------------------------------------------------------------------------- one run
+
+
+class _Pipes:
+    """The program's pipes, made by the runner for each run."""
+
+    def __init__(self, with_channel: bool) -> None:
+        self.out_r, self.out_w = os.pipe()
+        self.err_r, self.err_w = os.pipe()
+        self.setup_r, self.setup_w = os.pipe()
+        self.chan_r, self.chan_w = os.pipe() if with_channel else (-1, -1)
+
+    def read_ends(self) -> list[int]:
+        return [fd for fd in (self.out_r, self.err_r, self.chan_r) if fd >= 0]
+
+    def write_ends(self) -> list[int]:
+        return [fd for fd in (self.out_w, self.err_w, self.chan_w, self.setup_w) if fd >= 0]
+
+
+def _close_all_but(keep: set[int]) -> None:
+    low = 3
+    for fd in sorted(keep):
+        if fd >= low:
+            os.closerange(low, fd)
+            low = fd + 1
+    os.closerange(low, 1 << 16)
+
+
+def _memfd(name: str, data: bytes) -> int:
+    fd = os.memfd_create(name, 0)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _program(spec: dict, blobs: dict[str, bytes], pipes: _Pipes, stdin_fd: int,
+             payload_fd: int) -> None:
+    """Become the submitted program (never returns).
+
+    A failure before exec is reported on SETUP_FD, which exec closes: an infra error the program
+    itself cannot fake (it never holds that descriptor).
+    """
+    os.dup2(pipes.setup_w, SETUP_FD, inheritable=False)
+    os.dup2(stdin_fd, 0)
+    os.dup2(pipes.out_w, 1)
+    os.dup2(pipes.err_w, 2)
+    keep = {SETUP_FD}
+    if pipes.chan_w >= 0:
+        os.dup2(pipes.chan_w, 3)
+        keep.add(3)
+        if payload_fd >= 0:
+            os.dup2(payload_fd, 4)
+            keep.add(4)
+    _close_all_but(keep)
+    os.chdir(WORKDIR)
+    _set_limits(spec["limits"])
+    _drop_privileges()
+    env = {str(k): str(v) for k, v in spec.get("env", {}).items()}
+    if spec.get("warm_python"):
+        os.close(SETUP_FD)
+        pyharness.run_forked(blobs.get("payload", b""), env)  # exits the process
+    for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
+        signal.signal(sig, signal.SIG_DFL)
+    argv = spec["argv"]
+    os.execve(argv[0], argv, env)
+
+
+def _place_files(spec: dict, blobs: dict[str, bytes], cache_fd: int) -> None:
+    """The work directory's content: the compiled artefact and the request's files."""
+    work_fd = os.open(WORKDIR, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        if spec.get("artefact"):
+            artefact_fd = os.open(spec["artefact"], os.O_RDONLY | os.O_DIRECTORY,
+                                  dir_fd=cache_fd)
+            try:
+                _copy_tree(artefact_fd, work_fd, [spec["limits"]["tmpfs_bytes"]])
+            finally:
+                os.close(artefact_fd)
+        for name, data in blobs.items():
+            if name.startswith("file:"):
+                fd = os.open(name[5:], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644,
+                             dir_fd=work_fd)
+                try:
+                    os.write(fd, data)
+                finally:
+                    os.close(fd)
+    finally:
+        os.close(work_fd)
+
+
+def _store_artefacts(spec: dict, cache_fd: int) -> int:
+    """Copy the compile run's outputs into the cache (atomically, by rename). Returns bytes."""
+    store = spec["store"]
+    temporary = store["key"] + ".partial"
+    os.mkdir(temporary, 0o700, dir_fd=cache_fd)
+    budget = [CACHE_MAX_BYTES // 4]
+    tmp_fd = os.open(temporary, os.O_RDONLY | os.O_DIRECTORY, dir_fd=cache_fd)
+    work_fd = os.open(WORKDIR, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for path in store["paths"]:
+            info = os.stat(path, dir_fd=work_fd, follow_symlinks=False)
+            if stat.S_ISDIR(info.st_mode):
+                os.mkdir(path, 0o755, dir_fd=tmp_fd)
+                src = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW,
+                              dir_fd=work_fd)
+                dst = os.open(path, os.O_RDONLY | os.O_DIRECTORY, dir_fd=tmp_fd)
+                try:
+                    _copy_tree(src, dst, budget)
+                finally:
+                    os.close(src)
+                    os.close(dst)
+            elif stat.S_ISREG(info.st_mode):
+                budget[0] -= info.st_size
+                src = os.open(path, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=work_fd)
+                dst = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, info.st_mode & 0o755,
+                              dir_fd=tmp_fd)
+                try:
+                    while os.sendfile(dst, src, None, 1 << 24):
+                        pass
+                finally:
+                    os.close(src)
+                    os.close(dst)
+            else:
+                raise OSError(f"artefact {path} is not a regular file or directory")
+    finally:
+        os.close(tmp_fd)
+        os.close(work_fd)
+    os.rename(temporary, store["key"], src_dir_fd=cache_fd, dst_dir_fd=cache_fd)
+    return CACHE_MAX_BYTES // 4 - budget[0]
+
+
+def _kill_namespace(reap: bool = True) -> None:
+    """From PID 1: SIGKILL every other process of the namespace, then reap what died."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(-1, signal.SIGKILL)
+    while reap:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
+def _fork_in_new_pid_namespace() -> int:
+    """fork() whose child is PID 1 of a new PID namespace.
+
+    unshare(CLONE_NEWPID) works once per process (and setns back to the jail's own namespace is
+    refused: that namespace belongs to bubblewrap's outer user namespace), so this is clone()
+    with the interpreter's own before/after-fork steps around it, as os.fork does them.
+    """
+    python_api = ctypes.pythonapi
+    python_api.PyOS_BeforeFork()
+    pid = _libc_holding_gil.syscall(ctypes.c_long(SYS_CLONE),
+                                    ctypes.c_ulong(CLONE_NEWPID | signal.SIGCHLD),
+                                    None, None, None, None)
+    if pid == 0:
+        python_api.PyOS_AfterFork_Child()
+        return 0
+    errno = ctypes.get_errno()
+    python_api.PyOS_AfterFork_Parent()
+    if pid < 0:
+        raise OSError(errno, f"clone: {os.strerror(errno)}")
+    return pid
+
+
+class _Runner:
+    """The supervisor's handle on one runner (PID 1 of a namespace of its own)."""
+
+    def __init__(self, number: int, channel: _Channel, proc: bool) -> None:
+        self.number = number
+        self.took_at: float | None = None
+        self.deadline: float | None = None
+        self.replied = False
+        self.pid = _fork_in_new_pid_namespace()
+        if self.pid == 0:
+            try:
+                _runner_main(number, channel, proc)
+            except BaseException:
+                traceback.print_exc()  # to the jail's stderr, which the worker reports
+            finally:
+                os._exit(0)
+        self.pidfd = os.pidfd_open(self.pid)
+
+    def kill(self) -> None:
+        """SIGKILL to a namespace's PID 1 from outside ends the whole namespace."""
+        with contextlib.suppress(OSError):
+            os.kill(self.pid, signal.SIGKILL)
+
+    def reap(self) -> None:
+        with contextlib.suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+        os.close(self.pidfd)
+
+
+class _Channel:
+    """The descriptors every runner inherits from the supervisor."""
+
+    def __init__(self, host_in: int, host_out: int) -> None:
+        self.host_in, self.host_out = host_in, host_out
+        self.notes_r, self.notes_w = os.pipe()
+        with open(HOST_LOCK, "w"):
+            pass
+
+
+def _note(channel: _Channel, **fields) -> None:
+    """A line to the supervisor (atomic: far below PIPE_BUF)."""
+    os.write(channel.notes_w, (json.dumps(fields) + "\n").encode())
+
+
+def _mount_proc(private: bool) -> None:
+    """The run's own procfs (it shows only the run's processes), or an empty one."""
+    if private:
+        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    else:
+        _mount("tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+               "size=4k,nr_inodes=4,mode=0555")
+
+
+def _fresh_run_state() -> None:
+    """Between two runs of one session: new /tmp, /dev/shm and IPC namespace (the previous
+    run's processes are already dead), so no run sees what the one before it left."""
+    for target in (WORKDIR, "/dev/shm"):
+        _check(_libc.umount2(target.encode(), MNT_DETACH), f"umount {target}")
+    _mount("tmpfs", WORKDIR, "tmpfs", MS_NOSUID | MS_NODEV, "nr_inodes=4096,mode=0700")
+    _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+           "size=16m,nr_inodes=256,mode=0700")
+    _check(_libc.unshare(CLONE_NEWIPC), "unshare ipc")
+
+
+def _runner_main(number: int, channel: _Channel, proc: bool) -> None:
+    """PID 1 of a run: prepare, take the next request from the worker, run it, answer the
+    worker directly, tell the supervisor, exit (which ends every process of the namespace).
+
+    A request marked `"session": "continue"` keeps this runner for the submission's next run:
+    it keeps the channel (and its lock), gets a fresh run state, and serves the next request,
+    until one without the mark, or an `end`.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)  # PID 1 then ignores it from inside
+    _close_all_but({channel.host_in, channel.host_out, channel.notes_w})
+    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare")
+    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    cache_fd = os.open(ARTEFACTS, os.O_RDONLY | os.O_DIRECTORY)  # before /tmp hides it
+    lock_fd = os.open(HOST_LOCK, os.O_RDWR)  # its own open file: its own lock
+    # Before /proc is replaced. Files of a non-dumpable process belong to nobody: dumpable just
+    # for this open, while nothing else runs in the namespace.
+    _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+    oom_fd = os.open("/proc/self/oom_score_adj", os.O_RDWR)
+    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    _mount("tmpfs", WORKDIR, "tmpfs", MS_NOSUID | MS_NODEV, "nr_inodes=4096,mode=0700")
+    _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+           "size=16m,nr_inodes=256,mode=0700")
+    _mount_proc(proc)
+    _lock_down_future_privileges()
+    fcntl.flock(lock_fd, fcntl.LOCK_EX)  # one runner at a time reads the worker's channel
+    while True:
+        try:
+            spec, blobs = protocol.read_message(channel.host_in)
+        except protocol.ProtocolError:
+            _note(channel, eof=number)  # the worker closed the channel: the jail shuts down
+            os._exit(0)
+        session = spec.get("session") == "continue"
+        if spec.get("op") == "end":  # the worker stopped the session early
+            protocol.write_message(channel.host_out, {"ended": True})
+            os._exit(0)
+        if not session:
+            os.close(lock_fd)  # the next runner may take the next request
+        limits = spec.get("limits")
+        wall = limits.get("wall_s", 0) if isinstance(limits, dict) else 0
+        _note(channel, took=number, proc=bool(spec.get("proc")), wall_s=wall)
+        try:
+            reply, out = _serve(spec, blobs, cache_fd, oom_fd, proc, channel)
+        except BaseException as exc:
+            reply, out = {"error": f"sandbox runner failed: {exc!r}"}, {}
+        protocol.write_message(channel.host_out, reply, out)
+        _note(channel, done=number)
+        if not session:
+            os._exit(0)
+        _fresh_run_state()
+        proc = bool(spec.get("proc"))
+
+
+def _serve(spec: dict, blobs: dict[str, bytes], cache_fd: int, oom_fd: int, proc: bool,
+           channel: _Channel) -> tuple[dict, dict]:
+    """Answer one request: the artefact-cache questions here, a run in this namespace."""
+    if spec.get("op") == "ping":
+        return {"pong": True}, {}
+    if spec.get("op") != "run":
+        return {"error": f"unknown op {spec.get('op')!r}"}, {}
+    store, artefact = spec.get("store"), spec.get("artefact")
+    if store and _cached(cache_fd, store["key"]):
+        _note(channel, used=store["key"])
+        return {"cached": True}, {}
+    if artefact:
+        if not _cached(cache_fd, artefact):
+            return {"missing_artefact": True}, {}
+        _note(channel, used=artefact)
+    if bool(spec.get("proc")) != proc:
+        _mount_proc(bool(spec.get("proc")))  # the guess was wrong: the other one on top
+    reply, out = _run_here(spec, blobs, cache_fd, oom_fd)
+    if store and "stored_bytes" in reply:
+        _note(channel, stored=store["key"], size=reply["stored_bytes"])
+    return reply, out
+
+
+def _cached(cache_fd: int, key: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.stat(key, dir_fd=cache_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _fork_program(oom_fd: int) -> int:
+    """fork(), the child first in line for the OOM killer, this process back to its own score.
+
+    Raising a score needs no privilege and returning to the inherited one is allowed, so the
+    supervisor and runners stay the last choice when a run exhausts the jail's memory cgroup.
+    """
+    own = os.pread(oom_fd, 16, 0).strip()
+    os.pwrite(oom_fd, b"1000", 0)
+    try:
+        return os.fork()
+    finally:
+        if os.getpid() == 1:  # the runner itself, not the child
+            with contextlib.suppress(OSError):
+                os.pwrite(oom_fd, own, 0)
+
+
+def _run_here(spec: dict, blobs: dict[str, bytes], cache_fd: int,
+              oom_fd: int) -> tuple[dict, dict]:
+    limits = spec["limits"]
+    _mount(None, WORKDIR, None, MS_REMOUNT | MS_NOSUID | MS_NODEV,
+           f"size={limits['tmpfs_bytes']},nr_inodes=4096,mode=0700")
+    _place_files(spec, blobs, cache_fd)
+    pipes = _Pipes(with_channel=bool(spec.get("channel")))
+    stdin_fd = _memfd("stdin", blobs.get("stdin", b""))
+    payload_fd = -1
+    if "payload" in blobs and not spec.get("warm_python"):
+        payload_fd = _memfd("payload", blobs["payload"])
+    started = time.monotonic()
+    program = _fork_program(oom_fd)
+    if program == 0:
+        try:
+            _program(spec, blobs, pipes, stdin_fd, payload_fd)
+        except BaseException as exc:
+            os.write(SETUP_FD, f"sandbox setup failed: {exc!r}".encode())
+        os._exit(127)
+    for fd in (*pipes.write_ends(), stdin_fd, payload_fd):
+        if fd >= 0:
+            os.close(fd)
+    program_fd = os.pidfd_open(program)
+    report, out = _watch(limits, pipes, program, program_fd, started)
+    os.close(program_fd)
+    report["setup_error"] = os.read(pipes.setup_r, 4096).decode(errors="replace")
+    if spec.get("store") and report["exit_code"] == 0 and not (
+            report["wall_timeout"] or report["output_exceeded"]):
+        try:
+            report["stored_bytes"] = _store_artefacts(spec, cache_fd)
+        except OSError as exc:
+            report["store_error"] = str(exc)
+    return report, out
+
+
+def _watch(limits: dict, pipes: _Pipes, program: int, program_fd: int,
+           started: float) -> tuple[dict, dict[str, bytes]]:
+    """Read the pipes with caps until the program ends (or a limit does); then end the rest."""
+    output_cap = limits["output_bytes"]
+    stdout, stderr_tail, channel = bytearray(), bytearray(), bytearray()
+    stderr_total = 0
+    deadline = started + limits["wall_s"]
+    wall_timeout = output_exceeded = False
+    usage = status = None
+    open_fds = set(pipes.read_ends())
+    while open_fds or usage is None:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            if usage is None:
+                wall_timeout = True
+            break
+        watched = list(open_fds) + ([program_fd] if usage is None else [])
+        for fd in select.select(watched, [], [], remaining)[0]:
+            if fd == program_fd:
+                _, status, usage = os.wait4(program, 0)
+                _kill_namespace()  # daemons die with the run; their pipes close
+                deadline = min(deadline, time.monotonic() + DRAIN_S)
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                open_fds.discard(fd)
+            elif fd == pipes.out_r:
+                stdout += chunk
+            elif fd == pipes.err_r:
+                stderr_total += len(chunk)
+                stderr_tail = (stderr_tail + chunk)[-STDERR_TAIL_BYTES:]
+            else:
+                channel += chunk
+        if len(stdout) + stderr_total + len(channel) > output_cap:
+            output_exceeded = True
+            break
+    if usage is None:  # the wall clock or the output cap ended it
+        _kill_namespace(reap=False)  # the program stays unreaped until its rusage is read
+        _, status, usage = os.wait4(program, 0)
+        _kill_namespace()
+    wall_s = time.monotonic() - started
+    report = {
+        "wall_s": wall_s, "wall_timeout": wall_timeout, "output_exceeded": output_exceeded,
+        "stdout_bytes": len(stdout), "stderr_bytes": stderr_total,
+        "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
+        "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
+        "cpu_s": usage.ru_utime + usage.ru_stime, "maxrss_kb": usage.ru_maxrss,
+    }
+    return report, {"stdout": bytes(stdout[:output_cap]), "stderr": bytes(stderr_tail),
+                    "channel": bytes(channel[:output_cap])}
+
+
+# --------------------------------------------------------------------------- main loop
+
+
+class Supervisor:
+    """Keeps one runner prepared ahead of the worker's next request, and watches the runners.
+
+    The supervisor is off the path of a run: the prepared runner reads the request and answers
+    the worker itself. The supervisor keeps the artefact index from the runners' notes, answers
+    for a runner that died or overran before answering, and ends the jail when the worker
+    closes the channel.
+    """
+
+    def __init__(self, host_in: int, host_out: int) -> None:
+        self.cache = ArtefactCache()
+        self.channel = _Channel(host_in, host_out)
+        self.runners: dict[int, _Runner] = {}
+        self.numbers = 0
+        self.last_proc = False
+        self.notes = b""
+
+    def prepare(self) -> None:
+        self.numbers += 1
+        self.runners[self.numbers] = _Runner(self.numbers, self.channel, self.last_proc)
+
+    def serve(self) -> None:
+        self.prepare()
+        protocol.write_message(self.channel.host_out,
+                               {"ready": True, "python": sys.version.split()[0]})
+        while True:
+            deadlines = [r.deadline for r in self.runners.values() if r.deadline is not None]
+            timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+            by_fd = {r.pidfd: r for r in self.runners.values()}
+            ready = select.select([self.channel.notes_r, *by_fd], [], [], timeout)[0]
+            for fd in ready:
+                if fd == self.channel.notes_r:
+                    if not self._read_notes():
+                        return
+                else:
+                    self._ended(by_fd[fd])
+            now = time.monotonic()
+            for runner in list(self.runners.values()):
+                if runner.deadline is not None and now > runner.deadline and not runner.replied:
+                    runner.kill()  # _ended answers for it once it is gone
+
+    def _read_notes(self) -> bool:
+        """Handle the runners' notes; False when the worker has closed the channel."""
+        self.notes += os.read(self.channel.notes_r, 1 << 16)
+        *lines, self.notes = self.notes.split(b"\n")
+        for line in lines:
+            note = json.loads(line)
+            if "eof" in note:
+                return False
+            if "took" in note:
+                runner = self.runners.get(note["took"])
+                if runner is not None:
+                    runner.took_at, runner.replied = time.monotonic(), False
+                    runner.deadline = runner.took_at + note["wall_s"] + RUNNER_GRACE_S
+                self.last_proc = note["proc"]
+                if all(r.took_at is not None for r in self.runners.values()):
+                    self.prepare()  # the next runner gets ready while this one runs
+            elif "done" in note and note["done"] in self.runners:
+                runner = self.runners[note["done"]]
+                runner.replied, runner.deadline = True, None  # a session may wait for more
+            elif "stored" in note:
+                self.cache.add(note["stored"], note["size"])
+            elif "used" in note:
+                self.cache.touch(note["used"])
+        return True
+
+    def _ended(self, runner: _Runner) -> None:
+        runner.reap()
+        del self.runners[runner.number]
+        if runner.took_at is not None and not runner.replied:
+            protocol.write_message(self.channel.host_out,
+                                   {"error": "the sandbox runner ended without an answer"})
+        if not any(r.took_at is None for r in self.runners.values()):
+            self.prepare()  # the prepared runner died before taking a request
+
+    def close(self) -> None:
+        for runner in self.runners.values():
+            runner.kill()
+            runner.reap()
+
+
+def main() -> None:
+    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    if SYS_CLONE is None:
+        raise SystemExit(f"the sandbox supervisor does not support {platform.machine()}")
+    host_in, host_out = os.dup(0), os.dup(1)
+    null = os.open("/dev/null", os.O_RDWR)
+    for fd in (0, 1):
+        os.dup2(null, fd)
+    os.close(null)
+    pyharness.preload()
+    # Everything loaded so far is shared with every fork: keep the collector from walking it,
+    # since each page it touches would be copied into the fork (fewer faults, cheaper runs).
+    gc.freeze()
+    supervisor = Supervisor(host_in, host_out)
+    try:
+        supervisor.serve()
+    finally:
+        supervisor.close()
+
+
+if __name__ == "__main__":
+    main()
