@@ -47,7 +47,7 @@ class Stack:
 def start_stack(workdir: Path, n_workers: int = 1, concurrency: int = 2,
                 env: dict[str, str] | None = None) -> Stack:
     redis = RedisServer(workdir).start()
-    workers = [start_worker(workdir, redis.url, concurrency, name=f"worker{i}")
+    workers = [start_worker(workdir, redis.url, concurrency, name=f"worker{i}", env=env)
                for i in range(n_workers)]
     api, url = start_server(workdir, "--broker", redis.url, env=env)
     return Stack(url=url, redis=redis, api=api, workers=workers, workdir=workdir)

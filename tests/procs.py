@@ -120,11 +120,11 @@ def start_server(workdir: Path, *args: str, env: dict[str, str] | None = None) -
 
 
 def start_worker(workdir: Path, broker_url: str, concurrency: int = 2,
-                 name: str = "worker") -> Proc:
+                 name: str = "worker", env: dict[str, str] | None = None) -> Proc:
     """`verifier worker` processes; ready once the log says so."""
     log = workdir / f"{name}-{free_port()}.log"
     proc = Proc(verifier_cli("worker", "--broker", broker_url, "--concurrency",
-                             str(concurrency)), log).start()
+                             str(concurrency)), log, env=env or {}).start()
     wait_until(lambda: "ready." in proc.output() or proc.popen.poll() is not None, 60,
                "celery worker ready")
     if proc.popen.poll() is not None:

@@ -124,6 +124,24 @@ def test_redis_outage_gives_503_then_recovers(tmp_path: Path) -> None:
         stack.stop()
 
 
+def test_redis_restarted_empty_mid_job_loses_nothing(tmp_path: Path) -> None:
+    """Redis restarts without persistence while a chunk runs: the chunk is published again."""
+    stack = start_stack(tmp_path, n_workers=1, concurrency=1)
+    try:
+        items = [sleepy_code(0.7, tag) for tag in range(3)]
+        job = httpx.post(f"{stack.url}/v1/jobs", json={"items": items}).json()["job_id"]
+        time.sleep(0.8)
+        stack.redis.stop()
+        time.sleep(1.0)
+        stack.redis.start()
+        state = wait_for_job(stack.url, job, timeout_s=120)
+        assert state["status"] == "done", state
+        assert [r["status"] for r in state["results"]] == ["correct"] * 3
+        assert "published 1 pending chunks again" in stack.api.output()
+    finally:
+        stack.stop()
+
+
 def test_embedded_pool_worker_killed_mid_chunk_loses_nothing(tmp_path: Path) -> None:
     proc, url = start_server(tmp_path, "--workers", "2")
     try:

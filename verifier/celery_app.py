@@ -13,9 +13,11 @@ from typing import Any
 
 from celery import Celery, Task
 from celery.signals import after_setup_logger, worker_process_init
+from redis.exceptions import RedisError
 
 from verifier import logs
 from verifier.chunk import process_chunk
+from verifier.code import warm_up as warm_up_code
 from verifier.executors import infra_errors
 from verifier.math import warm_up as warm_up_math
 
@@ -55,10 +57,12 @@ def make_celery(broker_url: str, *, fail_fast: bool = False,
 
 def _process_chunk_task(self: Task, items: list[dict[str, Any]], math_timeout_s: float,
                         max_tries: int, request_id: str = "-") -> list[dict[str, Any]]:
-    client = self.app.backend.client
     key = TRIES_KEY.format(self.request.id)
-    tries = client.incr(key)
-    client.expire(key, 3600)
+    try:
+        tries = self.app.backend.client.incr(key)
+        self.app.backend.client.expire(key, 3600)
+    except RedisError:  # a blip of Redis is no reason to fail the chunk: score it uncounted
+        tries = 1
     if tries > max_tries:
         return infra_errors(items, f"this chunk was delivered {max_tries} times and each time "
                                    "its worker died")
@@ -75,5 +79,6 @@ def _tag_worker_logs(logger: logging.Logger, **_: Any) -> None:
 
 @worker_process_init.connect
 def _warm_up_pool_process(**_: Any) -> None:
-    """Pay the math checker's start-up (imports, helper process) before the first chunk."""
+    """Pay the checkers' start-up (imports, helper process, jail) before the first chunk."""
     warm_up_math()
+    warm_up_code()

@@ -16,7 +16,7 @@ from typing import Any
 
 from verifier import metrics
 from verifier.cache import ResultCache, cache_key
-from verifier.code import supported_languages
+from verifier.code import check_code_item
 from verifier.config import Settings
 from verifier.executors import Executor
 from verifier.schemas import CodeItem, MathItem, Result, Status
@@ -56,7 +56,6 @@ class VerificationService:
         self.executor = executor
         self.cache = cache
         self.backlog = 0
-        self._languages = frozenset(supported_languages())
         self._finished_at: collections.deque[float] = collections.deque(maxlen=100_000)
 
     def admit(self, items: Sequence[AnyItem]) -> None:
@@ -65,13 +64,13 @@ class VerificationService:
             metrics.REJECTED.labels("too_many_items").inc()
             raise TooManyItems(f"items: {len(items)} items is over the limit of "
                                f"{self.settings.max_items} per request")
-        errors = [
-            {"loc": ["body", "items", i, "language"], "type": "value_error",
-             "msg": f"unsupported language {item.language!r}; supported: "
-                    f"{', '.join(sorted(self._languages))}"}
-            for i, item in enumerate(items)
-            if isinstance(item, CodeItem) and item.language not in self._languages
-        ]
+        errors = []
+        for i, item in enumerate(items):
+            problem = check_code_item(item) if isinstance(item, CodeItem) else None
+            if problem:  # "field.path: why"
+                field, why = problem.split(": ", 1)
+                errors.append({"loc": ["body", "items", i, *field.split(".")],
+                               "type": "value_error", "msg": f"{field}: {why}"})
         if errors:
             raise InvalidItems(errors)
         if self.backlog and self.backlog + len(items) > self.settings.max_backlog:

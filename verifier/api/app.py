@@ -18,6 +18,7 @@ from verifier.config import Settings
 from verifier.executors import ServiceUnavailable, make_executor
 from verifier.jobs import JobStore
 from verifier.service import InvalidItems, Overloaded, TooManyItems, VerificationService
+from verifier.web import status
 
 log = logging.getLogger(__name__)
 
@@ -53,7 +54,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(RequestMetrics)
     app.add_middleware(RequestId)
-    for router in (health.router, verify.router, jobs.router, openrlhf.router):
+    for router in (health.router, verify.router, jobs.router, openrlhf.router, status.router):
         app.include_router(router)
 
     @app.exception_handler(RequestValidationError)

@@ -3,6 +3,12 @@
 Publishing uses Celery; collecting results reads Celery's Redis result keys with one batched
 async MGET for all chunks in flight, so thousands of pending chunks cost one round trip per
 poll and no thread each.
+
+Redis may go away while chunks are in flight. Requests that arrive meanwhile get a 503. The
+chunks already in flight are published again once Redis answers (a Redis restarted without
+persistence has lost them; a duplicate run is harmless, the first result wins), and a chunk
+whose worker failed only because Redis was unreachable is retried, not reported. If Redis
+stays away longer than REDIS_GRACE_S, every waiting request ends with a 503.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import json
 import logging
 import time
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -28,6 +35,15 @@ log = logging.getLogger(__name__)
 POLL_MIN_S = 0.002
 POLL_MAX_S = 0.05
 REDIS_GRACE_S = 10.0
+TRANSPORT_ERROR_MODULES = ("redis.exceptions", "kombu.exceptions")
+
+
+@dataclass
+class _Chunk:
+    items: list[dict[str, Any]]
+    request_id: str
+    future: asyncio.Future[dict[str, Any]]
+    publishes: int = 0
 
 
 class DistributedExecutor:
@@ -40,36 +56,38 @@ class DistributedExecutor:
                                    visibility_timeout_s=settings.visibility_timeout_s)
         self._redis = aioredis.Redis.from_url(self.broker_url, socket_connect_timeout=2,
                                               socket_timeout=5)
-        self._pending: dict[str, asyncio.Future[list[dict[str, Any]]]] = {}
+        self._pending: dict[str, _Chunk] = {}
         self._poller: asyncio.Task[None] | None = None
 
     async def run_chunk(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         task_id = str(uuid.uuid4())
-        future: asyncio.Future[list[dict[str, Any]]] = asyncio.get_running_loop().create_future()
-        self._pending[task_id] = future
+        chunk = _Chunk(items, logs.request_id.get(), asyncio.get_running_loop().create_future())
+        self._pending[task_id] = chunk
         try:
-            await asyncio.to_thread(self._publish, task_id, items, logs.request_id.get())
+            await asyncio.to_thread(self._publish, task_id, chunk)
             self._ensure_poller()
-            raw = await asyncio.wait_for(future, timeout=self._settings.chunk_timeout_s)
+            meta = await asyncio.wait_for(chunk.future, timeout=self._settings.chunk_timeout_s)
         except TimeoutError:
             return infra_errors(items, "no worker finished this chunk within "
                                        f"{self._settings.chunk_timeout_s:g} s")
         finally:
             self._pending.pop(task_id, None)
-        if raw.get("worker"):
-            metrics.WORKER_LAST_SEEN.labels(raw["worker"]).set(time.time())
-        if raw.get("status") != "SUCCESS":
-            return infra_errors(items, f"worker task failed: {raw.get('result')}")
-        return raw["result"]
+        if meta.get("worker"):
+            metrics.WORKER_LAST_SEEN.labels(meta["worker"]).set(time.time())
+        if meta.get("status") != "SUCCESS":
+            return infra_errors(items, f"worker task failed: {meta.get('result')}")
+        return meta["result"]
 
-    def _publish(self, task_id: str, items: list[dict[str, Any]], request_id: str) -> None:
+    def _publish(self, task_id: str, chunk: _Chunk) -> None:
         try:
             self._celery.send_task(
                 TASK_NAME, task_id=task_id, retry=False,
-                args=[items, self._settings.math_timeout_s, self._settings.chunk_max_tries],
-                kwargs={"request_id": request_id})
+                args=[chunk.items, self._settings.math_timeout_s,
+                      self._settings.chunk_max_tries],
+                kwargs={"request_id": chunk.request_id})
         except (OperationalError, RedisError, OSError) as exc:
             raise ServiceUnavailable(f"cannot reach the broker: {exc}") from exc
+        chunk.publishes += 1
 
     def _ensure_poller(self) -> None:
         if self._poller is None or self._poller.done():
@@ -83,7 +101,7 @@ class DistributedExecutor:
             self._fail_pending(ServiceUnavailable(f"result poller failed: {exc!r}"))
 
     async def _poll_until_idle(self) -> None:
-        """Resolve pending chunks as their results appear; give up on all if Redis stays down."""
+        """Resolve pending chunks as their results appear; ride out short Redis outages."""
         delay = POLL_MIN_S
         down_since: float | None = None
         while self._pending:
@@ -91,35 +109,57 @@ class DistributedExecutor:
             keys = [self._celery.backend.get_key_for_task(t) for t in task_ids]
             try:
                 values = await self._redis.mget(keys)
-            except (RedisError, OSError) as exc:
+                if down_since is not None:
+                    await self._republish(task_ids)
+                    log.warning("redis is back: published %d pending chunks again",
+                                len(task_ids))
+                    down_since = None
+            except (RedisError, OSError, ServiceUnavailable) as exc:
                 down_since = down_since or time.monotonic()
                 if time.monotonic() - down_since > REDIS_GRACE_S:
                     self._fail_pending(ServiceUnavailable(f"lost the result store: {exc}"))
                     return
                 await asyncio.sleep(0.2)
                 continue
-            down_since = None
-            done = [(t, k, v) for t, k, v in zip(task_ids, keys, values, strict=True) if v]
-            finished = []
-            for task_id, key, value in done:
-                meta = json.loads(value)
-                if meta.get("status") not in ("SUCCESS", "FAILURE", "REVOKED"):
+            finished = [(t, k, json.loads(v)) for t, k, v in zip(task_ids, keys, values,
+                                                                  strict=True) if v]
+            finished = [(t, k, m) for t, k, m in finished
+                        if m.get("status") in ("SUCCESS", "FAILURE", "REVOKED")]
+            consumed = []
+            for task_id, key, meta in finished:
+                consumed.append(key)  # read: delete it before anything can write it again
+                chunk = self._pending.get(task_id)
+                if chunk is None or chunk.future.done():
                     continue
-                future = self._pending.get(task_id)
-                if future is not None and not future.done():
-                    future.set_result(meta)
-                finished.append(key)
-            if finished:
-                await self._redis.delete(*finished)
-                delay = POLL_MIN_S
-            else:
-                delay = min(delay * 2, POLL_MAX_S)
+                if self._failed_on_transport(meta) and \
+                        chunk.publishes < self._settings.chunk_max_tries:
+                    await self._redis.delete(*consumed)
+                    consumed = []
+                    await self._republish([task_id])
+                    continue
+                chunk.future.set_result(meta)
+            if consumed:
+                await self._redis.delete(*consumed)
+            delay = POLL_MIN_S if finished else min(delay * 2, POLL_MAX_S)
             await asyncio.sleep(delay)
 
+    @staticmethod
+    def _failed_on_transport(meta: dict[str, Any]) -> bool:
+        """A worker that failed because Redis was unreachable says nothing about the items."""
+        error = meta.get("result")
+        return (meta.get("status") == "FAILURE" and isinstance(error, dict)
+                and error.get("exc_module") in TRANSPORT_ERROR_MODULES)
+
+    async def _republish(self, task_ids: list[str]) -> None:
+        for task_id in task_ids:
+            chunk = self._pending.get(task_id)
+            if chunk is not None and not chunk.future.done():
+                await asyncio.to_thread(self._publish, task_id, chunk)
+
     def _fail_pending(self, error: Exception) -> None:
-        for future in self._pending.values():
-            if not future.done():
-                future.set_exception(error)
+        for chunk in self._pending.values():
+            if not chunk.future.done():
+                chunk.future.set_exception(error)
 
     async def check_health(self) -> str | None:
         try:

@@ -16,6 +16,7 @@ from typing import Any
 
 from verifier import logs, metrics
 from verifier.chunk import process_chunk
+from verifier.code import warm_up as warm_up_code
 from verifier.config import Settings
 from verifier.executors import infra_errors
 from verifier.math import warm_up as warm_up_math
@@ -28,6 +29,7 @@ def _init_worker(log_level: str, log_format: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     logs.setup_logging(log_level, log_format)
     warm_up_math()
+    warm_up_code()
 
 
 def _score_here(items: list[dict[str, Any]], math_timeout_s: float,
