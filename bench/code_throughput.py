@@ -23,7 +23,6 @@ import argparse
 import contextlib
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -36,6 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from verifier.code import run_code_items  # noqa: E402
+from verifier.local import LocalServer  # noqa: E402
 from verifier.sandbox.bubblewrap import discover_tools  # noqa: E402
 from verifier.schemas import CodeItem  # noqa: E402
 
@@ -100,23 +100,8 @@ class Service:
     def __enter__(self) -> Service:
         import httpx
 
-        with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
-            port = probe.getsockname()[1]
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "verifier.cli", "serve", "--port", str(port), "--workers",
-             str(WORKERS), "--log-level", "warning"], cwd=ROOT)
-        self.client = httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=600)
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if self.client.get("/healthz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("the service did not come up")
-            time.sleep(0.2)
+        self.server = LocalServer("--workers", str(WORKERS), "--log-level", "warning").start()
+        self.client = httpx.Client(base_url=self.server.url, timeout=600)
         self.rate([python_submission(-100 - i) for i in range(WORKERS * 4)])  # jails up
         return self
 
@@ -131,8 +116,7 @@ class Service:
 
     def __exit__(self, *exc) -> None:
         self.client.close()
-        self.process.terminate()
-        self.process.wait(timeout=30)
+        self.server.stop()
 
 
 def bench_python_stdio(pool: ProcessPoolExecutor, service: Service | None, count: int,

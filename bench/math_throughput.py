@@ -18,18 +18,14 @@ import argparse
 import json
 import os
 import random
-import signal
-import socket
-import subprocess
-import sys
-import tempfile
 import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from fractions import Fraction
-from pathlib import Path
 
 import httpx
+
+from verifier.local import LocalServer
 
 GROUP_SIZE = 8  # completions per problem, as in GRPO
 DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
@@ -167,48 +163,6 @@ def run_checker_in_process(items: list[dict]) -> float:
 # --------------------------------------------------------------------------- service
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-class Service:
-    """A real `verifier serve` subprocess in its own session (stopping it ends its pool too)."""
-
-    def __init__(self, workers: int, log: Path) -> None:
-        self.url = f"http://127.0.0.1:{_free_port()}"
-        port = self.url.rsplit(":", 1)[1]
-        with log.open("wb") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "verifier", "serve", "--host", "127.0.0.1",
-                 "--port", port, "--workers", str(workers)],
-                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        self.log = log
-
-    def wait_ready(self, timeout_s: float = 60) -> None:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"verifier serve exited:\n{self.log.read_text()[-3000:]}")
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        raise TimeoutError(f"verifier serve not ready after {timeout_s} s")
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            try:
-                self.proc.wait(15)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait()
-
-
 def run_service(url: str, items: list[dict], batch: int, concurrency: int
                 ) -> tuple[float, list[dict]]:
     """POST the items in batches, `concurrency` requests in flight, as a trainer would."""
@@ -239,16 +193,11 @@ def main() -> None:
 
     items = make_items(args.items, args.seed)
     warm_items = make_items(256, args.seed + 1)  # distinct: the result cache must not help
-    with tempfile.TemporaryDirectory() as workdir:
-        service = Service(args.workers, Path(workdir) / "serve.log")
-        try:
-            service.wait_ready()
-            run_service(service.url, warm_items, args.batch, args.concurrency)
-            run_baseline(warm_items)
-            baseline_s, baseline_verdicts = run_baseline(items)
-            service_s, results = run_service(service.url, items, args.batch, args.concurrency)
-        finally:
-            service.stop()
+    with LocalServer("--workers", str(args.workers)) as service:
+        run_service(service.url, warm_items, args.batch, args.concurrency)
+        run_baseline(warm_items)
+        baseline_s, baseline_verdicts = run_baseline(items)
+        service_s, results = run_service(service.url, items, args.batch, args.concurrency)
     run_checker_in_process(warm_items)
     checker_s = run_checker_in_process(items)
 

@@ -14,11 +14,7 @@ from pathlib import Path
 
 import httpx
 
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from verifier.local import LocalServer, free_port
 
 
 def wait_until(predicate, timeout_s: float, what: str) -> None:
@@ -102,21 +98,11 @@ def verifier_cli(*args: str) -> list[str]:
     return [sys.executable, "-m", "verifier", *args]
 
 
-def start_server(workdir: Path, *args: str, env: dict[str, str] | None = None) -> tuple[Proc, str]:
-    """`verifier serve` on a free loopback port; returns the process and its base URL."""
-    port = free_port()
-    proc = Proc(verifier_cli("serve", "--host", "127.0.0.1", "--port", str(port), *args),
-                workdir / f"serve-{port}.log", env=env or {}).start()
-    url = f"http://127.0.0.1:{port}"
-    try:
-        wait_until(lambda: http_ok(url + "/healthz") or proc.popen.poll() is not None, 60,
-                   f"verifier serve on {url}")
-    except TimeoutError:
-        proc.stop()
-        raise
-    if proc.popen.poll() is not None:
-        raise RuntimeError(f"verifier serve exited early:\n{proc.output()}")
-    return proc, url
+def start_server(workdir: Path, *args: str,
+                 env: dict[str, str] | None = None) -> tuple[LocalServer, str]:
+    """`verifier serve` on a free loopback port; returns the server and its base URL."""
+    server = LocalServer(*args, env=env, log_path=workdir / f"serve-{free_port()}.log").start()
+    return server, server.url
 
 
 def start_worker(workdir: Path, broker_url: str, concurrency: int = 2,

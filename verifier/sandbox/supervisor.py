@@ -167,32 +167,36 @@ def _remove_tree(path: str) -> None:
         os.rmdir(path)
 
 
-def _copy_tree(src_fd: int, dst_fd: int, budget: list[int]) -> None:
-    """Copy regular files and directories between two directory fds; skip anything else."""
-    for name in os.listdir(src_fd):
-        info = os.stat(name, dir_fd=src_fd, follow_symlinks=False)
-        if stat.S_ISDIR(info.st_mode):
-            os.mkdir(name, 0o755, dir_fd=dst_fd)
-            sub_src = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=src_fd)
-            sub_dst = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=dst_fd)
-            try:
-                _copy_tree(sub_src, sub_dst, budget)
-            finally:
-                os.close(sub_src)
-                os.close(sub_dst)
-        elif stat.S_ISREG(info.st_mode):
-            budget[0] -= info.st_size
-            if budget[0] < 0:
-                raise OSError("artefacts are larger than the cache allows")
-            src = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=src_fd)
-            dst = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, info.st_mode & 0o755,
-                          dir_fd=dst_fd)
-            try:
-                while os.sendfile(dst, src, None, 1 << 24):
-                    pass
-            finally:
-                os.close(src)
-                os.close(dst)
+def _copy_entry(name: str, src_fd: int, dst_fd: int, budget: list[int]) -> bool:
+    """Copy one regular file or directory (recursively) between two directory fds, within the
+    byte budget. Returns False, copying nothing, for anything else (links, devices...)."""
+    info = os.stat(name, dir_fd=src_fd, follow_symlinks=False)
+    if stat.S_ISDIR(info.st_mode):
+        os.mkdir(name, 0o755, dir_fd=dst_fd)
+        sub_src = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=src_fd)
+        sub_dst = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=dst_fd)
+        try:
+            for entry in os.listdir(sub_src):
+                _copy_entry(entry, sub_src, sub_dst, budget)
+        finally:
+            os.close(sub_src)
+            os.close(sub_dst)
+        return True
+    if not stat.S_ISREG(info.st_mode):
+        return False
+    budget[0] -= info.st_size
+    if budget[0] < 0:
+        raise OSError("artefacts are larger than the cache allows")
+    src = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=src_fd)
+    dst = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, info.st_mode & 0o755,
+                  dir_fd=dst_fd)
+    try:
+        while os.sendfile(dst, src, None, 1 << 24):
+            pass
+    finally:
+        os.close(src)
+        os.close(dst)
+    return True
 
 
 # --------------------------------------------------------------------------- one run
@@ -272,7 +276,9 @@ def _place_files(spec: dict, blobs: dict[str, bytes], cache_fd: int) -> None:
             artefact_fd = os.open(spec["artefact"], os.O_RDONLY | os.O_DIRECTORY,
                                   dir_fd=cache_fd)
             try:
-                _copy_tree(artefact_fd, work_fd, [spec["limits"]["tmpfs_bytes"]])
+                budget = [spec["limits"]["tmpfs_bytes"]]
+                for name in os.listdir(artefact_fd):
+                    _copy_entry(name, artefact_fd, work_fd, budget)
             finally:
                 os.close(artefact_fd)
         for name, data in blobs.items():
@@ -297,29 +303,7 @@ def _store_artefacts(spec: dict, cache_fd: int) -> int:
     work_fd = os.open(WORKDIR, os.O_RDONLY | os.O_DIRECTORY)
     try:
         for path in store["paths"]:
-            info = os.stat(path, dir_fd=work_fd, follow_symlinks=False)
-            if stat.S_ISDIR(info.st_mode):
-                os.mkdir(path, 0o755, dir_fd=tmp_fd)
-                src = os.open(path, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW,
-                              dir_fd=work_fd)
-                dst = os.open(path, os.O_RDONLY | os.O_DIRECTORY, dir_fd=tmp_fd)
-                try:
-                    _copy_tree(src, dst, budget)
-                finally:
-                    os.close(src)
-                    os.close(dst)
-            elif stat.S_ISREG(info.st_mode):
-                budget[0] -= info.st_size
-                src = os.open(path, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=work_fd)
-                dst = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, info.st_mode & 0o755,
-                              dir_fd=tmp_fd)
-                try:
-                    while os.sendfile(dst, src, None, 1 << 24):
-                        pass
-                finally:
-                    os.close(src)
-                    os.close(dst)
-            else:
+            if not _copy_entry(path, work_fd, tmp_fd, budget):
                 raise OSError(f"artefact {path} is not a regular file or directory")
     finally:
         os.close(tmp_fd)

@@ -1,0 +1,89 @@
+"""A verifier server as a child process on a free loopback port.
+
+For programs that need a verifier without running one themselves: `grpo demo`, benchmarks,
+tests. The server runs in its own process group, so stopping it also ends its worker
+processes; none outlives the program that started it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from types import TracebackType
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class LocalServer:
+    """`verifier serve SERVE_ARGS...` on 127.0.0.1:<free port>; usable as a context manager."""
+
+    def __init__(self, *serve_args: str, env: dict[str, str] | None = None,
+                 log_path: Path | None = None, startup_timeout_s: float = 60.0) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = log_path or Path(tempfile.gettempdir()) / f"verifier-{self.port}.log"
+        self._argv = [sys.executable, "-m", "verifier", "serve", "--host", "127.0.0.1",
+                      "--port", str(self.port), *serve_args]
+        self._env = env or {}
+        self._startup_timeout_s = startup_timeout_s
+        self.popen: subprocess.Popen | None = None
+
+    def start(self) -> LocalServer:
+        """Start the server and wait until /healthz answers; raise with its log if it cannot."""
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("ab") as log:
+            self.popen = subprocess.Popen(self._argv, stdout=log, stderr=subprocess.STDOUT,
+                                          env={**os.environ, **self._env},
+                                          start_new_session=True)
+        deadline = time.monotonic() + self._startup_timeout_s
+        while not self._healthy():
+            if self.popen.poll() is not None:
+                raise RuntimeError(f"verifier serve exited with {self.popen.returncode}:\n"
+                                   f"{self.output()[-3000:]}")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise TimeoutError(f"verifier serve was not healthy at {self.url} after "
+                                   f"{self._startup_timeout_s:g} s:\n{self.output()[-3000:]}")
+            time.sleep(0.1)
+        return self
+
+    def _healthy(self) -> bool:
+        try:
+            return httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200
+        except httpx.HTTPError:
+            return False
+
+    def output(self) -> str:
+        return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
+
+    def stop(self, timeout_s: float = 15.0) -> None:
+        """SIGTERM the server's process group, wait, then SIGKILL whatever is left."""
+        if self.popen is None:
+            return
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.popen.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.popen.wait(timeout_s)
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.popen.pid, signal.SIGKILL)
+        self.popen.wait()
+
+    def __enter__(self) -> LocalServer:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self.stop()
