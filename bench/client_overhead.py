@@ -20,19 +20,15 @@ import argparse
 import asyncio
 import json
 import os
-import socket
 import statistics
-import subprocess
-import sys
-import tempfile
 import time
-from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
 
 from rl_client import AsyncVerifierClient
+from verifier.local import LocalServer
 
 N_ITEMS = 8192
 
@@ -44,37 +40,6 @@ def math_items(tag: str) -> list[dict[str, Any]]:
                           f"and simplifying gives the result, so the final answer is "
                           f"\\boxed{{{i % 97 if i % 3 == 0 else i % 97 + 1}}}.")}
             for i in range(N_ITEMS)]
-
-
-@contextmanager
-def embedded_server(workers: int) -> Iterator[str]:
-    """`verifier serve` on a free loopback port, for the length of the benchmark."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    url = f"http://127.0.0.1:{port}"
-    with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen([sys.executable, "-m", "verifier", "serve", "--host", "127.0.0.1",
-                                 "--port", str(port), "--workers", str(workers),
-                                 "--log-level", "warning"], stdout=log, stderr=log)
-        try:
-            deadline = time.monotonic() + 60
-            while not _healthy(url):
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    log.seek(0)
-                    raise RuntimeError(f"verifier serve did not start:\n{log.read().decode()}")
-                time.sleep(0.2)
-            yield url
-        finally:
-            proc.terminate()
-            proc.wait(30)
-
-
-def _healthy(url: str) -> bool:
-    try:
-        return httpx.get(url + "/healthz", timeout=1).status_code == 200
-    except httpx.HTTPError:
-        return False
 
 
 async def raw_rewards(http: httpx.AsyncClient, items: list[dict[str, Any]]) -> list[Any]:
@@ -145,8 +110,8 @@ def main() -> None:
     if args.url:
         report = asyncio.run(measure(args.url, args.rounds, args.cold_rounds))
     else:
-        with embedded_server(args.workers) as url:
-            report = asyncio.run(measure(url, args.rounds, args.cold_rounds))
+        with LocalServer("--workers", str(args.workers), "--log-level", "warning") as server:
+            report = asyncio.run(measure(server.url, args.rounds, args.cold_rounds))
     print(json.dumps(report, indent=2))
 
 
