@@ -243,8 +243,11 @@ class ContainerJail:
                 self._api.kill(self.container_id)
         with contextlib.suppress(OSError, AttributeError):
             self._socket.close()
-        with contextlib.suppress(OSError):
-            os.close(self._stdout_r)
+        # The pump closes the write end when it ends; if it never started, it is ours.
+        ends = [self._stdout_r] if pump is not None else [self._stdout_r, self._stdout_w]
+        for fd in ends:
+            with contextlib.suppress(OSError):
+                os.close(fd)
 
 
 class DockerBackend:
