@@ -1,0 +1,1 @@
+"""Operator-facing web pages of the service (the status page at `/`)."""
