@@ -97,7 +97,8 @@ def check(
     for problem in problems:
         console.print(f"{problem} [red](line skipped)[/red]", highlight=False, soft_wrap=True)
 
-    settings = Settings(**({"workers": workers} if workers else {}))
+    # Worker processes log at warning here: per-chunk lines would break up the progress bar.
+    settings = Settings(log_level="warning", **({"workers": workers} if workers else {}))
     results = asyncio.run(_score_locally(settings, items)) if items else []
 
     if output:
