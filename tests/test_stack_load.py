@@ -96,9 +96,13 @@ def test_worker_kill_worker_restart_and_redis_restart_during_load(stack: Stack) 
     report = finish(bench)
     print(json.dumps(report))
     assert_nothing_lost(report)
+    # The outage was felt: requests sent while Redis was away got a 503 (or lost their
+    # connection), or the requests in flight rode it out by having their chunks published
+    # again once Redis was back (which one depends on timing).
     refused = report["refused"]
-    assert refused.get("503", 0) + sum(n for why, n in refused.items()
-                                       if why.startswith("transport")) > 0, refused
+    refusals = refused.get("503", 0) + sum(n for why, n in refused.items()
+                                           if why.startswith("transport"))
+    assert refusals > 0 or "redis is back: published" in stack.api.output(), refused
     wait_until(lambda: "ready." in stack.workers[-1].output(), 5, "the restarted worker")
     assert "Task verifier.process_chunk" in stack.workers[-1].output(), \
         "the restarted worker never took a chunk"

@@ -80,6 +80,14 @@ class VLLMEngine:
         self.llm = None
 
 
+# Every sampling knob `Sampling` has no field for, set to "off": `vllm serve` fills fields a
+# request leaves unset from the model's generation_config.json (many hub models ship top_k,
+# min_p or repetition_penalty there), which would make the behaviour log-probs differ from the
+# learner's softmax(logits / T).
+_NEUTRAL_SAMPLING = {"top_k": 0, "min_p": 0.0, "repetition_penalty": 1.0,
+                     "presence_penalty": 0.0, "frequency_penalty": 0.0}
+
+
 class VLLMServerPool:
     """Rollouts on separate `vllm serve` processes (the disaggregated setup)."""
 
@@ -103,6 +111,7 @@ class VLLMServerPool:
             "model": self.model_name, "prompt": prompt, "n": sampling.n,
             "max_tokens": sampling.max_new_tokens, "temperature": sampling.temperature,
             "top_p": sampling.top_p, "logprobs": 0, "return_tokens_as_token_ids": True,
+            **_NEUTRAL_SAMPLING,
         })
         response.raise_for_status()
         completions = []
