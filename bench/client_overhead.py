@@ -3,7 +3,8 @@
 The baseline is the same items posted as one raw JSON request with httpx (json.dumps in,
 json.loads out, no validation). Against it, in the same process and interleaved round by round:
 - `client_one_request`: AsyncVerifierClient with chunk_size >= the batch, i.e. the same single
-  request plus the client's own work (validating items, encoding, parsing typed results);
+  request plus the client's own work (checking each is an item, encoding, reading verdicts;
+  the fields are validated by the server alone, which names a bad item by its index);
 - `client_default`: AsyncVerifierClient as shipped (chunks of 512, 8 at a time).
 
 Two regimes: `warm` (the service's result cache already holds every item, so the figure is the

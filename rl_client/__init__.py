@@ -8,7 +8,7 @@ Adapters: `rl_client.integrations.trl`, `.verl`, `.openrlhf`.
 """
 
 from rl_client._async import AsyncVerifierClient
-from rl_client._errors import VerifierError, VerifierTimeout, VerifierUnavailable
+from rl_client._errors import InvalidItem, VerifierError, VerifierTimeout, VerifierUnavailable
 from rl_client._sync import VerifierClient
 from verifier.schemas import CodeItem, IndexedResult, Info, MathItem, Result, Status
 
@@ -17,6 +17,7 @@ __all__ = [
     "CodeItem",
     "IndexedResult",
     "Info",
+    "InvalidItem",
     "MathItem",
     "Result",
     "Status",

@@ -17,7 +17,6 @@ from rl_client._core import (
     ClientCore,
     Deadline,
     ItemLike,
-    rewards_of,
 )
 from verifier.schemas import IndexedResult, Info, Result
 
@@ -63,12 +62,12 @@ class AsyncVerifierClient:
     async def verify(self, items: Sequence[ItemLike], *,
                      timeout: float | None = None) -> list[Result]:
         """Score `items` (MathItem, CodeItem or plain dicts); one Result per item, in order."""
-        return await self._scatter(items, timeout, verdicts_only=False)
+        return await self._scatter(items, timeout, rewards_only=False)
 
     async def rewards(self, items: Sequence[ItemLike], *,
                       timeout: float | None = None) -> list[float | None]:
         """Just the rewards; None for an `infra_error` (mask that sample, do not punish it)."""
-        return rewards_of(await self._scatter(items, timeout, verdicts_only=True))
+        return await self._scatter(items, timeout, rewards_only=True)
 
     async def stream(self, items: Sequence[ItemLike], *,
                      timeout: float | None = None) -> AsyncIterator[IndexedResult]:
@@ -115,7 +114,7 @@ class AsyncVerifierClient:
     # ------------------------------------------------------------------ I/O
 
     async def _scatter(self, items: Sequence[ItemLike], timeout: float | None, *,
-                       verdicts_only: bool) -> list[Any]:
+                       rewards_only: bool) -> list[Any]:
         """POST the chunks, `max_concurrency` at a time; results in item order."""
         deadline = self._core.deadline(timeout)
         limiter = asyncio.Semaphore(self._core.max_concurrency)
@@ -123,7 +122,7 @@ class AsyncVerifierClient:
         async def send(chunk: Chunk) -> list[Any]:
             async with limiter:
                 return await self._send(
-                    self._core.verify_call(chunk, verdicts_only=verdicts_only), deadline)
+                    self._core.verify_call(chunk, rewards_only=rewards_only), deadline)
 
         parts = await _gather_or_cancel([send(chunk) for chunk in self._core.chunks(items)])
         return [result for part in parts for result in part]

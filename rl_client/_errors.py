@@ -17,6 +17,19 @@ class VerifierError(Exception):
         self.detail = detail
 
 
+class InvalidItem(VerifierError, ValueError):
+    """An item the service cannot take; also a ValueError, since the input is at fault.
+
+    `index` is the item's position in the caller's whole batch (not in the request that
+    carried it); `detail` is the server's error body, when the server refused it.
+    """
+
+    def __init__(self, message: str, *, index: int, status_code: int | None = None,
+                 detail: Any = None):
+        super().__init__(message, status_code=status_code, detail=detail)
+        self.index = index
+
+
 class VerifierUnavailable(VerifierError):
     """The service could not be reached, or stayed busy (429/503), through every retry."""
 

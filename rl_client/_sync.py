@@ -19,7 +19,6 @@ from rl_client._core import (
     ClientCore,
     Deadline,
     ItemLike,
-    rewards_of,
 )
 from verifier.schemas import IndexedResult, Info, Result
 
@@ -60,12 +59,12 @@ class VerifierClient:
 
     def verify(self, items: Sequence[ItemLike], *, timeout: float | None = None) -> list[Result]:
         """Score `items` (MathItem, CodeItem or plain dicts); one Result per item, in order."""
-        return self._scatter(items, timeout, verdicts_only=False)
+        return self._scatter(items, timeout, rewards_only=False)
 
     def rewards(self, items: Sequence[ItemLike], *,
                 timeout: float | None = None) -> list[float | None]:
         """Just the rewards; None for an `infra_error` (mask that sample, do not punish it)."""
-        return rewards_of(self._scatter(items, timeout, verdicts_only=True))
+        return self._scatter(items, timeout, rewards_only=True)
 
     def stream(self, items: Sequence[ItemLike], *,
                timeout: float | None = None) -> Iterator[IndexedResult]:
@@ -116,12 +115,12 @@ class VerifierClient:
     # ------------------------------------------------------------------ I/O
 
     def _scatter(self, items: Sequence[ItemLike], timeout: float | None, *,
-                 verdicts_only: bool) -> list[Any]:
+                 rewards_only: bool) -> list[Any]:
         """POST the chunks, `max_concurrency` at a time in threads; results in item order."""
         deadline = self._core.deadline(timeout)
 
         def send(chunk: Chunk) -> list[Any]:
-            return self._send(self._core.verify_call(chunk, verdicts_only=verdicts_only),
+            return self._send(self._core.verify_call(chunk, rewards_only=rewards_only),
                               deadline)
 
         chunks = self._core.chunks(items)

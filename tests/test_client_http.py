@@ -17,6 +17,8 @@ import pytest
 
 from rl_client import (
     AsyncVerifierClient,
+    InvalidItem,
+    MathItem,
     Status,
     VerifierClient,
     VerifierError,
@@ -93,11 +95,36 @@ def test_empty_batch_sends_nothing(kind: str, proxy: ScriptedProxy) -> None:
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_invalid_item_is_refused_before_sending(kind: str, proxy: ScriptedProxy) -> None:
-    items = [*math_items(2), {"kind": "math", "response": "\\boxed{1}"}]  # no answer
-    with pytest.raises(ValueError, match=r"items\[2\].*answer"):
-        call(kind, proxy.url, "verify", items)
+@pytest.mark.parametrize("method", ["verify", "rewards", "stream"])
+def test_invalid_item_is_named_by_its_index_in_the_batch(kind: str, method: str,
+                                                        proxy: ScriptedProxy) -> None:
+    items = math_items(10)
+    items[7] = {"kind": "math", "response": "\\boxed{1}"}  # no answer, in the third chunk
+    with pytest.raises(InvalidItem, match=r"items\[7\] is not a valid.*answer") as caught:
+        call(kind, proxy.url, method, items, chunk_size=3, max_concurrency=1)
+    assert caught.value.index == 7 and caught.value.status_code == 422
+    assert isinstance(caught.value, ValueError)  # bad input, whoever noticed it
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_what_is_not_an_item_is_refused_before_sending(kind: str, proxy: ScriptedProxy) -> None:
+    with pytest.raises(InvalidItem, match=r"items\[2\] is a str") as caught:
+        call(kind, proxy.url, "verify", [*math_items(2), "\\boxed{4}"])
+    assert caught.value.index == 2
+    with pytest.raises(InvalidItem, match=r"items\[1\] cannot be sent as JSON"):
+        call(kind, proxy.url, "verify", [math_items(1)[0], {**math_items(1)[0], "id": object()}])
     assert proxy.script.seen == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_typed_items_and_dataset_shapes_are_sent_as_they_are(kind: str,
+                                                             proxy: ScriptedProxy) -> None:
+    typed = [MathItem.model_validate(item) for item in math_items(4)]
+    apps_shaped = {"kind": "code", "id": "apps", "response": "print(int(input()) + 1)",
+                   "tests": {"inputs": ["1\n"], "outputs": ["2\n"]}}
+    results = call(kind, proxy.url, "verify", [*typed, apps_shaped], chunk_size=2)
+    assert [r.id for r in results] == ["q0", "q1", "q2", "q3", "apps"]
+    assert [r.reward for r in results] == [*expected_rewards(4), 1.0]
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -107,7 +134,8 @@ def test_server_refusal_carries_its_message(kind: str, verifier_url: str) -> Non
     with pytest.raises(VerifierError) as caught:
         call(kind, verifier_url, "verify", [*math_items(5), bad], chunk_size=4)
     assert caught.value.status_code == 422
-    assert "cobol" in str(caught.value) and "items 4..5" in str(caught.value)
+    assert "cobol" in str(caught.value) and "items[5]" in str(caught.value)
+    assert isinstance(caught.value, InvalidItem) and caught.value.index == 5
     assert not isinstance(caught.value, VerifierUnavailable)
 
 
