@@ -18,6 +18,9 @@ import os
 import re
 import time
 
+WRITTEN = frozenset({"limit", "peak"})  # the control files a run writes (v1 resets its peak)
+OOM_KILL_LINE = re.compile(r"^oom_kill (\d+)$", re.M)
+
 
 class JailCgroup:
     """One cgroup directory and the files that differ between v1 and v2."""
@@ -31,6 +34,7 @@ class JailCgroup:
                  {"limit": "memory.max", "usage": "memory.current", "peak": "memory.peak",
                   "events": "memory.events"})
         self._files = {key: os.path.join(path, name) for key, name in names.items()}
+        self._fds: dict[str, int] = {}  # opened once: a run then costs no open/close
         self._baseline = 0
         self._oom_kills = 0
         self._peak_fd: int | None = None
@@ -63,17 +67,25 @@ class JailCgroup:
                 group.remove()
         return None
 
+    def _fd(self, key: str) -> int:
+        fd = self._fds.get(key)
+        if fd is None:
+            fd = self._fds[key] = os.open(self._files[key], os.O_RDWR if key in WRITTEN
+                                          else os.O_RDONLY)
+        return fd
+
+    def _read_text(self, key: str) -> str:
+        """The file's whole content, read afresh (cgroup files regenerate it at offset 0)."""
+        return os.pread(self._fd(key), 4096, 0).decode()
+
     def _read(self, key: str) -> int:
-        with open(self._files[key]) as handle:
-            return int(handle.read().split()[0])
+        return int(self._read_text(key).split()[0])
 
     def _write(self, key: str, value: str) -> None:
-        with open(self._files[key], "w") as handle:
-            handle.write(value)
+        os.pwrite(self._fd(key), value.encode(), 0)
 
     def _oom_kill_count(self) -> int:
-        with open(self._files["events"]) as handle:
-            found = re.search(r"^oom_kill (\d+)$", handle.read(), re.M)
+        found = OOM_KILL_LINE.search(self._read_text("events"))
         return int(found.group(1)) if found else 0
 
     def begin_run(self, budget_bytes: int) -> None:
@@ -106,9 +118,16 @@ class JailCgroup:
             os.close(self._peak_fd)
             self._peak_fd = None
 
+    def close(self) -> None:
+        """Release the open control files (the cgroup itself stays)."""
+        self._close_peak()
+        for fd in self._fds.values():
+            os.close(fd)
+        self._fds.clear()
+
     def remove(self) -> None:
         """Delete the cgroup once its processes are gone (they may take a moment to exit)."""
-        self._close_peak()
+        self.close()
         deadline = time.monotonic() + 5
         while True:
             try:

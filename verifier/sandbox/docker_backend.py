@@ -143,6 +143,7 @@ def container_cgroup(pid: int) -> JailCgroup | None:
             group.begin_run(1 << 40)
             group.end_run()
         except (OSError, ValueError):
+            group.close()
             return None
         return group
     return None
@@ -243,6 +244,8 @@ class ContainerJail:
                 self._api.kill(self.container_id)
         with contextlib.suppress(OSError, AttributeError):
             self._socket.close()
+        if getattr(self, "cgroup", None) is not None:
+            self.cgroup.close()  # Docker removes the cgroup with the container
         # The pump closes the write end when it ends; if it never started, it is ours.
         ends = [self._stdout_r] if pump is not None else [self._stdout_r, self._stdout_w]
         for fd in ends:
