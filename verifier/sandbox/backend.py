@@ -134,6 +134,32 @@ class RunOutcome:
                    or header.get("setup_error") or None)
 
 
+class _Jail(Protocol):
+    def request(self, header: dict, blobs: dict[str, bytes], timeout: float
+                ) -> tuple[dict, dict[str, bytes]]: ...
+
+
+class _RunCgroup(Protocol):
+    def begin_run(self, memory_bytes: int) -> None: ...
+
+    def end_run(self) -> tuple[int | None, bool]: ...
+
+
+def exchange(jail: _Jail, request: RunRequest, timeout: float,
+             cgroup: _RunCgroup | None) -> RunOutcome:
+    """Send one run to a jail's supervisor and read how it ended. With a cgroup, the run's
+    memory is limited and measured as a whole (all its processes), OOM kills included."""
+    measured = cgroup is not None and request.limits.memory_bytes
+    if measured:
+        cgroup.begin_run(request.limits.memory_bytes)
+    header, blobs = jail.request(request.header(), request.blobs(), timeout)
+    outcome = RunOutcome.from_reply(header, blobs)
+    if measured:
+        peak, outcome.oom_killed = cgroup.end_run()
+        outcome.memory_peak_kb = None if peak is None else peak // 1024
+    return outcome
+
+
 class SandboxBackend(Protocol):
     """What the code runner uses. One instance per worker slot (process); not shared."""
 

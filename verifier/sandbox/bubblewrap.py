@@ -33,6 +33,7 @@ from verifier.sandbox.backend import (
     RunOutcome,
     RunRequest,
     SandboxUnavailable,
+    exchange,
 )
 from verifier.sandbox.cgroup import JailCgroup
 
@@ -261,16 +262,7 @@ class BubblewrapBackend:
             failure = ""
             for _attempt in range(2):  # a jail that died under us gets one fresh retry
                 try:
-                    client = self._jail()
-                    measured = self._cgroup is not None and request.limits.memory_bytes
-                    if measured:
-                        self._cgroup.begin_run(request.limits.memory_bytes)
-                    header, blobs = client.request(request.header(), request.blobs(), timeout)
-                    outcome = RunOutcome.from_reply(header, blobs)
-                    if measured:
-                        peak, outcome.oom_killed = self._cgroup.end_run()
-                        outcome.memory_peak_kb = None if peak is None else peak // 1024
-                    return outcome
+                    return exchange(self._jail(), request, timeout, self._cgroup)
                 except SandboxUnavailable as exc:
                     return RunOutcome(error=str(exc))
                 except (protocol.ProtocolError, OSError) as exc:

@@ -37,7 +37,7 @@ from docker.errors import DockerException
 from docker.utils.socket import STDERR, STDOUT, frames_iter
 
 from verifier.sandbox import protocol
-from verifier.sandbox.backend import RunOutcome, RunRequest, SandboxUnavailable
+from verifier.sandbox.backend import RunOutcome, RunRequest, SandboxUnavailable, exchange
 from verifier.sandbox.bubblewrap import REPLY_GRACE_S, STARTUP_TIMEOUT_S
 from verifier.sandbox.cgroup import JailCgroup
 
@@ -357,14 +357,7 @@ class DockerBackend:
                     jail = self._jails.get(group)
                     if jail is None:
                         return RunOutcome(error=self._missing.get(group, "no runner"))
-                    measured = jail.cgroup is not None and request.limits.memory_bytes
-                    if measured:
-                        jail.cgroup.begin_run(request.limits.memory_bytes)
-                    header, blobs = jail.request(request.header(), request.blobs(), timeout)
-                    outcome = RunOutcome.from_reply(header, blobs)
-                    if measured:
-                        peak, outcome.oom_killed = jail.cgroup.end_run()
-                        outcome.memory_peak_kb = None if peak is None else peak // 1024
+                    outcome = exchange(jail, request, timeout, jail.cgroup)
                     if request.store is not None and (outcome.stored or outcome.cached):
                         self._artefact_group[request.store.key] = group
                     self._session_group = group if request.keep_runner else None
