@@ -8,14 +8,12 @@ import math
 import shutil
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from tests.procs import start_server
 from verifier.web.status import (
     HISTORY_S,
     StatusHistory,
@@ -83,13 +81,6 @@ def test_chart_scales_to_the_history_it_has() -> None:
 # --------------------------------------------------------------------------- in a browser
 
 
-@pytest.fixture(scope="module")
-def status_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    proc, url = start_server(tmp_path_factory.mktemp("status"), "--workers", "1")
-    yield url
-    proc.stop()
-
-
 @pytest.fixture
 def browser():
     webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed")
@@ -110,21 +101,21 @@ def number(text: str) -> float:
     return float(text.split()[0].replace(",", ""))
 
 
-def test_status_page_loads_draws_and_moves_in_chromium(status_url: str, browser,
+def test_status_page_loads_draws_and_moves_in_chromium(verifier_url: str, browser,
                                                        tmp_path: Path) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
-    page = httpx.get(f"{status_url}/")
+    page = httpx.get(f"{verifier_url}/")
     assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
-    browser.get(f"{status_url}/")
+    browser.get(f"{verifier_url}/")
     assert browser.title == "RLVR verifier · status"
     before = number(browser.find_element(By.ID, "items").text)
 
     items = [{"kind": "math", "response": f"\\boxed{{{n}}}", "answer": str(n % 3)}
              for n in range(40)]
     posted = threading.Thread(target=lambda: httpx.post(
-        f"{status_url}/v1/verify", json={"items": items}, timeout=120), daemon=True)
+        f"{verifier_url}/v1/verify", json={"items": items}, timeout=120), daemon=True)
     posted.start()
     # The page polls: the counters move without a reload.
     WebDriverWait(browser, 60, poll_frequency=0.5).until(
