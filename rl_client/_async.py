@@ -14,7 +14,7 @@ from rl_client._core import (
     HEALTH_TIMEOUT_S,
     Call,
     Chunk,
-    ClientCore,
+    ClientBase,
     Deadline,
     ItemLike,
 )
@@ -23,7 +23,7 @@ from verifier.schemas import IndexedResult, Info, Result
 T = TypeVar("T")
 
 
-class AsyncVerifierClient:
+class AsyncVerifierClient(ClientBase[httpx.AsyncClient]):
     """Async client for the verifier service.
 
     `base_url` defaults to $VERIFIER_URL, then http://127.0.0.1:8000; `api_key` to
@@ -34,18 +34,7 @@ class AsyncVerifierClient:
     message. Batches go out in chunks of `chunk_size` items, `max_concurrency` at a time.
     """
 
-    def __init__(self, base_url: str | None = None, api_key: str | None = None, *,
-                 timeout: float = 300.0, max_retries: int = 5, chunk_size: int = 512,
-                 max_concurrency: int = 8, backoff_s: float = 0.5,
-                 backoff_max_s: float = 30.0) -> None:
-        self._core = ClientCore(base_url, api_key, timeout=timeout, max_retries=max_retries,
-                                chunk_size=chunk_size, max_concurrency=max_concurrency,
-                                backoff_s=backoff_s, backoff_max_s=backoff_max_s)
-        self._http = httpx.AsyncClient(**self._core.http_options())
-
-    @property
-    def base_url(self) -> str:
-        return self._core.base_url
+    _http_class = httpx.AsyncClient
 
     async def __aenter__(self) -> Self:
         return self

@@ -43,6 +43,7 @@ CONNECT_TIMEOUT_S = 10.0
 HEALTH_TIMEOUT_S = 5.0
 
 T = TypeVar("T")
+H = TypeVar("H", httpx.Client, httpx.AsyncClient)
 ItemLike = MathItem | CodeItem | Mapping[str, Any]
 
 
@@ -439,3 +440,22 @@ class ClientCore:
 def rewards_of(results: Sequence[Result]) -> list[float | None]:
     """Rewards to train on: None marks an `infra_error`, which a trainer must mask."""
     return [None if r.status == Status.infra_error else r.reward for r in results]
+
+
+class ClientBase(Generic[H]):
+    """The options both clients take and the core they share; subclasses add the I/O."""
+
+    _http_class: type[H]
+
+    def __init__(self, base_url: str | None = None, api_key: str | None = None, *,
+                 timeout: float = 300.0, max_retries: int = 5, chunk_size: int = 512,
+                 max_concurrency: int = 8, backoff_s: float = 0.5,
+                 backoff_max_s: float = 30.0) -> None:
+        self._core = ClientCore(base_url, api_key, timeout=timeout, max_retries=max_retries,
+                                chunk_size=chunk_size, max_concurrency=max_concurrency,
+                                backoff_s=backoff_s, backoff_max_s=backoff_max_s)
+        self._http: H = self._http_class(**self._core.http_options())
+
+    @property
+    def base_url(self) -> str:
+        return self._core.base_url

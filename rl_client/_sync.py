@@ -16,7 +16,7 @@ from rl_client._core import (
     HEALTH_TIMEOUT_S,
     Call,
     Chunk,
-    ClientCore,
+    ClientBase,
     Deadline,
     ItemLike,
 )
@@ -25,25 +25,14 @@ from verifier.schemas import IndexedResult, Info, Result
 T = TypeVar("T")
 
 
-class VerifierClient:
+class VerifierClient(ClientBase[httpx.Client]):
     """Blocking client for the verifier service; see AsyncVerifierClient for the details.
 
     Safe to share between threads (one connection pool). Large batches go out in chunks of
     `chunk_size` items, up to `max_concurrency` at a time, and come back in order.
     """
 
-    def __init__(self, base_url: str | None = None, api_key: str | None = None, *,
-                 timeout: float = 300.0, max_retries: int = 5, chunk_size: int = 512,
-                 max_concurrency: int = 8, backoff_s: float = 0.5,
-                 backoff_max_s: float = 30.0) -> None:
-        self._core = ClientCore(base_url, api_key, timeout=timeout, max_retries=max_retries,
-                                chunk_size=chunk_size, max_concurrency=max_concurrency,
-                                backoff_s=backoff_s, backoff_max_s=backoff_max_s)
-        self._http = httpx.Client(**self._core.http_options())
-
-    @property
-    def base_url(self) -> str:
-        return self._core.base_url
+    _http_class = httpx.Client
 
     def __enter__(self) -> Self:
         return self
