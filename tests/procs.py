@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import signal
 import socket
 import subprocess
 import sys
@@ -15,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from verifier.local import LocalServer, free_port
+from verifier.local import LocalServer, free_port, stop_group
 
 
 def wait_until(predicate, timeout_s: float, what: str) -> None:
@@ -52,17 +50,8 @@ class Proc:
         return self
 
     def stop(self, timeout_s: float = 15) -> None:
-        if self.popen is None or self.popen.poll() is not None:
-            return
-        os.killpg(self.popen.pid, signal.SIGTERM)
-        try:
-            self.popen.wait(timeout_s)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.popen.pid, signal.SIGKILL)
-            self.popen.wait()
-        # Whatever the group left behind (pool children) goes too.
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.popen.pid, signal.SIGKILL)
+        if self.popen is not None:
+            stop_group(self.popen, timeout_s)
 
     def output(self) -> str:
         return self.log.read_text(errors="replace")

@@ -27,6 +27,17 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def stop_group(popen: subprocess.Popen, timeout_s: float = 15.0) -> None:
+    """SIGTERM a child's process group, wait, then SIGKILL whatever is left of the group."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(popen.pid, signal.SIGTERM)
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        popen.wait(timeout_s)
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(popen.pid, signal.SIGKILL)
+    popen.wait()
+
+
 class LocalServer:
     """`verifier serve SERVE_ARGS...` on 127.0.0.1:<free port>; usable as a context manager."""
 
@@ -70,16 +81,8 @@ class LocalServer:
         return self.log_path.read_text(errors="replace") if self.log_path.exists() else ""
 
     def stop(self, timeout_s: float = 15.0) -> None:
-        """SIGTERM the server's process group, wait, then SIGKILL whatever is left."""
-        if self.popen is None:
-            return
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.popen.pid, signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            self.popen.wait(timeout_s)
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(self.popen.pid, signal.SIGKILL)
-        self.popen.wait()
+        if self.popen is not None:
+            stop_group(self.popen, timeout_s)
 
     def __enter__(self) -> LocalServer:
         return self.start()
