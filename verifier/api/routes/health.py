@@ -14,7 +14,7 @@ from verifier.schemas import Health, Info
 router = APIRouter(tags=["service"])
 
 
-@router.get("/healthz", response_model=Health,
+@router.get("/healthz", response_model=Health, response_model_exclude_none=True,
             responses={503: {"model": Health, "description": "cannot take work"}})
 async def healthz(service: ServiceDep) -> Health | JSONResponse:
     problem = await service.executor.check_health()
