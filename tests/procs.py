@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from verifier.local import LocalServer, free_port, stop_group
+from verifier.local import LocalServer, free_port, spawn_logged, stop_group
 
 
 def wait_until(predicate, timeout_s: float, what: str) -> None:
@@ -42,11 +42,7 @@ class Proc:
     popen: subprocess.Popen | None = None
 
     def start(self) -> Proc:
-        self.log.parent.mkdir(parents=True, exist_ok=True)
-        with self.log.open("ab") as out:
-            self.popen = subprocess.Popen(self.argv, stdout=out, stderr=subprocess.STDOUT,
-                                          env={**os.environ, **self.env},
-                                          start_new_session=True)
+        self.popen = spawn_logged(self.argv, self.log, self.env)
         return self
 
     def stop(self, timeout_s: float = 15) -> None:

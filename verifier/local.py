@@ -27,6 +27,15 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def spawn_logged(argv: list[str], log_path: Path, env: dict[str, str]) -> subprocess.Popen:
+    """Start a child in a session of its own (its process group can be stopped whole), its
+    output appended to `log_path`, with `env` on top of this process's environment."""
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("ab") as log:
+        return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
+                                env={**os.environ, **env}, start_new_session=True)
+
+
 def stop_group(popen: subprocess.Popen, timeout_s: float = 15.0) -> None:
     """SIGTERM a child's process group, wait, then SIGKILL whatever is left of the group."""
     with contextlib.suppress(ProcessLookupError):
@@ -54,11 +63,7 @@ class LocalServer:
 
     def start(self) -> LocalServer:
         """Start the server and wait until /healthz answers; raise with its log if it cannot."""
-        self.log_path.parent.mkdir(parents=True, exist_ok=True)
-        with self.log_path.open("ab") as log:
-            self.popen = subprocess.Popen(self._argv, stdout=log, stderr=subprocess.STDOUT,
-                                          env={**os.environ, **self._env},
-                                          start_new_session=True)
+        self.popen = spawn_logged(self._argv, self.log_path, self._env)
         deadline = time.monotonic() + self._startup_timeout_s
         while not self._healthy():
             if self.popen.poll() is not None:
