@@ -29,7 +29,7 @@ from verifier.sandbox import (
     SandboxBackend,
     SandboxLimits,
 )
-from verifier.sandbox.backend import JAIL_ENV, supports_sessions
+from verifier.sandbox.backend import JAIL_ENV
 from verifier.schemas import AssertTests, CallTests, CodeItem, Limits, Result, Status, StdioTests
 
 RUN_NPROC = 64 + 8  # the program's processes and threads, plus the jail's own few
@@ -262,30 +262,20 @@ class CodeRunner:
     # ----------------------------------------------------------------------- tests
 
     def _run_tests(self, sub: _Submission) -> Result:
-        """Run the cases in order; with a session-capable backend one runner serves them all."""
+        """Run the cases in order; `all` scoring stops at the first failure."""
         item = sub.item
         total = _case_count(item)
         verdicts: list[TestVerdict] = []
-        session = supports_sessions(self.backend) and total > 1
-        runner_kept = False
-        try:
-            for index in range(total):
-                runner_kept = session and index < total - 1
-                verdict = self._run_case(sub, index, keep_runner=runner_kept)
-                verdicts.append(verdict)
-                if verdict.status is Status.infra_error:
-                    return Result.infra_error(item.id, verdict.message or "sandbox failure",
-                                              tests=[v.detail() for v in verdicts])
-                if verdict.status is Status.compile_error:
-                    return self._compile_error(sub, {"status": "error",
-                                                     "message": verdict.message})
-                if verdict.status is not Status.correct and item.scoring == "all":
-                    break
-            else:
-                runner_kept = False  # the last run released it
-        finally:
-            if runner_kept:
-                self.backend.end_session()
+        for index in range(total):
+            verdict = self._run_case(sub, index)
+            verdicts.append(verdict)
+            if verdict.status is Status.infra_error:
+                return Result.infra_error(item.id, verdict.message or "sandbox failure",
+                                          tests=[v.detail() for v in verdicts])
+            if verdict.status is Status.compile_error:
+                return self._compile_error(sub, {"status": "error", "message": verdict.message})
+            if verdict.status is not Status.correct and item.scoring == "all":
+                break
         passed = sum(v.status is Status.correct for v in verdicts)
         failures = [v for v in verdicts if v.status is not Status.correct]
         status = failures[0].status if failures else Status.correct
@@ -299,7 +289,7 @@ class CodeRunner:
             detail["compile"] = sub.compile_detail
         return Result(id=item.id, reward=reward, status=status, detail=detail)
 
-    def _run_case(self, sub: _Submission, index: int, keep_runner: bool) -> TestVerdict:
+    def _run_case(self, sub: _Submission, index: int) -> TestVerdict:
         item, language = sub.item, sub.language
         tests = item.tests
         nonce = secrets.token_hex(16)
@@ -323,7 +313,7 @@ class CodeRunner:
             artefact=sub.artefact, env={**JAIL_ENV, **language.env},
             proc=language.name != "python",
             python_payload=None if payload is None else json.dumps(payload).encode(),
-            warm_python=warm, keep_runner=keep_runner)
+            warm_python=warm)
         outcome = self.backend.run(request)
         if outcome.missing_artefact:  # the jail was restarted and lost its cache: rebuild once
             failure = self._compile(sub)

@@ -4,7 +4,8 @@ The jail is `bwrap` with every namespace unshared (user, PID, network: no interf
 isolated loopback; IPC, UTS, cgroup), user namespaces disabled inside, a read-only view of /usr,
 of the few /etc files the toolchains need and of the toolchain directories, a read-only root and
 /dev, a tmpfs /tmp, a cleared environment, and `--die-with-parent`. Inside runs the supervisor
-(`supervisor.py`), which gives every run its own namespaces and work directory. As root, the jail
+(`supervisor.py`), whose runners give every run its own work directory, /dev/shm and IPC
+namespace, and kill every process the run started when it ends. As root, the jail
 is started from an unprivileged uid (`launch.py`), so its processes are never root to the kernel,
 and, where the host allows, inside a memory cgroup of its own (`cgroup.py`) that bounds each run
 as a whole.
@@ -233,7 +234,6 @@ class BubblewrapBackend:
     """SandboxBackend on bubblewrap; the jail starts lazily and restarts if it dies."""
 
     name = "bubblewrap"
-    supports_sessions = True
 
     def __init__(self) -> None:
         self._client: SupervisorClient | None = None
@@ -269,16 +269,6 @@ class BubblewrapBackend:
                     failure = f"{exc}; {self._client.stderr_text() if self._client else ''}"
                     self._discard()
             return RunOutcome(error=f"the jail failed twice: {failure}")
-
-    def end_session(self) -> None:
-        """Release a runner kept by `keep_runner` (after the submission's last run, or early)."""
-        with self._lock:
-            if self._client is None or not self._client.alive():
-                return
-            try:
-                self._client.request({"op": "end"}, {}, REPLY_GRACE_S)
-            except protocol.ProtocolError:
-                self._discard()
 
     def _discard(self) -> None:
         if self._client is not None:

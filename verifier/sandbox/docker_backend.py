@@ -257,7 +257,6 @@ class DockerBackend:
     """SandboxBackend on Docker: warm runner containers per language group, started lazily."""
 
     name = "docker"
-    supports_sessions = True  # the containers' supervisors keep a runner across a submission
 
     def __init__(self) -> None:
         self._settings = ContainerSettings.from_env()
@@ -266,7 +265,6 @@ class DockerBackend:
         self._jails: dict[str, ContainerJail] = {}
         self._missing: dict[str, str] = {}  # group -> why its runner cannot start
         self._artefact_group: dict[str, str] = {}
-        self._session_group: str | None = None  # whose container keeps a runner for us
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ containers
@@ -360,7 +358,6 @@ class DockerBackend:
                     outcome = exchange(jail, request, timeout, jail.cgroup)
                     if request.store is not None and (outcome.stored or outcome.cached):
                         self._artefact_group[request.store.key] = group
-                    self._session_group = group if request.keep_runner else None
                     return outcome
                 except SandboxUnavailable as exc:
                     return RunOutcome(error=str(exc))
@@ -373,21 +370,8 @@ class DockerBackend:
                         jail.close()
             return RunOutcome(error=f"the runner container failed twice: {failure}")
 
-    def end_session(self) -> None:
-        """Release the runner kept by the last run's `keep_runner`."""
-        with self._lock:
-            group, self._session_group = self._session_group, None
-            jail = self._jails.get(group or "")
-            if jail is None or not jail.alive():
-                return
-            try:
-                jail.request({"op": "end"}, {}, REPLY_GRACE_S)
-            except (protocol.ProtocolError, OSError):
-                self._jails.pop(group).close()
-
     def close(self) -> None:
         with self._lock:
-            self._session_group = None
             for jail in self._jails.values():
                 jail.close()
             self._jails.clear()

@@ -3,7 +3,8 @@
 Standard library only: this file is also imported inside the jail by the supervisor. A message
 is a 4-byte big-endian length, a JSON header, then the raw bytes of each blob the header names
 (`"blobs": [[name, length], ...]`). Payloads (code, stdin, stdout) travel as raw bytes, never
-base64, and the receiver never unpickles anything.
+base64, and the receiver never unpickles anything. Inside the jail, blobs are moved between the
+channel and files by the kernel (see supervisor.py), so they never enter the runner's memory.
 """
 
 from __future__ import annotations
@@ -32,10 +33,19 @@ def encode_message(header: dict, blobs: dict[str, bytes] | None = None) -> bytes
 
 
 def write_message(fd: int, header: dict, blobs: dict[str, bytes] | None = None) -> None:
-    view = memoryview(encode_message(header, blobs))
+    _write_all(fd, encode_message(header, blobs))
+
+
+def write_header(fd: int, header: dict, layout: list[tuple[str, int]]) -> None:
+    """Write a header whose blobs, (name, size) in order, the caller writes next."""
+    raw = json.dumps({**header, "blobs": layout}, separators=(",", ":")).encode()
+    _write_all(fd, _LENGTH.pack(len(raw)) + raw)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
     while view:
-        written = os.write(fd, view)
-        view = view[written:]
+        view = view[os.write(fd, view):]
 
 
 def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
@@ -54,20 +64,24 @@ def _read_exact(fd: int, size: int, deadline: float | None) -> bytes:
     return b"".join(chunks)
 
 
-def read_message(fd: int, timeout_s: float | None = None) -> tuple[dict, dict[str, bytes]]:
-    """Read one message; raises ProtocolError on EOF, timeout or a malformed frame."""
-    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+def read_header(fd: int, deadline: float | None = None) -> tuple[dict, list[tuple[str, int]]]:
+    """Read a message's header; its blobs, (name, size) in order, are still to be read."""
     (length,) = _LENGTH.unpack(_read_exact(fd, _LENGTH.size, deadline))
     if length > MAX_HEADER_BYTES:
         raise ProtocolError(f"header of {length} bytes is over the limit")
     try:
         header = json.loads(_read_exact(fd, length, deadline))
-        layout = header.pop("blobs")
-    except (ValueError, KeyError) as exc:
+        layout = [(str(name), size) for name, size in header.pop("blobs")]
+    except (ValueError, KeyError, TypeError) as exc:
         raise ProtocolError(f"malformed header: {exc}") from exc
-    blobs: dict[str, bytes] = {}
     for name, size in layout:
         if not isinstance(size, int) or not 0 <= size <= MAX_BLOB_BYTES:
             raise ProtocolError(f"blob {name!r} has an invalid size")
-        blobs[str(name)] = _read_exact(fd, size, deadline)
-    return header, blobs
+    return header, layout
+
+
+def read_message(fd: int, timeout_s: float | None = None) -> tuple[dict, dict[str, bytes]]:
+    """Read one message; raises ProtocolError on EOF, timeout or a malformed frame."""
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
+    header, layout = read_header(fd, deadline)
+    return header, {name: _read_exact(fd, size, deadline) for name, size in layout}

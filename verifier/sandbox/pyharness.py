@@ -1,8 +1,8 @@
 """The Python harness, run inside the jail: stdio programs, `call` cases and `assert` tests.
 
 Standard library only. Two entries behave identically: `run_forked` in a process forked from the
-supervisor's warm interpreter, and `python3 pyharness.py` (the cold path) with the payload on
-fd 4. The payload is JSON: {"mode": "stdio"|"call"|"assert", "code", "nonce", ...}.
+runner's warm interpreter, and `python3 pyharness.py` (the cold path); both read the payload
+from fd 4. The payload is JSON: {"mode": "stdio"|"call"|"assert", "code", "nonce", ...}.
 
 stdio runs the solution as `__main__` and ends the way the interpreter does (threads joined,
 atexit run, streams flushed); the worker compares stdout outside the jail.
@@ -43,7 +43,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 _IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: implemented in C, attributes cannot be set
 
 PRELOADED = ("array", "bisect", "collections", "copy", "functools", "heapq", "itertools", "math",
-             "operator", "random", "re", "statistics", "string", "threading", "typing",
+             "operator", "random", "re", "statistics", "string", "typing",
              "dataclasses", "atexit", "_sitebuiltins", "traceback", "hashlib", "fractions",
              "decimal", "datetime", "textwrap", "numbers", "enum")
 
@@ -57,9 +57,16 @@ def preload() -> None:
 # --------------------------------------------------------------------------- process setup
 
 
-def _reset_interpreter(argv0: str) -> None:
-    """Make this process look like a fresh `python3 solution.py` to the solution."""
-    sys.argv = [argv0]
+def reset_interpreter() -> None:
+    """Make this process look like a fresh `python3 solution.py` to the solution: its argv,
+    path, `exit`/`quit`, and new standard streams on fds 0-2.
+
+    The warm path does this once in the process it forks runs from (which never uses these
+    streams itself), so a run does not pay for it; the streams must then be built while fds
+    0-2 are of the kinds a run gets (stdin a memfd, stdout and stderr pipes), because the I/O
+    stack records whether its file is seekable when it is built.
+    """
+    sys.argv = ["solution.py"]
     sys.path[:] = [p for p in sys.path if p and not p.startswith(_HERE)]
     streams = []
     for fd, template, mode in ((0, sys.__stdin__, "rb"), (1, sys.__stdout__, "wb"),
@@ -77,24 +84,29 @@ def _reset_interpreter(argv0: str) -> None:
     builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
 
 
-def run_forked(payload: bytes, env: dict[str, str]) -> None:
-    """Warm path: this process was forked from the supervisor. Never returns."""
-    os.environ.clear()
-    os.environ.update(env)
-    _execute(payload)
+def run_forked() -> None:
+    """Warm path: this process was forked from a runner that has set the run's environment and
+    called `reset_interpreter`. Never returns."""
+    import signal  # loaded already; the runner (PID 1 of its namespace) keeps SIGINT default
+
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as a fresh interpreter has it
+    _execute(_read_payload())
 
 
 def _cold_main() -> None:
+    reset_interpreter()
+    _execute(_read_payload())
+
+
+def _read_payload() -> dict:
     chunks = []
     while chunk := os.read(PAYLOAD_FD, 1 << 20):
         chunks.append(chunk)
     os.close(PAYLOAD_FD)
-    _execute(b"".join(chunks))
+    return json.loads(b"".join(chunks))
 
 
-def _execute(raw_payload: bytes) -> None:
-    payload = json.loads(raw_payload)
-    _reset_interpreter("solution.py")
+def _execute(payload: dict) -> None:
     try:
         solution = compile(payload["code"], SOLUTION_PATH, "exec")
     except BaseException as exc:  # the solution's compile error, reported as such

@@ -7,11 +7,13 @@ never runs submitted code itself, and it stays off the path of a run:
 
     supervisor ── runner: PID 1 of a new PID namespace, with new mount and IPC namespaces, a
                   │       fresh tmpfs /tmp (the work directory) and /dev/shm, a private or hidden
-                  │       /proc, prepared *before* its request arrives. It takes the worker's
-                  │       next request from the channel itself, runs it, reads the program's
-                  │       pipes with caps, enforces the wall clock, kills every process left in
-                  │       the namespace (double-forked daemons included), answers the worker
-                  │       directly, and exits. The supervisor meanwhile prepares the next one.
+                  │       /proc, prepared *before* its first request arrives. It takes the
+                  │       worker's requests from the channel itself, runs each, moves the
+                  │       program's output with caps, enforces the wall clock, kills every
+                  │       process left in the namespace (double-forked daemons included),
+                  │       answers the worker directly, and gives the next run a new /tmp,
+                  │       /dev/shm and IPC namespace. After `runner_runs` runs it exits, and the
+                  │       runner the supervisor has prepared meanwhile takes over.
                   └─ program: rlimits, every capability dropped for good (bounding set,
                               securebits, no_new_privs), the run's own environment, then exec,
                               or (warm Python) the harness runs in this forked interpreter.
@@ -21,6 +23,8 @@ runner (PID 1 ignores what it has no handler for) or trace it (it holds capabili
 lacks, and is not dumpable), cannot see the supervisor (another PID namespace), cannot change
 mounts (no capability), and shares no writable file with any other run: /tmp, /dev/shm and /proc
 are its own, / and /dev are read-only, and the artefact cache is hidden under the fresh /tmp.
+Nor does it find an earlier run's data in the memory it inherits from the runner: requests and
+outputs pass through the runner only inside the kernel (see "the channel" below).
 """
 
 from __future__ import annotations
@@ -31,15 +35,18 @@ import fcntl
 import gc
 import json
 import math
+import mmap
 import os
 import platform
 import resource
 import select
 import signal
 import stat
+import struct
 import sys
 import time
 import traceback
+from dataclasses import dataclass
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 if HERE not in sys.path:
@@ -56,6 +63,7 @@ STDERR_TAIL_BYTES = 4096
 HOST_LOCK = "/tmp/.host-channel.lock"  # held by the runner reading the worker's channel
 SETUP_FD = 1023  # the program's end of the setup-error pipe; close-on-exec
 RUNNER_GRACE_S = 10.0  # beyond the run's wall limit, before the supervisor gives up on a runner
+WATCH_INTERVAL_S = 1.0  # how often the supervisor looks for a runner past its deadline
 DRAIN_S = 2.0  # after the program ended, for the pipes to close once stragglers are killed
 
 CLONE_NEWNS = 0x00020000
@@ -102,15 +110,18 @@ def _lock_down_future_privileges() -> None:
     _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
+# capset(2) arguments that clear every set, built once (a run forks with them ready).
+_NO_CAPABILITIES = ((ctypes.c_uint32 * 2)(CAPABILITY_VERSION_3, 0), (ctypes.c_uint32 * 6)())
+
+
 def _drop_privileges() -> None:
     """In the program: give up the capabilities it inherited; the runner's lock-down (empty
     bounding set, locked securebits, no_new_privs) keeps them from coming back."""
-    header = (ctypes.c_uint32 * 2)(CAPABILITY_VERSION_3, 0)
-    data = (ctypes.c_uint32 * 6)()
-    _check(_libc.capset(header, data), "capset")
+    _check(_libc.capset(*_NO_CAPABILITIES), "capset")
 
 
-def _set_limits(limits: dict) -> None:
+def _rlimits(limits: dict) -> list[tuple[int, tuple[int, int]]]:
+    """The program's rlimits, worked out in the runner before the fork."""
     cpu = max(1, math.ceil(limits["cpu_s"]))
     pairs = {
         resource.RLIMIT_CPU: (cpu, cpu + 1),
@@ -126,8 +137,7 @@ def _set_limits(limits: dict) -> None:
         pairs[resource.RLIMIT_AS] = (limits["as_bytes"],) * 2
     if limits.get("data_bytes"):
         pairs[resource.RLIMIT_DATA] = (limits["data_bytes"],) * 2
-    for which, value in pairs.items():
-        resource.setrlimit(which, value)
+    return list(pairs.items())
 
 
 # --------------------------------------------------------------------------- artefact cache
@@ -227,69 +237,171 @@ def _close_all_but(keep: set[int]) -> None:
     os.closerange(low, 1 << 16)
 
 
-def _memfd(name: str, data: bytes) -> int:
-    fd = os.memfd_create(name, 0)
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view):]
-    os.lseek(fd, 0, os.SEEK_SET)
-    return fd
+# --------------------------------------------------------------------------- the channel
+#
+# A runner serves many runs, and every run is a fork of it: whatever a run's data left in the
+# runner's memory, a later run could read in its own copy. So a request's blobs and a program's
+# output never enter the runner's memory: the kernel moves them, with splice(2) from a pipe into
+# a memfd or work-directory file, and with sendfile(2) from a memfd into the worker's channel.
 
 
-def _program(spec: dict, blobs: dict[str, bytes], pipes: _Pipes, stdin_fd: int,
-             payload_fd: int) -> None:
+def _move(source: int, sink: int, size: int) -> int:
+    """Move up to `size` bytes from the pipe `source` into `sink`; returns how many moved
+    before EOF. An error writing to `sink` raises with the count moved so far in `moved`."""
+    moved = 0
+    while moved < size:
+        try:
+            step = os.splice(source, sink, min(size - moved, 1 << 20))
+        except OSError as exc:
+            exc.moved = moved
+            raise
+        if not step:
+            break
+        moved += step
+    return moved
+
+
+def _receive(channel_fd: int, layout: list[tuple[str, int]]) -> tuple[dict[str, int], str]:
+    """Take a request's blobs off the channel: each `file:NAME` into the work directory, any
+    other into a memfd of its name (returned). A blob that cannot be placed is drained, so the
+    channel stays in step, and named in the returned error."""
+    memfds: dict[str, int] = {}
+    error = ""
+    for name, size in layout:
+        sink = -1
+        try:
+            if name.startswith("file:"):
+                sink = os.open(os.path.join(WORKDIR, name[5:]),
+                               os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+            else:
+                sink = memfds[name] = os.memfd_create(name, 0)
+            moved = _move(channel_fd, sink, size)
+        except OSError as exc:
+            error = error or f"could not place {name}: {exc}"
+            with open(os.devnull, "wb") as null:
+                moved = getattr(exc, "moved", 0) + _move(channel_fd, null.fileno(),
+                                                         size - getattr(exc, "moved", 0))
+        finally:
+            if sink >= 0 and name.startswith("file:"):
+                os.close(sink)
+        if moved < size:
+            raise protocol.ProtocolError("the peer closed the channel")
+    for fd in memfds.values():
+        os.lseek(fd, 0, os.SEEK_SET)
+    return memfds, error
+
+
+def _send_reply(channel_fd: int, reply: dict, parts: list[tuple[str, int, int, int]]) -> None:
+    """Write a reply whose blobs, (name, memfd, offset, size), come straight from memfds."""
+    protocol.write_header(channel_fd, reply, [(name, size) for name, _, _, size in parts])
+    for _, fd, offset, size in parts:
+        while size:
+            sent = os.sendfile(channel_fd, fd, offset, size)
+            offset, size = offset + sent, size - sent
+
+
+@dataclass
+class _Launch:
+    """Everything a program needs, made ready by the runner before the fork: the forked side
+    then only moves descriptors, sets limits, drops privileges and execs (or, warm Python,
+    runs the harness). Work done here is not repeated in every fork's copied memory."""
+
+    argv: list[str]
+    env: dict[str, str]
+    rlimits: list[tuple[int, tuple[int, int]]]
+    pipes: _Pipes
+    stdin_fd: int  # memfds, owned by the runner's request loop
+    payload_fd: int = -1  # the harness reads its payload from here (fd 4)
+    warm: bool = False  # warm Python: the harness runs in the fork itself, without exec
+
+    def close_program_ends(self) -> None:
+        for fd in self.pipes.write_ends():
+            os.close(fd)
+
+
+_warm_streams_ready = False  # per runner: see _prepare_warm_python
+
+
+def _prepare_warm_python(env: dict[str, str]) -> None:
+    """Before a warm run's fork, give this runner the state the run must start from, so the
+    fork inherits it instead of building it: the run's environment and (once per runner) a
+    fresh interpreter's streams and globals. The runner itself never uses either. Then freeze
+    what is alive, so the run's garbage collections do not walk (and copy) the runner's memory.
+    """
+    global _warm_streams_ready
+    if dict(os.environ) != env:
+        os.environ.clear()
+        os.environ.update(env)
+    if not _warm_streams_ready:
+        # Built on descriptors of the kinds a run gets (stdin a memfd, stdout and stderr pipes),
+        # then fds 0-2 go back to what they were.
+        saved = [os.dup(fd) for fd in (0, 1, 2)]
+        stand_ins = [os.memfd_create("stdin"), *os.pipe()]
+        for fd, source in ((0, stand_ins[0]), (1, stand_ins[2]), (2, stand_ins[2])):
+            os.dup2(source, fd)
+        try:
+            pyharness.reset_interpreter()
+        finally:
+            for fd, source in enumerate(saved):
+                os.dup2(source, fd)
+                os.close(source)
+            for fd in stand_ins:
+                os.close(fd)
+        _warm_streams_ready = True
+    gc.freeze()
+
+
+def _launch(spec: dict, inputs: dict[str, int]) -> _Launch:
+    env = {str(k): str(v) for k, v in spec.get("env", {}).items()}
+    if spec.get("warm_python"):
+        _prepare_warm_python(env)
+    return _Launch(argv=spec["argv"], env=env, rlimits=_rlimits(spec["limits"]),
+                   pipes=_Pipes(with_channel=bool(spec.get("channel"))),
+                   stdin_fd=inputs["stdin"], payload_fd=inputs.get("payload", -1),
+                   warm=bool(spec.get("warm_python")))
+
+
+def _program(launch: _Launch) -> None:
     """Become the submitted program (never returns).
 
     A failure before exec is reported on SETUP_FD, which exec closes: an infra error the program
     itself cannot fake (it never holds that descriptor).
     """
+    pipes = launch.pipes
     os.dup2(pipes.setup_w, SETUP_FD, inheritable=False)
-    os.dup2(stdin_fd, 0)
+    os.dup2(launch.stdin_fd, 0)
     os.dup2(pipes.out_w, 1)
     os.dup2(pipes.err_w, 2)
     keep = {SETUP_FD}
     if pipes.chan_w >= 0:
         os.dup2(pipes.chan_w, 3)
         keep.add(3)
-        if payload_fd >= 0:
-            os.dup2(payload_fd, 4)
+        if launch.payload_fd >= 0:
+            os.dup2(launch.payload_fd, 4)
             keep.add(4)
     _close_all_but(keep)
     os.chdir(WORKDIR)
-    _set_limits(spec["limits"])
+    for which, value in launch.rlimits:
+        resource.setrlimit(which, value)
     _drop_privileges()
-    env = {str(k): str(v) for k, v in spec.get("env", {}).items()}
-    if spec.get("warm_python"):
+    if launch.warm:
         os.close(SETUP_FD)
-        pyharness.run_forked(blobs.get("payload", b""), env)  # exits the process
+        pyharness.run_forked()  # exits the process
     for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
         signal.signal(sig, signal.SIG_DFL)
-    argv = spec["argv"]
-    os.execve(argv[0], argv, env)
+    os.execve(launch.argv[0], launch.argv, launch.env)
 
 
-def _place_files(spec: dict, blobs: dict[str, bytes], cache_fd: int) -> None:
-    """The work directory's content: the compiled artefact and the request's files."""
+def _place_artefact(spec: dict, cache_fd: int) -> None:
+    """Copy the compiled artefact the run names into the work directory."""
     work_fd = os.open(WORKDIR, os.O_RDONLY | os.O_DIRECTORY)
+    artefact_fd = os.open(spec["artefact"], os.O_RDONLY | os.O_DIRECTORY, dir_fd=cache_fd)
     try:
-        if spec.get("artefact"):
-            artefact_fd = os.open(spec["artefact"], os.O_RDONLY | os.O_DIRECTORY,
-                                  dir_fd=cache_fd)
-            try:
-                budget = [spec["limits"]["tmpfs_bytes"]]
-                for name in os.listdir(artefact_fd):
-                    _copy_entry(name, artefact_fd, work_fd, budget)
-            finally:
-                os.close(artefact_fd)
-        for name, data in blobs.items():
-            if name.startswith("file:"):
-                fd = os.open(name[5:], os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644,
-                             dir_fd=work_fd)
-                try:
-                    os.write(fd, data)
-                finally:
-                    os.close(fd)
+        budget = [spec["limits"]["tmpfs_bytes"]]
+        for name in os.listdir(artefact_fd):
+            _copy_entry(name, artefact_fd, work_fd, budget)
     finally:
+        os.close(artefact_fd)
         os.close(work_fd)
 
 
@@ -345,22 +457,45 @@ def _fork_in_new_pid_namespace() -> int:
     return pid
 
 
+class _Board:
+    """A page shared by the supervisor and one runner: the monotonic deadline of the request
+    the runner is serving, 0.0 while it waits. The runner writes it without a syscall; the
+    supervisor reads it when it checks. Forks of the runner (programs) do not inherit it."""
+
+    _DEADLINE = struct.Struct("d")
+
+    def __init__(self) -> None:
+        self._page = mmap.mmap(-1, mmap.PAGESIZE)
+
+    def keep_from_forks(self) -> None:
+        self._page.madvise(mmap.MADV_DONTFORK)
+
+    def post(self, deadline: float) -> None:
+        self._DEADLINE.pack_into(self._page, 0, deadline)
+
+    def busy_until(self) -> float:
+        """The deadline, 0.0 if idle; a read that raced with a write reads as idle."""
+        first, second = (self._DEADLINE.unpack_from(self._page)[0] for _ in range(2))
+        return first if first == second else 0.0
+
+
 class _Runner:
     """The supervisor's handle on one runner (PID 1 of a namespace of its own)."""
 
     def __init__(self, number: int, channel: _Channel, proc: bool) -> None:
         self.number = number
-        self.took_at: float | None = None
-        self.deadline: float | None = None
-        self.replied = False
+        self.took = False  # it has taken its first request
+        self.board = _Board()
         self.pid = _fork_in_new_pid_namespace()
         if self.pid == 0:
             try:
-                _runner_main(number, channel, proc)
+                self.board.keep_from_forks()
+                _runner_main(number, channel, proc, self.board)
             except BaseException:
                 traceback.print_exc()  # to the jail's stderr, which the worker reports
             finally:
                 os._exit(0)
+        self.board.keep_from_forks()  # the supervisor's later runners do not get it either
         self.pidfd = os.pidfd_open(self.pid)
 
     def kill(self) -> None:
@@ -389,8 +524,11 @@ def _note(channel: _Channel, **fields) -> None:
     os.write(channel.notes_w, (json.dumps(fields) + "\n").encode())
 
 
-def _mount_proc(private: bool) -> None:
-    """The run's own procfs (it shows only the run's processes), or an empty one."""
+def _mount_proc(private: bool, replace: bool = False) -> None:
+    """The run's own procfs (it shows only the run's processes), or an empty one; `replace`
+    unmounts the runner's previous one first (no program exists in between)."""
+    if replace:
+        _check(_libc.umount2(b"/proc", MNT_DETACH), "umount /proc")
     if private:
         _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
     else:
@@ -399,7 +537,7 @@ def _mount_proc(private: bool) -> None:
 
 
 def _fresh_run_state() -> None:
-    """Between two runs of one session: new /tmp, /dev/shm and IPC namespace (the previous
+    """Between two runs of one runner: new /tmp, /dev/shm and IPC namespace (the previous
     run's processes are already dead), so no run sees what the one before it left."""
     for target in (WORKDIR, "/dev/shm"):
         _check(_libc.umount2(target.encode(), MNT_DETACH), f"umount {target}")
@@ -409,13 +547,14 @@ def _fresh_run_state() -> None:
     _check(_libc.unshare(CLONE_NEWIPC), "unshare ipc")
 
 
-def _runner_main(number: int, channel: _Channel, proc: bool) -> None:
-    """PID 1 of a run: prepare, take the next request from the worker, run it, answer the
-    worker directly, tell the supervisor, exit (which ends every process of the namespace).
+def _runner_main(number: int, channel: _Channel, proc: bool, board: _Board) -> None:
+    """PID 1 of its namespaces: prepare, then take the worker's requests one by one, run each,
+    answer the worker directly and tell the supervisor; exit after the number of runs the
+    request's `runner_runs` allows (1: a fresh namespace for every run).
 
-    A request marked `"session": "continue"` keeps this runner for the submission's next run:
-    it keeps the channel (and its lock), gets a fresh run state, and serves the next request,
-    until one without the mark, or an `end`.
+    Between two runs every process of the namespace is killed and reaped, and /tmp, /dev/shm
+    and the IPC namespace are new; the runner's memory, which each run's fork copies, never
+    holds a request's blobs or a program's output (see "the channel" above).
     """
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # PID 1 then ignores it from inside
     _close_all_but({channel.host_in, channel.host_out, channel.notes_w})
@@ -434,54 +573,83 @@ def _runner_main(number: int, channel: _Channel, proc: bool) -> None:
     _mount_proc(proc)
     _lock_down_future_privileges()
     fcntl.flock(lock_fd, fcntl.LOCK_EX)  # one runner at a time reads the worker's channel
+    served = 0
     while True:
         try:
-            spec, blobs = protocol.read_message(channel.host_in)
+            spec, layout = protocol.read_header(channel.host_in)
+            problem = _size_workdir(spec)  # before the request's files arrive in it
+            inputs, receive_error = _receive(channel.host_in, layout)
         except protocol.ProtocolError:
             _note(channel, eof=number)  # the worker closed the channel: the jail shuts down
             os._exit(0)
-        session = spec.get("session") == "continue"
-        if spec.get("op") == "end":  # the worker stopped the session early
-            protocol.write_message(channel.host_out, {"ended": True})
-            os._exit(0)
-        if not session:
+        served += 1
+        last = served >= _runs_allowed(spec)
+        if last:
             os.close(lock_fd)  # the next runner may take the next request
         limits = spec.get("limits")
         wall = limits.get("wall_s", 0) if isinstance(limits, dict) else 0
-        _note(channel, took=number, proc=bool(spec.get("proc")), wall_s=wall)
+        board.post(time.monotonic() + float(wall) + RUNNER_GRACE_S)
+        if served == 1:
+            _note(channel, took=number, proc=bool(spec.get("proc")))
+        parts: list[tuple[str, int, int, int]] = []
         try:
-            reply, out = _serve(spec, blobs, cache_fd, oom_fd, proc, channel)
+            if problem or receive_error:
+                reply = {"error": problem or receive_error}
+            else:
+                if spec.get("op") == "run" and bool(spec.get("proc")) != proc:
+                    proc = not proc
+                    _mount_proc(proc, replace=True)  # the guess (or the last run's) was wrong
+                reply, parts = _serve(spec, inputs, cache_fd, oom_fd, channel)
         except BaseException as exc:
-            reply, out = {"error": f"sandbox runner failed: {exc!r}"}, {}
-        protocol.write_message(channel.host_out, reply, out)
-        _note(channel, done=number)
-        if not session:
+            reply = {"error": f"sandbox runner failed: {exc!r}"}
+        board.post(0.0)  # before the reply: the supervisor must never answer a second time
+        _send_reply(channel.host_out, reply, parts)
+        for fd in {*inputs.values(), *(fd for _, fd, _, _ in parts)}:
+            os.close(fd)
+        if last:
             os._exit(0)
+        _kill_namespace()  # already done, unless the run failed half-way
         _fresh_run_state()
-        proc = bool(spec.get("proc"))
 
 
-def _serve(spec: dict, blobs: dict[str, bytes], cache_fd: int, oom_fd: int, proc: bool,
-           channel: _Channel) -> tuple[dict, dict]:
+def _runs_allowed(spec: dict) -> int:
+    runs = spec.get("runner_runs", 1)
+    return runs if isinstance(runs, int) and runs > 0 else 1
+
+
+def _size_workdir(spec: dict) -> str:
+    """Give the work directory the run's size limit; an error message if the spec is bad."""
+    try:
+        if spec.get("op") == "run":
+            _mount(None, WORKDIR, None, MS_REMOUNT | MS_NOSUID | MS_NODEV,
+                   f"size={int(spec['limits']['tmpfs_bytes'])},nr_inodes=4096,mode=0700")
+        return ""
+    except (OSError, KeyError, TypeError, ValueError) as exc:
+        return f"bad run request: {exc!r}"
+
+
+def _serve(spec: dict, inputs: dict[str, int], cache_fd: int, oom_fd: int,
+           channel: _Channel) -> tuple[dict, list[tuple[str, int, int, int]]]:
     """Answer one request: the artefact-cache questions here, a run in this namespace."""
     if spec.get("op") == "ping":
-        return {"pong": True}, {}
+        return {"pong": True}, []
     if spec.get("op") != "run":
-        return {"error": f"unknown op {spec.get('op')!r}"}, {}
+        return {"error": f"unknown op {spec.get('op')!r}"}, []
     store, artefact = spec.get("store"), spec.get("artefact")
     if store and _cached(cache_fd, store["key"]):
         _note(channel, used=store["key"])
-        return {"cached": True}, {}
+        return {"cached": True}, []
     if artefact:
         if not _cached(cache_fd, artefact):
-            return {"missing_artefact": True}, {}
+            return {"missing_artefact": True}, []
         _note(channel, used=artefact)
-    if bool(spec.get("proc")) != proc:
-        _mount_proc(bool(spec.get("proc")))  # the guess was wrong: the other one on top
-    reply, out = _run_here(spec, blobs, cache_fd, oom_fd)
+        _place_artefact(spec, cache_fd)
+    if "stdin" not in inputs:
+        inputs["stdin"] = os.memfd_create("stdin", 0)
+    reply, parts = _run_here(spec, inputs, cache_fd, oom_fd)
     if store and "stored_bytes" in reply:
         _note(channel, stored=store["key"], size=reply["stored_bytes"])
-    return reply, out
+    return reply, parts
 
 
 def _cached(cache_fd: int, key: str) -> bool:
@@ -507,47 +675,44 @@ def _fork_program(oom_fd: int) -> int:
                 os.pwrite(oom_fd, own, 0)
 
 
-def _run_here(spec: dict, blobs: dict[str, bytes], cache_fd: int,
-              oom_fd: int) -> tuple[dict, dict]:
+def _run_here(spec: dict, inputs: dict[str, int], cache_fd: int,
+              oom_fd: int) -> tuple[dict, list[tuple[str, int, int, int]]]:
     limits = spec["limits"]
-    _mount(None, WORKDIR, None, MS_REMOUNT | MS_NOSUID | MS_NODEV,
-           f"size={limits['tmpfs_bytes']},nr_inodes=4096,mode=0700")
-    _place_files(spec, blobs, cache_fd)
-    pipes = _Pipes(with_channel=bool(spec.get("channel")))
-    stdin_fd = _memfd("stdin", blobs.get("stdin", b""))
-    payload_fd = -1
-    if "payload" in blobs and not spec.get("warm_python"):
-        payload_fd = _memfd("payload", blobs["payload"])
+    launch = _launch(spec, inputs)
+    pipes = launch.pipes
     started = time.monotonic()
     program = _fork_program(oom_fd)
     if program == 0:
         try:
-            _program(spec, blobs, pipes, stdin_fd, payload_fd)
+            _program(launch)
         except BaseException as exc:
             os.write(SETUP_FD, f"sandbox setup failed: {exc!r}".encode())
         os._exit(127)
-    for fd in (*pipes.write_ends(), stdin_fd, payload_fd):
-        if fd >= 0:
-            os.close(fd)
+    launch.close_program_ends()
     program_fd = os.pidfd_open(program)
-    report, out = _watch(limits, pipes, program, program_fd, started)
+    report, parts = _watch(limits, pipes, program, program_fd, started)
     os.close(program_fd)
     report["setup_error"] = os.read(pipes.setup_r, 4096).decode(errors="replace")
+    for fd in (*pipes.read_ends(), pipes.setup_r):  # a runner serves many runs: no fd leaks
+        os.close(fd)
     if spec.get("store") and report["exit_code"] == 0 and not (
             report["wall_timeout"] or report["output_exceeded"]):
         try:
             report["stored_bytes"] = _store_artefacts(spec, cache_fd)
         except OSError as exc:
             report["store_error"] = str(exc)
-    return report, out
+    return report, parts
 
 
 def _watch(limits: dict, pipes: _Pipes, program: int, program_fd: int,
-           started: float) -> tuple[dict, dict[str, bytes]]:
-    """Read the pipes with caps until the program ends (or a limit does); then end the rest."""
+           started: float) -> tuple[dict, list[tuple[str, int, int, int]]]:
+    """Move the pipes' output into memfds, within the cap, until the program ends (or a limit
+    does); then end the rest. Returns the report and the reply's parts (name, memfd, offset,
+    size): stdout and the channel up to the cap, the tail of stderr."""
     output_cap = limits["output_bytes"]
-    stdout, stderr_tail, channel = bytearray(), bytearray(), bytearray()
-    stderr_total = 0
+    names = {pipes.out_r: "stdout", pipes.err_r: "stderr", pipes.chan_r: "channel"}
+    sinks = {fd: os.memfd_create(names[fd], 0) for fd in pipes.read_ends()}
+    moved = dict.fromkeys(sinks, 0)
     deadline = started + limits["wall_s"]
     wall_timeout = output_exceeded = False
     usage = status = None
@@ -565,17 +730,11 @@ def _watch(limits: dict, pipes: _Pipes, program: int, program_fd: int,
                 _kill_namespace()  # daemons die with the run; their pipes close
                 deadline = min(deadline, time.monotonic() + DRAIN_S)
                 continue
-            chunk = os.read(fd, 1 << 16)
-            if not chunk:
+            step = os.splice(fd, sinks[fd], 1 << 16)
+            moved[fd] += step
+            if not step:
                 open_fds.discard(fd)
-            elif fd == pipes.out_r:
-                stdout += chunk
-            elif fd == pipes.err_r:
-                stderr_total += len(chunk)
-                stderr_tail = (stderr_tail + chunk)[-STDERR_TAIL_BYTES:]
-            else:
-                channel += chunk
-        if len(stdout) + stderr_total + len(channel) > output_cap:
+        if sum(moved.values()) > output_cap:
             output_exceeded = True
             break
     if usage is None:  # the wall clock or the output cap ended it
@@ -583,15 +742,20 @@ def _watch(limits: dict, pipes: _Pipes, program: int, program_fd: int,
         _, status, usage = os.wait4(program, 0)
         _kill_namespace()
     wall_s = time.monotonic() - started
+    stderr_bytes = moved[pipes.err_r]
     report = {
         "wall_s": wall_s, "wall_timeout": wall_timeout, "output_exceeded": output_exceeded,
-        "stdout_bytes": len(stdout), "stderr_bytes": stderr_total,
+        "stdout_bytes": moved[pipes.out_r], "stderr_bytes": stderr_bytes,
         "exit_code": os.WEXITSTATUS(status) if os.WIFEXITED(status) else None,
         "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
         "cpu_s": usage.ru_utime + usage.ru_stime, "maxrss_kb": usage.ru_maxrss,
     }
-    return report, {"stdout": bytes(stdout[:output_cap]), "stderr": bytes(stderr_tail),
-                    "channel": bytes(channel[:output_cap])}
+    tail = min(stderr_bytes, STDERR_TAIL_BYTES)
+    parts = [("stdout", sinks[pipes.out_r], 0, min(moved[pipes.out_r], output_cap)),
+             ("stderr", sinks[pipes.err_r], stderr_bytes - tail, tail)]
+    if pipes.chan_r >= 0:
+        parts.append(("channel", sinks[pipes.chan_r], 0, min(moved[pipes.chan_r], output_cap)))
+    return report, parts
 
 
 # --------------------------------------------------------------------------- main loop
@@ -623,10 +787,8 @@ class Supervisor:
         protocol.write_message(self.channel.host_out,
                                {"ready": True, "python": sys.version.split()[0]})
         while True:
-            deadlines = [r.deadline for r in self.runners.values() if r.deadline is not None]
-            timeout = max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
             by_fd = {r.pidfd: r for r in self.runners.values()}
-            ready = select.select([self.channel.notes_r, *by_fd], [], [], timeout)[0]
+            ready = select.select([self.channel.notes_r, *by_fd], [], [], WATCH_INTERVAL_S)[0]
             for fd in ready:
                 if fd == self.channel.notes_r:
                     if not self._read_notes():
@@ -635,7 +797,7 @@ class Supervisor:
                     self._ended(by_fd[fd])
             now = time.monotonic()
             for runner in list(self.runners.values()):
-                if runner.deadline is not None and now > runner.deadline and not runner.replied:
+                if 0.0 < runner.board.busy_until() < now:
                     runner.kill()  # _ended answers for it once it is gone
 
     def _read_notes(self) -> bool:
@@ -647,16 +809,11 @@ class Supervisor:
             if "eof" in note:
                 return False
             if "took" in note:
-                runner = self.runners.get(note["took"])
-                if runner is not None:
-                    runner.took_at, runner.replied = time.monotonic(), False
-                    runner.deadline = runner.took_at + note["wall_s"] + RUNNER_GRACE_S
+                if note["took"] in self.runners:
+                    self.runners[note["took"]].took = True
                 self.last_proc = note["proc"]
-                if all(r.took_at is not None for r in self.runners.values()):
-                    self.prepare()  # the next runner gets ready while this one runs
-            elif "done" in note and note["done"] in self.runners:
-                runner = self.runners[note["done"]]
-                runner.replied, runner.deadline = True, None  # a session may wait for more
+                if all(r.took for r in self.runners.values()):
+                    self.prepare()  # the next runner gets ready while this one serves
             elif "stored" in note:
                 self.cache.add(note["stored"], note["size"])
             elif "used" in note:
@@ -666,11 +823,11 @@ class Supervisor:
     def _ended(self, runner: _Runner) -> None:
         runner.reap()
         del self.runners[runner.number]
-        if runner.took_at is not None and not runner.replied:
+        if runner.board.busy_until():
             protocol.write_message(self.channel.host_out,
                                    {"error": "the sandbox runner ended without an answer"})
-        if not any(r.took_at is None for r in self.runners.values()):
-            self.prepare()  # the prepared runner died before taking a request
+        if all(r.took for r in self.runners.values()):
+            self.prepare()  # no runner waits for the next request: one must
 
     def close(self) -> None:
         for runner in self.runners.values():
