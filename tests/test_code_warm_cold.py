@@ -65,6 +65,8 @@ def test_warm_and_cold_verdicts_are_identical(monkeypatch):
     warm = verdicts(monkeypatch, warm=True)
     cold = verdicts(monkeypatch, warm=False)
     assert warm == cold
+    monkeypatch.setenv("VERIFIER_SANDBOX_RUNNER_RUNS", "1")  # a fresh runner for every run
+    assert verdicts(monkeypatch, warm=True) == warm
     statuses = {status for status, _ in warm}
     assert statuses >= {"correct", "wrong", "runtime_error", "compile_error", "timeout",
                         "memory_limit", "output_limit"}

@@ -289,8 +289,9 @@ def test_the_cgroup_is_removed_with_the_jail():
     assert not os.path.exists(group.path)
 
 
-def test_tests_of_one_submission_share_no_state():
-    # Runs of one submission may share a runner; each still starts from nothing.
+def test_runs_share_no_state():
+    # Runs share a runner (tests of one submission, and the submissions after it); each still
+    # starts from nothing.
     code = """read mode
 if [ "$mode" = write ]; then
   echo x > /tmp/left; echo x > /dev/shm/left; ipcmk -M 4096 >/dev/null
@@ -305,5 +306,60 @@ fi
     item = CodeItem(language="bash", response=code, tests={"type": "stdio", "cases": [
         {"input": "write\n", "output": "written\n"}, {"input": "check\n", "output": "clean\n"},
         {"input": "write\n", "output": "written\n"}, {"input": "check\n", "output": "clean\n"}]})
-    result = run_code_items([item])[0]
-    assert result.status.value == "correct", result
+    writer, checker = (CodeItem(language="bash", response=f"{code}# {mode}", tests={
+        "type": "stdio", "cases": [{"input": f"{mode}\n", "output": expected}]})
+        for mode, expected in (("write", "written\n"), ("check", "clean\n")))
+    results = run_code_items([item, writer, checker])
+    assert [r.status.value for r in results] == ["correct"] * 3, results
+
+
+# A later run must not find an earlier run's code, input or output anywhere in the memory it
+# inherits from the runner. The scanner probes pages around its heap and interpreter with
+# pwrite (EFAULT, not a crash, where nothing is mapped) and looks for the writer's marker; it
+# holds the marker only XOR-ed, so finding its own copy is impossible.
+MARKER = "QZJXVKWQ"
+SCANNER = r"""
+import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+libc.pwrite.argtypes = [ctypes.c_int, ctypes.c_void_p, ctypes.c_size_t, ctypes.c_long]
+libc.sbrk.restype = ctypes.c_void_p
+probe, page = os.memfd_create("probe"), 4096
+flip = bytes(b ^ 0x21 for b in range(256))
+needle = %r
+ballast = bytearray(1 << 20)
+seen, pages, found = set(), 0, 0
+for centre in (libc.sbrk(0), id(sys), id(ctypes), id(os.environ), id(ballast), id(flip)):
+    for offset in range(-48 << 20, 48 << 20, page):
+        address = (centre & ~(page - 1)) + offset
+        if address <= 0 or address in seen:
+            continue
+        seen.add(address)
+        if libc.pwrite(probe, address, page, 0) == page:
+            pages += 1
+            found += needle in ctypes.string_at(address, page).translate(flip)
+print("pages", pages, "found", found, file=sys.stderr)
+"""
+
+
+def test_a_run_finds_no_earlier_runs_data_in_its_memory():
+    writer = CodeItem(language="python", response=(
+        f"import sys\nsys.stdout.write(sys.stdin.read())\nkept = '{MARKER}' * 64\n"),
+        tests={"type": "stdio", "cases": [{"input": MARKER * 2000, "output": MARKER * 2000}]})
+    needle = bytes(b ^ 0x21 for b in (MARKER * 4).encode())
+    scanner = CodeItem(language="python", response=SCANNER % needle, limits={"time_s": 10},
+                       tests={"type": "stdio", "cases": [{"output": "-"}]})
+    written, scanned = run_code_items([writer, scanner])
+    assert written.status.value == "correct", written
+    report = scanned.detail["tests"][0].get("stderr", "")
+    pages = int(report.split()[1]) if report.startswith("pages") else 0
+    assert pages > 1000 and report.endswith("found 0\n"), scanned
+
+
+def test_each_run_gets_the_proc_its_language_needs():
+    # One runner serves all three: a Python run sees an empty /proc, other languages their own.
+    hidden = CodeItem(language="python", response="import os\nprint(os.listdir('/proc'))",
+                      tests={"type": "stdio", "cases": [{"output": "[]\n"}]})
+    shown = CodeItem(language="bash", response="ls /proc | grep -qx self && echo mine",
+                     tests={"type": "stdio", "cases": [{"output": "mine\n"}]})
+    results = run_code_items([hidden, shown, hidden, shown])
+    assert [r.status.value for r in results] == ["correct"] * 4, results

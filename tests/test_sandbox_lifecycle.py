@@ -51,6 +51,28 @@ def test_a_dead_jail_is_replaced():
     assert get_backend()._client is not client
 
 
+def _pid_items(expected: list[str]) -> list[CodeItem]:
+    """Single-test items printing their PID in the runner's namespace (the runner is 1)."""
+    return [CodeItem(language="python", response=f"import os\nprint(os.getpid())  # {n}",
+                     tests={"type": "stdio", "cases": [{"output": pid}]})
+            for n, pid in enumerate(expected)]
+
+
+@needs_jail
+def test_a_runner_serves_the_configured_number_of_runs(monkeypatch):
+    # Runs of one runner get the next PIDs of its namespace; a fresh runner starts again at 2.
+    # The first item only brings whichever runner is current to the end of its allowance.
+    monkeypatch.setenv("VERIFIER_SANDBOX_RUNNER_RUNS", "2")
+    results = run_code_items(_pid_items(["?", "2", "3", "2", "3", "2"]))
+    assert [r.status.value for r in results[1:]] == ["correct"] * 5, results
+    monkeypatch.setenv("VERIFIER_SANDBOX_RUNNER_RUNS", "1")  # namespaces of its own, every run
+    results = run_code_items(_pid_items(["?", "2", "2", "2"]))
+    assert [r.status.value for r in results[1:]] == ["correct"] * 3, results
+    monkeypatch.delenv("VERIFIER_SANDBOX_RUNNER_RUNS")  # the default: one runner, many runs
+    results = run_code_items(_pid_items(["2", "3", "4", "5"]))  # the last runner served one
+    assert [r.status.value for r in results] == ["correct"] * 4, results
+
+
 def _score_in_worker(_: int) -> tuple[str, int]:
     return run_code_items([ITEM])[0].status.value, os.getpid()
 

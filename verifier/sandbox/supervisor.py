@@ -245,20 +245,19 @@ def _close_all_but(keep: set[int]) -> None:
 # a memfd or work-directory file, and with sendfile(2) from a memfd into the worker's channel.
 
 
-def _move(source: int, sink: int, size: int) -> int:
-    """Move up to `size` bytes from the pipe `source` into `sink`; returns how many moved
-    before EOF. An error writing to `sink` raises with the count moved so far in `moved`."""
+def _move(source: int, sink: int, size: int) -> tuple[int, OSError | None]:
+    """Move up to `size` bytes from the pipe `source` into `sink`, inside the kernel. Returns
+    how many moved (fewer at EOF) and the error that stopped it early, if any."""
     moved = 0
     while moved < size:
         try:
             step = os.splice(source, sink, min(size - moved, 1 << 20))
         except OSError as exc:
-            exc.moved = moved
-            raise
+            return moved, exc
         if not step:
             break
         moved += step
-    return moved
+    return moved, None
 
 
 def _receive(channel_fd: int, layout: list[tuple[str, int]]) -> tuple[dict[str, int], str]:
@@ -268,22 +267,24 @@ def _receive(channel_fd: int, layout: list[tuple[str, int]]) -> tuple[dict[str, 
     memfds: dict[str, int] = {}
     error = ""
     for name, size in layout:
-        sink = -1
+        moved, failure = 0, None
         try:
             if name.startswith("file:"):
                 sink = os.open(os.path.join(WORKDIR, name[5:]),
                                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+                try:
+                    moved, failure = _move(channel_fd, sink, size)
+                finally:
+                    os.close(sink)
             else:
-                sink = memfds[name] = os.memfd_create(name, 0)
-            moved = _move(channel_fd, sink, size)
+                memfds[name] = os.memfd_create(name, 0)
+                moved, failure = _move(channel_fd, memfds[name], size)
         except OSError as exc:
-            error = error or f"could not place {name}: {exc}"
+            failure = exc
+        if failure is not None:
+            error = error or f"could not place {name}: {failure}"
             with open(os.devnull, "wb") as null:
-                moved = getattr(exc, "moved", 0) + _move(channel_fd, null.fileno(),
-                                                         size - getattr(exc, "moved", 0))
-        finally:
-            if sink >= 0 and name.startswith("file:"):
-                os.close(sink)
+                moved += _move(channel_fd, null.fileno(), size - moved)[0]
         if moved < size:
             raise protocol.ProtocolError("the peer closed the channel")
     for fd in memfds.values():
