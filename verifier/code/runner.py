@@ -309,7 +309,7 @@ class CodeRunner:
         request = RunRequest(
             argv=language.run(sub.tools, sub.source_name, item.limits.memory_mb, sub.code),
             limits=run_limits(language, item.limits), stdin=stdin,
-            files={} if sub.artefact else {sub.source_name: sub.code.encode()},
+            files={} if sub.artefact or payload else {sub.source_name: sub.code.encode()},
             artefact=sub.artefact, env={**JAIL_ENV, **language.env},
             proc=language.name != "python",
             python_payload=None if payload is None else json.dumps(payload).encode(),

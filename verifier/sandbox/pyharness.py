@@ -32,8 +32,10 @@ import decimal
 import fractions
 import io
 import json
+import linecache
 import os
 import sys
+import traceback
 import types
 
 CHANNEL_FD = 3
@@ -82,6 +84,7 @@ def reset_interpreter() -> None:
 
     builtins.exit = _sitebuiltins.Quitter("exit", "Ctrl-D (i.e. EOF)")
     builtins.quit = _sitebuiltins.Quitter("quit", "Ctrl-D (i.e. EOF)")
+    sys.excepthook = traceback.print_exception  # quotes source lines from linecache
 
 
 def run_forked() -> None:
@@ -107,8 +110,12 @@ def _read_payload() -> dict:
 
 
 def _execute(payload: dict) -> None:
+    # The solution is not a file in the jail (a run that writes nothing leaves the work
+    # directory as new); tracebacks still quote its lines, from here.
+    code = payload["code"]
+    linecache.cache[SOLUTION_PATH] = (len(code), None, code.splitlines(True), SOLUTION_PATH)
     try:
-        solution = compile(payload["code"], SOLUTION_PATH, "exec")
+        solution = compile(code, SOLUTION_PATH, "exec")
     except BaseException as exc:  # the solution's compile error, reported as such
         sys.__excepthook__(type(exc), exc, None)
         record = {"nonce": payload["nonce"], "compile_error": f"{type(exc).__name__}: {exc}"}
@@ -458,7 +465,7 @@ def _run_judged(payload: dict, solution: types.CodeType) -> None:
     # Bound now, before the solution can patch anything the trusted path uses afterwards.
     write, exit_now, dumps, exec_, dict_, type_ = os.write, os._exit, json.dumps, exec, dict, type
     base_exception, assertion_error, resolve = BaseException, AssertionError, _resolve
-    excepthook, channel = sys.__excepthook__, CHANNEL_FD
+    excepthook, channel = sys.excepthook, CHANNEL_FD
     encode, not_plain = make_encoder(), NotPlain
     nonce, mode = payload["nonce"], payload["mode"]
 

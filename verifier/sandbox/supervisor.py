@@ -65,6 +65,8 @@ SETUP_FD = 1023  # the program's end of the setup-error pipe; close-on-exec
 RUNNER_GRACE_S = 10.0  # beyond the run's wall limit, before the supervisor gives up on a runner
 WATCH_INTERVAL_S = 1.0  # how often the supervisor looks for a runner past its deadline
 DRAIN_S = 2.0  # after the program ended, for the pipes to close once stragglers are killed
+PIPE_BYTES = 1 << 20  # capacity of a program's output pipes
+DRAIN_EVERY_S = 0.01  # while the program runs, how often the runner drains its pipes
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWIPC = 0x08000000
@@ -72,6 +74,8 @@ CLONE_NEWPID = 0x20000000
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
 MS_REMOUNT, MS_REC, MS_PRIVATE = 32, 16384, 1 << 18
 MNT_DETACH = 2
+FS_IOC_GETFLAGS = 0x80086601
+SHM_INFO, SEM_INFO, MSG_INFO = 14, 19, 12
 PR_SET_DUMPABLE, PR_CAPBSET_DROP = 4, 24
 PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 28, 38, 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
@@ -213,13 +217,17 @@ def _copy_entry(name: str, src_fd: int, dst_fd: int, budget: list[int]) -> bool:
 
 
 class _Pipes:
-    """The program's pipes, made by the runner for each run."""
+    """The program's pipes, made by the runner for each run; the output pipes hold PIPE_BYTES,
+    so most programs end before the runner has to drain them (see _watch)."""
 
     def __init__(self, with_channel: bool) -> None:
         self.out_r, self.out_w = os.pipe()
         self.err_r, self.err_w = os.pipe()
         self.setup_r, self.setup_w = os.pipe()
         self.chan_r, self.chan_w = os.pipe() if with_channel else (-1, -1)
+        for fd in self.read_ends():
+            with contextlib.suppress(OSError):  # past the host's pipe-max-size: the default
+                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
 
     def read_ends(self) -> list[int]:
         return [fd for fd in (self.out_r, self.err_r, self.chan_r) if fd >= 0]
@@ -537,15 +545,67 @@ def _mount_proc(private: bool, replace: bool = False) -> None:
                "size=4k,nr_inodes=4,mode=0555")
 
 
-def _fresh_run_state() -> None:
-    """Between two runs of one runner: new /tmp, /dev/shm and IPC namespace (the previous
-    run's processes are already dead), so no run sees what the one before it left."""
-    for target in (WORKDIR, "/dev/shm"):
-        _check(_libc.umount2(target.encode(), MNT_DETACH), f"umount {target}")
-    _mount("tmpfs", WORKDIR, "tmpfs", MS_NOSUID | MS_NODEV, "nr_inodes=4096,mode=0700")
-    _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-           "size=16m,nr_inodes=256,mode=0700")
-    _check(_libc.unshare(CLONE_NEWIPC), "unshare ipc")
+class _Scratch:
+    """A tmpfs runs may write to (/tmp, /dev/shm), new for every run that finds it used.
+
+    Between two runs (every process of the first already dead) it is mounted anew only if the
+    run left a trace: an inode or a block in use, or any change to its root (attributes, times,
+    extended attributes, inode flags). Unmounting costs an RCU grace period; looking, a few
+    system calls. An untouched tmpfs (most runs: the warm Python harness writes no file) is
+    indistinguishable from a new one.
+    """
+
+    def __init__(self, path: str, flags: int, options: str) -> None:
+        self.path, self.flags, self.options = path, flags, options
+        self._mount()
+
+    def _mount(self) -> None:
+        _mount("tmpfs", self.path, "tmpfs", self.flags, self.options)
+        self.size: int | None = None  # as mounted: the default size
+        self.as_mounted = self._look()
+
+    def _look(self) -> tuple:
+        usage, root = os.statvfs(self.path), os.lstat(self.path)
+        fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            inode_flags = fcntl.ioctl(fd, FS_IOC_GETFLAGS, bytes(8))
+        except OSError:
+            inode_flags = None
+        finally:
+            os.close(fd)
+        return (usage.f_files - usage.f_ffree, usage.f_blocks - usage.f_bfree, root.st_mode,
+                root.st_uid, root.st_gid, root.st_atime_ns, root.st_mtime_ns, root.st_ctime_ns,
+                os.listxattr(self.path, follow_symlinks=False), inode_flags)
+
+    def limit(self, size: int) -> None:
+        """Cap its size (a remount), unless it is capped at that already."""
+        if size != self.size:
+            _mount(None, self.path, None, MS_REMOUNT | self.flags, f"size={size},{self.options}")
+            self.size = size
+
+    def renew(self) -> None:
+        if self._look() != self.as_mounted:
+            _check(_libc.umount2(self.path.encode(), MNT_DETACH), f"umount {self.path}")
+            self._mount()
+
+
+def _ipc_in_use() -> bool:
+    """Whether a System V IPC object exists in this IPC namespace (POSIX message queues need
+    RLIMIT_MSGQUEUE, which runs do not have). A failed query counts as in use."""
+    info = (ctypes.c_int * 64)()
+    return bool(_libc.shmctl(0, SHM_INFO, info) < 0 or info[0]  # shm_info.used_ids
+                or _libc.semctl(0, 0, SEM_INFO, info) < 0 or info[7]  # seminfo.semusz
+                or _libc.msgctl(0, MSG_INFO, info) < 0 or info[0])  # msginfo.msgpool
+
+
+def _fresh_run_state(scratch: list[_Scratch]) -> None:
+    """Between two runs of one runner (the previous run's processes are already dead): a new
+    /tmp, /dev/shm and IPC namespace wherever the run left something, so no run sees what the
+    one before it left."""
+    for area in scratch:
+        area.renew()
+    if _ipc_in_use():
+        _check(_libc.unshare(CLONE_NEWIPC), "unshare ipc")
 
 
 def _runner_main(number: int, channel: _Channel, proc: bool, board: _Board) -> None:
@@ -568,9 +628,9 @@ def _runner_main(number: int, channel: _Channel, proc: bool, board: _Board) -> N
     _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
     oom_fd = os.open("/proc/self/oom_score_adj", os.O_RDWR)
     _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-    _mount("tmpfs", WORKDIR, "tmpfs", MS_NOSUID | MS_NODEV, "nr_inodes=4096,mode=0700")
-    _mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-           "size=16m,nr_inodes=256,mode=0700")
+    workdir = _Scratch(WORKDIR, MS_NOSUID | MS_NODEV, "nr_inodes=4096,mode=0700")
+    shm = _Scratch("/dev/shm", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+                   "size=16m,nr_inodes=256,mode=0700")
     _mount_proc(proc)
     _lock_down_future_privileges()
     fcntl.flock(lock_fd, fcntl.LOCK_EX)  # one runner at a time reads the worker's channel
@@ -578,7 +638,7 @@ def _runner_main(number: int, channel: _Channel, proc: bool, board: _Board) -> N
     while True:
         try:
             spec, layout = protocol.read_header(channel.host_in)
-            problem = _size_workdir(spec)  # before the request's files arrive in it
+            problem = _size_workdir(workdir, spec)  # before the request's files arrive
             inputs, receive_error = _receive(channel.host_in, layout)
         except protocol.ProtocolError:
             _note(channel, eof=number)  # the worker closed the channel: the jail shuts down
@@ -610,7 +670,7 @@ def _runner_main(number: int, channel: _Channel, proc: bool, board: _Board) -> N
         if last:
             os._exit(0)
         _kill_namespace()  # already done, unless the run failed half-way
-        _fresh_run_state()
+        _fresh_run_state([workdir, shm])
 
 
 def _runs_allowed(spec: dict) -> int:
@@ -618,12 +678,11 @@ def _runs_allowed(spec: dict) -> int:
     return runs if isinstance(runs, int) and runs > 0 else 1
 
 
-def _size_workdir(spec: dict) -> str:
+def _size_workdir(workdir: _Scratch, spec: dict) -> str:
     """Give the work directory the run's size limit; an error message if the spec is bad."""
     try:
         if spec.get("op") == "run":
-            _mount(None, WORKDIR, None, MS_REMOUNT | MS_NOSUID | MS_NODEV,
-                   f"size={int(spec['limits']['tmpfs_bytes'])},nr_inodes=4096,mode=0700")
+            workdir.limit(int(spec["limits"]["tmpfs_bytes"]))
         return ""
     except (OSError, KeyError, TypeError, ValueError) as exc:
         return f"bad run request: {exc!r}"
@@ -724,14 +783,19 @@ def _watch(limits: dict, pipes: _Pipes, program: int, program_fd: int,
             if usage is None:
                 wall_timeout = True
             break
-        watched = list(open_fds) + ([program_fd] if usage is None else [])
-        for fd in select.select(watched, [], [], remaining)[0]:
-            if fd == program_fd:
+        if usage is None:
+            # While the program lives, every page this process writes is copied (fork is
+            # copy-on-write): sleep until it ends, waking only now and then to drain its pipes.
+            if select.select([program_fd], [], [], min(remaining, DRAIN_EVERY_S))[0]:
                 _, status, usage = os.wait4(program, 0)
                 _kill_namespace()  # daemons die with the run; their pipes close
                 deadline = min(deadline, time.monotonic() + DRAIN_S)
                 continue
-            step = os.splice(fd, sinks[fd], 1 << 16)
+            ready = select.select(list(open_fds), [], [], 0)[0]
+        else:
+            ready = select.select(list(open_fds), [], [], remaining)[0]
+        for fd in ready:
+            step = os.splice(fd, sinks[fd], PIPE_BYTES)
             moved[fd] += step
             if not step:
                 open_fds.discard(fd)
@@ -849,6 +913,7 @@ def main() -> None:
     # Everything loaded so far is shared with every fork: keep the collector from walking it,
     # since each page it touches would be copied into the fork (fewer faults, cheaper runs).
     gc.freeze()
+    _libc.malloc_trim(0)  # and hand back the heap's free pages: fewer to map in every fork
     supervisor = Supervisor(host_in, host_out)
     try:
         supervisor.serve()
