@@ -294,23 +294,40 @@ def test_runs_share_no_state():
     # starts from nothing.
     code = """read mode
 if [ "$mode" = write ]; then
-  echo x > /tmp/left; echo x > /dev/shm/left; ipcmk -M 4096 >/dev/null
+  echo x > /tmp/left; echo x > /dev/shm/left
+  ipcmk -M 4096 >/dev/null; ipcmk -S 3 >/dev/null; ipcmk -Q >/dev/null
   (setsid sleep 300 &); echo written
+elif [ "$mode" = touch ]; then
+  chmod 750 /tmp /dev/shm; touch -d @12345 /tmp /dev/shm; echo written
 else
   found=""
   [ -e /tmp/left ] && found="$found tmp"; [ -e /dev/shm/left ] && found="$found shm"
-  ipcs -m | grep -q 4096 && found="$found ipc"; pgrep sleep >/dev/null && found="$found proc"
+  [ "$(stat -c %a/%Y /tmp)" = 700/12345 ] || [ "$(stat -c %a /tmp)" != 700 ] && found="$found tmpattr"
+  [ "$(stat -c %a/%Y /dev/shm)" = 700/12345 ] || [ "$(stat -c %a /dev/shm)" != 700 ] && found="$found shmattr"
+  [ "$(ipcs -m -s -q | grep -c '^0x')" = 0 ] || found="$found ipc"
+  pgrep sleep >/dev/null && found="$found proc"
   echo "clean$found"
 fi
 """
     item = CodeItem(language="bash", response=code, tests={"type": "stdio", "cases": [
         {"input": "write\n", "output": "written\n"}, {"input": "check\n", "output": "clean\n"},
         {"input": "write\n", "output": "written\n"}, {"input": "check\n", "output": "clean\n"}]})
-    writer, checker = (CodeItem(language="bash", response=f"{code}# {mode}", tests={
+    writer, toucher, checker = (CodeItem(language="bash", response=f"{code}# {mode}", tests={
         "type": "stdio", "cases": [{"input": f"{mode}\n", "output": expected}]})
-        for mode, expected in (("write", "written\n"), ("check", "clean\n")))
-    results = run_code_items([item, writer, checker])
-    assert [r.status.value for r in results] == ["correct"] * 3, results
+        for mode, expected in (("write", "written\n"), ("touch", "written\n"),
+                               ("check", "clean\n")))
+    results = run_code_items([item, writer, checker, toucher, checker])
+    assert [r.status.value for r in results] == ["correct"] * 5, results
+
+
+def test_output_past_the_pipes_capacity_arrives_whole():
+    # The runner drains a living program's pipes only now and then: a program writing more
+    # than they hold waits for that, and its output still arrives complete and in order.
+    code = ("import sys\nfor i in range(400000):\n    sys.stderr.write(f'{i}\\n')\n"  # 2.6 MB
+            "print('done')\n")
+    result = score(code, expected="done\n", time_s=5)
+    assert result.status.value == "correct", result
+    assert result.detail["tests"][0]["stderr"].endswith("399998\n399999\n")
 
 
 # A later run must not find an earlier run's code, input or output anywhere in the memory it
