@@ -302,8 +302,9 @@ elif [ "$mode" = touch ]; then
 else
   found=""
   [ -e /tmp/left ] && found="$found tmp"; [ -e /dev/shm/left ] && found="$found shm"
-  [ "$(stat -c %a/%Y /tmp)" = 700/12345 ] || [ "$(stat -c %a /tmp)" != 700 ] && found="$found tmpattr"
-  [ "$(stat -c %a/%Y /dev/shm)" = 700/12345 ] || [ "$(stat -c %a /dev/shm)" != 700 ] && found="$found shmattr"
+  for d in /tmp /dev/shm; do
+    [ "$(stat -c %a $d)" = 700 ] && [ "$(stat -c %Y $d)" != 12345 ] || found="$found attr$d"
+  done
   [ "$(ipcs -m -s -q | grep -c '^0x')" = 0 ] || found="$found ipc"
   pgrep sleep >/dev/null && found="$found proc"
   echo "clean$found"

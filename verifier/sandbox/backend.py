@@ -31,7 +31,7 @@ def runner_runs() -> int:
     """How many runs one runner in the jail serves before a fresh one takes over
     (VERIFIER_SANDBOX_RUNNER_RUNS, default 256). Runs of one runner share its PID and mount
     namespaces, though not a process, a file or a byte of memory (see supervisor.py); 1 gives
-    every run namespaces of its own, for about 3 ms more CPU per run."""
+    every run namespaces of its own, for about 4 ms more CPU per run."""
     try:
         return max(1, int(os.environ.get("VERIFIER_SANDBOX_RUNNER_RUNS", "256")))
     except ValueError:
