@@ -54,6 +54,20 @@ if HERE not in sys.path:
 
 import protocol  # noqa: E402
 import pyharness  # noqa: E402
+from namespaces import (  # noqa: E402
+    CLONE_NEWIPC,
+    MS_NODEV,
+    MS_NOEXEC,
+    MS_NOSUID,
+    MS_PRIVATE,
+    MS_REC,
+    Scratch,
+    check,
+    libc,
+    mount,
+    mount_proc,
+    renew_run_state,
+)
 
 WORKDIR = "/tmp"
 ARTEFACTS = "/tmp/.artefacts"
@@ -69,13 +83,7 @@ PIPE_BYTES = 1 << 20  # capacity of a program's output pipes
 DRAIN_EVERY_S = 0.01  # while the program runs, how often the runner drains its pipes
 
 CLONE_NEWNS = 0x00020000
-CLONE_NEWIPC = 0x08000000
 CLONE_NEWPID = 0x20000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_REMOUNT, MS_REC, MS_PRIVATE = 32, 16384, 1 << 18
-MNT_DETACH = 2
-FS_IOC_GETFLAGS = 0x80086601
-SHM_INFO, SEM_INFO, MSG_INFO = 14, 19, 12
 PR_SET_DUMPABLE, PR_CAPBSET_DROP = 4, 24
 PR_SET_SECUREBITS, PR_SET_NO_NEW_PRIVS, PR_CAP_AMBIENT = 28, 38, 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
@@ -83,35 +91,22 @@ PR_CAP_AMBIENT_CLEAR_ALL = 4
 LOCKED_SECUREBITS = 0b1110_1111
 CAPABILITY_VERSION_3 = 0x20080522
 
-_libc = ctypes.CDLL(None, use_errno=True)
 _libc_holding_gil = ctypes.PyDLL(None, use_errno=True)  # for clone(): no GIL release around it
 # clone(2) by architecture; its flags come first everywhere listed (s390 differs: not listed).
 SYS_CLONE = {"x86_64": 56, "aarch64": 220, "riscv64": 220, "ppc64le": 120}.get(
     platform.machine())
 
 
-def _check(result: int, what: str) -> None:
-    if result != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"{what}: {os.strerror(errno)}")
-
-
-def _mount(source: str | None, target: str, fstype: str | None, flags: int,
-           data: str | None = None) -> None:
-    _check(_libc.mount(source and source.encode(), target.encode(), fstype and fstype.encode(),
-                       ctypes.c_ulong(flags), data and data.encode()), f"mount {target}")
-
-
 def _lock_down_future_privileges() -> None:
     """In the runner, once: no exec, setuid binary or ambient set can ever grant a capability
     to it or its children. What it holds now (for its mounts) stays until the program drops it.
     """
-    _check(_libc.prctl(PR_SET_SECUREBITS, LOCKED_SECUREBITS, 0, 0, 0), "securebits")
+    check(libc.prctl(PR_SET_SECUREBITS, LOCKED_SECUREBITS, 0, 0, 0), "securebits")
     cap = 0
-    while _libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
+    while libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) == 0:
         cap += 1
-    _check(_libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "ambient caps")
-    _check(_libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    check(libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "ambient caps")
+    check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
 
 
 # capset(2) arguments that clear every set, built once (a run forks with them ready).
@@ -121,7 +116,7 @@ _NO_CAPABILITIES = ((ctypes.c_uint32 * 2)(CAPABILITY_VERSION_3, 0), (ctypes.c_ui
 def _drop_privileges() -> None:
     """In the program: give up the capabilities it inherited; the runner's lock-down (empty
     bounding set, locked securebits, no_new_privs) keeps them from coming back."""
-    _check(_libc.capset(*_NO_CAPABILITIES), "capset")
+    check(libc.capset(*_NO_CAPABILITIES), "capset")
 
 
 def _rlimits(limits: dict) -> list[tuple[int, tuple[int, int]]]:
@@ -533,81 +528,6 @@ def _note(channel: _Channel, **fields) -> None:
     os.write(channel.notes_w, (json.dumps(fields) + "\n").encode())
 
 
-def _mount_proc(private: bool, replace: bool = False) -> None:
-    """The run's own procfs (it shows only the run's processes), or an empty one; `replace`
-    unmounts the runner's previous one first (no program exists in between)."""
-    if replace:
-        _check(_libc.umount2(b"/proc", MNT_DETACH), "umount /proc")
-    if private:
-        _mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
-    else:
-        _mount("tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
-               "size=4k,nr_inodes=4,mode=0555")
-
-
-class _Scratch:
-    """A tmpfs runs may write to (/tmp, /dev/shm), new for every run that finds it used.
-
-    Between two runs (every process of the first already dead) it is mounted anew only if the
-    run left a trace: an inode or a block in use, or any change to its root (attributes, times,
-    extended attributes, inode flags). Unmounting costs an RCU grace period; looking, a few
-    system calls. An untouched tmpfs (most runs: the warm Python harness writes no file) is
-    indistinguishable from a new one.
-    """
-
-    def __init__(self, path: str, flags: int, options: str) -> None:
-        self.path, self.flags, self.options = path, flags, options
-        self._mount()
-
-    def _mount(self) -> None:
-        _mount("tmpfs", self.path, "tmpfs", self.flags, self.options)
-        self.size: int | None = None  # as mounted: the default size
-        self.as_mounted = self._look()
-
-    def _look(self) -> tuple:
-        usage, root = os.statvfs(self.path), os.lstat(self.path)
-        fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            inode_flags = fcntl.ioctl(fd, FS_IOC_GETFLAGS, bytes(8))
-        except OSError:
-            inode_flags = None
-        finally:
-            os.close(fd)
-        return (usage.f_files - usage.f_ffree, usage.f_blocks - usage.f_bfree, root.st_mode,
-                root.st_uid, root.st_gid, root.st_atime_ns, root.st_mtime_ns, root.st_ctime_ns,
-                os.listxattr(self.path, follow_symlinks=False), inode_flags)
-
-    def limit(self, size: int) -> None:
-        """Cap its size (a remount), unless it is capped at that already."""
-        if size != self.size:
-            _mount(None, self.path, None, MS_REMOUNT | self.flags, f"size={size},{self.options}")
-            self.size = size
-
-    def renew(self) -> None:
-        if self._look() != self.as_mounted:
-            _check(_libc.umount2(self.path.encode(), MNT_DETACH), f"umount {self.path}")
-            self._mount()
-
-
-def _ipc_in_use() -> bool:
-    """Whether a System V IPC object exists in this IPC namespace (POSIX message queues need
-    RLIMIT_MSGQUEUE, which runs do not have). A failed query counts as in use."""
-    info = (ctypes.c_int * 64)()
-    return bool(_libc.shmctl(0, SHM_INFO, info) < 0 or info[0]  # shm_info.used_ids
-                or _libc.semctl(0, 0, SEM_INFO, info) < 0 or info[7]  # seminfo.semusz
-                or _libc.msgctl(0, MSG_INFO, info) < 0 or info[0])  # msginfo.msgpool
-
-
-def _fresh_run_state(scratch: list[_Scratch]) -> None:
-    """Between two runs of one runner (the previous run's processes are already dead): a new
-    /tmp, /dev/shm and IPC namespace wherever the run left something, so no run sees what the
-    one before it left."""
-    for area in scratch:
-        area.renew()
-    if _ipc_in_use():
-        _check(_libc.unshare(CLONE_NEWIPC), "unshare ipc")
-
-
 def _runner_main(number: int, channel: _Channel, proc: bool, board: _Board) -> None:
     """PID 1 of its namespaces: prepare, then take the worker's requests one by one, run each,
     answer the worker directly and tell the supervisor; exit after the number of runs the
@@ -619,19 +539,19 @@ def _runner_main(number: int, channel: _Channel, proc: bool, board: _Board) -> N
     """
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # PID 1 then ignores it from inside
     _close_all_but({channel.host_in, channel.host_out, channel.notes_w})
-    _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare")
-    _mount(None, "/", None, MS_REC | MS_PRIVATE)
+    check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare")
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
     cache_fd = os.open(ARTEFACTS, os.O_RDONLY | os.O_DIRECTORY)  # before /tmp hides it
     lock_fd = os.open(HOST_LOCK, os.O_RDWR)  # its own open file: its own lock
     # Before /proc is replaced. Files of a non-dumpable process belong to nobody: dumpable just
     # for this open, while nothing else runs in the namespace.
-    _libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+    libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
     oom_fd = os.open("/proc/self/oom_score_adj", os.O_RDWR)
-    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-    workdir = _Scratch(WORKDIR, MS_NOSUID | MS_NODEV, "nr_inodes=4096,mode=0700")
-    shm = _Scratch("/dev/shm", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    workdir = Scratch(WORKDIR, MS_NOSUID | MS_NODEV, "nr_inodes=4096,mode=0700")
+    shm = Scratch("/dev/shm", MS_NOSUID | MS_NODEV | MS_NOEXEC,
                    "size=16m,nr_inodes=256,mode=0700")
-    _mount_proc(proc)
+    mount_proc(proc)
     _lock_down_future_privileges()
     fcntl.flock(lock_fd, fcntl.LOCK_EX)  # one runner at a time reads the worker's channel
     served = 0
@@ -659,7 +579,7 @@ def _runner_main(number: int, channel: _Channel, proc: bool, board: _Board) -> N
             else:
                 if spec.get("op") == "run" and bool(spec.get("proc")) != proc:
                     proc = not proc
-                    _mount_proc(proc, replace=True)  # the guess (or the last run's) was wrong
+                    mount_proc(proc, replace=True)  # the guess (or the last run's) was wrong
                 reply, parts = _serve(spec, inputs, cache_fd, oom_fd, channel)
         except BaseException as exc:
             reply = {"error": f"sandbox runner failed: {exc!r}"}
@@ -670,7 +590,7 @@ def _runner_main(number: int, channel: _Channel, proc: bool, board: _Board) -> N
         if last:
             os._exit(0)
         _kill_namespace()  # already done, unless the run failed half-way
-        _fresh_run_state([workdir, shm])
+        renew_run_state([workdir, shm])
 
 
 def _runs_allowed(spec: dict) -> int:
@@ -678,7 +598,7 @@ def _runs_allowed(spec: dict) -> int:
     return runs if isinstance(runs, int) and runs > 0 else 1
 
 
-def _size_workdir(workdir: _Scratch, spec: dict) -> str:
+def _size_workdir(workdir: Scratch, spec: dict) -> str:
     """Give the work directory the run's size limit; an error message if the spec is bad."""
     try:
         if spec.get("op") == "run":
@@ -901,7 +821,7 @@ class Supervisor:
 
 
 def main() -> None:
-    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     if SYS_CLONE is None:
         raise SystemExit(f"the sandbox supervisor does not support {platform.machine()}")
     host_in, host_out = os.dup(0), os.dup(1)
@@ -913,7 +833,7 @@ def main() -> None:
     # Everything loaded so far is shared with every fork: keep the collector from walking it,
     # since each page it touches would be copied into the fork (fewer faults, cheaper runs).
     gc.freeze()
-    _libc.malloc_trim(0)  # and hand back the heap's free pages: fewer to map in every fork
+    libc.malloc_trim(0)  # and hand back the heap's free pages: fewer to map in every fork
     supervisor = Supervisor(host_in, host_out)
     try:
         supervisor.serve()

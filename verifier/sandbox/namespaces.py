@@ -1,0 +1,107 @@
+"""The runner's kernel work on its namespaces: mounts, /proc, and what a run may leave behind
+in them (/tmp, /dev/shm, System V IPC), renewed for the next run only where it did.
+
+Standard library only; used inside the jail by the supervisor's runners (see supervisor.py).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import fcntl
+import os
+
+CLONE_NEWIPC = 0x08000000
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
+MS_REMOUNT, MS_REC, MS_PRIVATE = 32, 16384, 1 << 18
+MNT_DETACH = 2
+FS_IOC_GETFLAGS = 0x80086601
+SHM_INFO, SEM_INFO, MSG_INFO = 14, 19, 12
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def check(result: int, what: str) -> None:
+    if result != 0:
+        errno = ctypes.get_errno()
+        raise OSError(errno, f"{what}: {os.strerror(errno)}")
+
+
+def mount(source: str | None, target: str, fstype: str | None, flags: int,
+          data: str | None = None) -> None:
+    check(libc.mount(source and source.encode(), target.encode(), fstype and fstype.encode(),
+                     ctypes.c_ulong(flags), data and data.encode()), f"mount {target}")
+
+
+def mount_proc(private: bool, replace: bool = False) -> None:
+    """The run's own procfs (it shows only the run's processes), or an empty one; `replace`
+    unmounts the runner's previous one first (no program exists in between)."""
+    if replace:
+        check(libc.umount2(b"/proc", MNT_DETACH), "umount /proc")
+    if private:
+        mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC)
+    else:
+        mount("tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
+              "size=4k,nr_inodes=4,mode=0555")
+
+
+class Scratch:
+    """A tmpfs runs may write to (/tmp, /dev/shm), new for every run that finds it used.
+
+    Between two runs (every process of the first already dead) it is mounted anew only if the
+    run left a trace: an inode or a block in use, or any change to its root (attributes, times,
+    extended attributes, inode flags). Unmounting costs an RCU grace period; looking, a few
+    system calls. An untouched tmpfs (most runs: the warm Python harness writes no file) is
+    indistinguishable from a new one.
+    """
+
+    def __init__(self, path: str, flags: int, options: str) -> None:
+        self.path, self.flags, self.options = path, flags, options
+        self._mount()
+
+    def _mount(self) -> None:
+        mount("tmpfs", self.path, "tmpfs", self.flags, self.options)
+        self.size: int | None = None  # as mounted: the default size
+        self.as_mounted = self._look()
+
+    def _look(self) -> tuple:
+        usage, root = os.statvfs(self.path), os.lstat(self.path)
+        fd = os.open(self.path, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            inode_flags = fcntl.ioctl(fd, FS_IOC_GETFLAGS, bytes(8))
+        except OSError:
+            inode_flags = None
+        finally:
+            os.close(fd)
+        return (usage.f_files - usage.f_ffree, usage.f_blocks - usage.f_bfree, root.st_mode,
+                root.st_uid, root.st_gid, root.st_atime_ns, root.st_mtime_ns, root.st_ctime_ns,
+                os.listxattr(self.path, follow_symlinks=False), inode_flags)
+
+    def limit(self, size: int) -> None:
+        """Cap its size (a remount), unless it is capped at that already."""
+        if size != self.size:
+            mount(None, self.path, None, MS_REMOUNT | self.flags, f"size={size},{self.options}")
+            self.size = size
+
+    def renew(self) -> None:
+        if self._look() != self.as_mounted:
+            check(libc.umount2(self.path.encode(), MNT_DETACH), f"umount {self.path}")
+            self._mount()
+
+
+def ipc_in_use() -> bool:
+    """Whether a System V IPC object exists in this IPC namespace (POSIX message queues need
+    RLIMIT_MSGQUEUE, which runs do not have). A failed query counts as in use."""
+    info = (ctypes.c_int * 64)()
+    return bool(libc.shmctl(0, SHM_INFO, info) < 0 or info[0]  # shm_info.used_ids
+                or libc.semctl(0, 0, SEM_INFO, info) < 0 or info[7]  # seminfo.semusz
+                or libc.msgctl(0, MSG_INFO, info) < 0 or info[0])  # msginfo.msgpool
+
+
+def renew_run_state(scratch: list[Scratch]) -> None:
+    """Between two runs of one runner (the previous run's processes are already dead): a new
+    /tmp, /dev/shm and IPC namespace wherever the run left something, so no run sees what the
+    one before it left."""
+    for area in scratch:
+        area.renew()
+    if ipc_in_use():
+        check(libc.unshare(CLONE_NEWIPC), "unshare ipc")
