@@ -321,6 +321,45 @@ fi
     assert [r.status.value for r in results] == ["correct"] * 5, results
 
 
+KEYRING_WRITER = r"""
+#include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+int main() {
+  long key = syscall(SYS_add_key, "user", "left", "hello", 5, -4 /* the user keyring */);
+  long compat = -1;
+#ifdef __x86_64__
+  /* The same call through the 32-bit ABI; unfiltered it would fail differently (EFAULT). */
+  __asm__ volatile ("int $0x80" : "=a"(compat) : "a"(286), "b"(0), "c"(0), "d"(0), "S"(0),
+                    "D"(-4) : "memory");
+#endif
+  printf("%ld %d %ld\n", key, errno, compat);
+}
+"""
+KEYRING_READER = r"""
+#include <stdio.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+int main() {
+  char text[16] = {0};
+  long key = syscall(SYS_request_key, "user", "left", 0, 0);
+  long size = key > 0 ? syscall(SYS_keyctl, 11 /* KEYCTL_READ */, key, text, 15) : -1;
+  printf("%s\n", size > 0 ? text : "none");
+}
+"""
+
+
+def test_no_run_reaches_the_kernel_keyrings():
+    # A user's keyring is shared by every process of its uid in the jail: no run may use it.
+    writer = CodeItem(language="c", response=KEYRING_WRITER,
+                      tests={"type": "stdio", "cases": [{"output": "-1 1 -1\n"}]})
+    reader = CodeItem(language="c", response=KEYRING_READER,
+                      tests={"type": "stdio", "cases": [{"output": "none\n"}]})
+    results = run_code_items([writer, reader])
+    assert [r.status.value for r in results] == ["correct", "correct"], results
+
+
 def test_output_past_the_pipes_capacity_arrives_whole():
     # The runner drains a living program's pipes only now and then: a program writing more
     # than they hold waits for that, and its output still arrives complete and in order.

@@ -54,6 +54,7 @@ if HERE not in sys.path:
 
 import protocol  # noqa: E402
 import pyharness  # noqa: E402
+from keyrings import deny_keyrings  # noqa: E402
 from namespaces import (  # noqa: E402
     CLONE_NEWIPC,
     MS_NODEV,
@@ -99,7 +100,8 @@ SYS_CLONE = {"x86_64": 56, "aarch64": 220, "riscv64": 220, "ppc64le": 120}.get(
 
 def _lock_down_future_privileges() -> None:
     """In the runner, once: no exec, setuid binary or ambient set can ever grant a capability
-    to it or its children. What it holds now (for its mounts) stays until the program drops it.
+    to it or its children, and none of them may use the kernel keyrings. What it holds now (for
+    its mounts) stays until the program drops it.
     """
     check(libc.prctl(PR_SET_SECUREBITS, LOCKED_SECUREBITS, 0, 0, 0), "securebits")
     cap = 0
@@ -107,6 +109,7 @@ def _lock_down_future_privileges() -> None:
         cap += 1
     check(libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "ambient caps")
     check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
+    deny_keyrings(libc)  # the one kernel store all runs of the jail would share
 
 
 # capset(2) arguments that clear every set, built once (a run forks with them ready).
