@@ -88,13 +88,19 @@ class Scratch:
             self._mount()
 
 
+_ipc_info = (ctypes.c_int * 64)()  # large enough for shm_info, seminfo and msginfo
+_IPC_QUERIES = (  # (the call with its arguments, where its count of objects in use is)
+    (libc.shmctl, (0, SHM_INFO, _ipc_info), 0),  # shm_info.used_ids
+    (libc.semctl, (0, 0, SEM_INFO, _ipc_info), 7),  # seminfo.semusz
+    (libc.msgctl, (0, MSG_INFO, _ipc_info), 0),  # msginfo.msgpool
+)
+
+
 def ipc_in_use() -> bool:
     """Whether a System V IPC object exists in this IPC namespace (POSIX message queues need
     RLIMIT_MSGQUEUE, which runs do not have). A failed query counts as in use."""
-    info = (ctypes.c_int * 64)()
-    return bool(libc.shmctl(0, SHM_INFO, info) < 0 or info[0]  # shm_info.used_ids
-                or libc.semctl(0, 0, SEM_INFO, info) < 0 or info[7]  # seminfo.semusz
-                or libc.msgctl(0, MSG_INFO, info) < 0 or info[0])  # msginfo.msgpool
+    return any(call(*arguments) < 0 or _ipc_info[index]
+               for call, arguments, index in _IPC_QUERIES)
 
 
 def renew_run_state(scratch: list[Scratch]) -> None:

@@ -18,6 +18,7 @@ import time
 MAX_HEADER_BYTES = 16 * 1024 * 1024
 MAX_BLOB_BYTES = 256 * 1024 * 1024
 _LENGTH = struct.Struct(">I")
+_ENCODER = json.JSONEncoder(separators=(",", ":"))  # one, not one per message as json.dumps
 
 
 class ProtocolError(Exception):
@@ -28,7 +29,7 @@ def encode_message(header: dict, blobs: dict[str, bytes] | None = None) -> bytes
     """Serialise one message; `blobs` keeps its insertion order on the wire."""
     blobs = blobs or {}
     header = {**header, "blobs": [[name, len(data)] for name, data in blobs.items()]}
-    raw = json.dumps(header, separators=(",", ":")).encode()
+    raw = _ENCODER.encode(header).encode()
     return b"".join([_LENGTH.pack(len(raw)), raw, *blobs.values()])
 
 
@@ -38,7 +39,7 @@ def write_message(fd: int, header: dict, blobs: dict[str, bytes] | None = None) 
 
 def write_header(fd: int, header: dict, layout: list[tuple[str, int]]) -> None:
     """Write a header whose blobs, (name, size) in order, the caller writes next."""
-    raw = json.dumps({**header, "blobs": layout}, separators=(",", ":")).encode()
+    raw = _ENCODER.encode({**header, "blobs": layout}).encode()
     _write_all(fd, _LENGTH.pack(len(raw)) + raw)
 
 

@@ -102,11 +102,11 @@ def _cold_main() -> None:
 
 
 def _read_payload() -> dict:
-    chunks = []
-    while chunk := os.read(PAYLOAD_FD, 1 << 20):
-        chunks.append(chunk)
+    """The payload, from the memfd on PAYLOAD_FD (read at its exact size: one small buffer)."""
+    size = os.fstat(PAYLOAD_FD).st_size
+    raw = os.pread(PAYLOAD_FD, size, 0)
     os.close(PAYLOAD_FD)
-    return json.loads(b"".join(chunks))
+    return json.loads(raw)
 
 
 def _execute(payload: dict) -> None:

@@ -114,12 +114,17 @@ def _lock_down_future_privileges() -> None:
 
 # capset(2) arguments that clear every set, built once (a run forks with them ready).
 _NO_CAPABILITIES = ((ctypes.c_uint32 * 2)(CAPABILITY_VERSION_3, 0), (ctypes.c_uint32 * 6)())
+# ...passed as plain addresses to a prototype that converts nothing: the fork's call of it then
+# touches (and copies) as few pages as it can.
+_capset = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_void_p, use_errno=True)(
+    ("capset", libc))
+_CAPSET_ARGUMENTS = tuple(ctypes.addressof(part) for part in _NO_CAPABILITIES)
 
 
 def _drop_privileges() -> None:
     """In the program: give up the capabilities it inherited; the runner's lock-down (empty
     bounding set, locked securebits, no_new_privs) keeps them from coming back."""
-    check(libc.capset(*_NO_CAPABILITIES), "capset")
+    check(_capset(*_CAPSET_ARGUMENTS), "capset")
 
 
 def _rlimits(limits: dict) -> list[tuple[int, tuple[int, int]]]:
@@ -327,6 +332,7 @@ class _Launch:
 
 
 _warm_streams_ready = False  # per runner: see _prepare_warm_python
+_warm_env: dict[str, str] | None = None  # the environment it last gave itself
 
 
 def _prepare_warm_python(env: dict[str, str]) -> None:
@@ -335,10 +341,11 @@ def _prepare_warm_python(env: dict[str, str]) -> None:
     fresh interpreter's streams and globals. The runner itself never uses either. Then freeze
     what is alive, so the run's garbage collections do not walk (and copy) the runner's memory.
     """
-    global _warm_streams_ready
-    if dict(os.environ) != env:
+    global _warm_streams_ready, _warm_env
+    if env != _warm_env:
         os.environ.clear()
         os.environ.update(env)
+        _warm_env = env
     if not _warm_streams_ready:
         # Built on descriptors of the kinds a run gets (stdin a memfd, stdout and stderr pipes),
         # then fds 0-2 go back to what they were.
@@ -586,13 +593,13 @@ def _runner_main(number: int, channel: _Channel, proc: bool, board: _Board) -> N
                 reply, parts = _serve(spec, inputs, cache_fd, oom_fd, channel)
         except BaseException as exc:
             reply = {"error": f"sandbox runner failed: {exc!r}"}
+            _kill_namespace()  # a run that failed half-way may have left processes
         board.post(0.0)  # before the reply: the supervisor must never answer a second time
         _send_reply(channel.host_out, reply, parts)
         for fd in {*inputs.values(), *(fd for _, fd, _, _ in parts)}:
             os.close(fd)
         if last:
             os._exit(0)
-        _kill_namespace()  # already done, unless the run failed half-way
         renew_run_state([workdir, shm])
 
 
