@@ -316,7 +316,7 @@ def _send_reply(channel_fd: int, reply: dict, parts: list[tuple[str, int, int, i
 class _Launch:
     """Everything a program needs, made ready by the runner before the fork: the forked side
     then only moves descriptors, sets limits, drops privileges and execs (or, warm Python,
-    runs the harness). Work done here is not repeated in every fork's copied memory."""
+    runs the harness), since every page a fork writes is a copy."""
 
     argv: list[str]
     env: dict[str, str]
@@ -408,15 +408,17 @@ def _program(launch: _Launch) -> None:
 
 def _place_artefact(spec: dict, cache_fd: int) -> None:
     """Copy the compiled artefact the run names into the work directory."""
-    work_fd = os.open(WORKDIR, os.O_RDONLY | os.O_DIRECTORY)
     artefact_fd = os.open(spec["artefact"], os.O_RDONLY | os.O_DIRECTORY, dir_fd=cache_fd)
     try:
-        budget = [spec["limits"]["tmpfs_bytes"]]
-        for name in os.listdir(artefact_fd):
-            _copy_entry(name, artefact_fd, work_fd, budget)
+        work_fd = os.open(WORKDIR, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            budget = [spec["limits"]["tmpfs_bytes"]]
+            for name in os.listdir(artefact_fd):
+                _copy_entry(name, artefact_fd, work_fd, budget)
+        finally:
+            os.close(work_fd)
     finally:
         os.close(artefact_fd)
-        os.close(work_fd)
 
 
 def _store_artefacts(spec: dict, cache_fd: int) -> int:
