@@ -25,12 +25,17 @@ class ProtocolError(Exception):
     """The peer sent something malformed, closed the channel, or did not answer in time."""
 
 
+def _framed_header(header: dict, layout: list[tuple[str, int]]) -> bytes:
+    """The length prefix and the JSON header naming the blobs, (name, size) in order."""
+    raw = _ENCODER.encode({**header, "blobs": layout}).encode()
+    return _LENGTH.pack(len(raw)) + raw
+
+
 def encode_message(header: dict, blobs: dict[str, bytes] | None = None) -> bytes:
     """Serialise one message; `blobs` keeps its insertion order on the wire."""
     blobs = blobs or {}
-    header = {**header, "blobs": [[name, len(data)] for name, data in blobs.items()]}
-    raw = _ENCODER.encode(header).encode()
-    return b"".join([_LENGTH.pack(len(raw)), raw, *blobs.values()])
+    layout = [(name, len(data)) for name, data in blobs.items()]
+    return b"".join([_framed_header(header, layout), *blobs.values()])
 
 
 def write_message(fd: int, header: dict, blobs: dict[str, bytes] | None = None) -> None:
@@ -38,9 +43,8 @@ def write_message(fd: int, header: dict, blobs: dict[str, bytes] | None = None) 
 
 
 def write_header(fd: int, header: dict, layout: list[tuple[str, int]]) -> None:
-    """Write a header whose blobs, (name, size) in order, the caller writes next."""
-    raw = _ENCODER.encode({**header, "blobs": layout}).encode()
-    _write_all(fd, _LENGTH.pack(len(raw)) + raw)
+    """Write a header whose blobs the caller writes next."""
+    _write_all(fd, _framed_header(header, layout))
 
 
 def _write_all(fd: int, data: bytes) -> None:
