@@ -1,4 +1,5 @@
-"""The sandbox: a jail per worker slot that runs hostile code (see backend.py, supervisor.py)."""
+"""The sandbox: a jail per worker slot that runs hostile code (see backend.py; jail/ holds the
+programs that run inside it)."""
 
 from verifier.sandbox.backend import (
     ArtefactStore,

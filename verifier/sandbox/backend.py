@@ -5,9 +5,9 @@ ended. The code runner knows nothing else about the jail, so a backend is swappa
 `VERIFIER_SANDBOX=bubblewrap` (the default, `bubblewrap.py`) or `docker`
 (`docker_backend.py`, a class `DockerBackend` implementing `SandboxBackend`).
 
-The supervisor in `supervisor.py` speaks the request/outcome format below over `protocol.py`
-framing; a container backend can run that same supervisor inside its container and reuse
-`SupervisorClient` from `bubblewrap.py` for everything but the launch.
+The supervisor in `jail/supervisor.py` speaks the request/outcome format below over
+`protocol.py` framing; a container backend can run that same supervisor inside its container and
+reuse `SupervisorClient` from `bubblewrap.py` for everything but the launch.
 """
 
 from __future__ import annotations
@@ -17,20 +17,35 @@ import importlib
 import os
 import threading
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol
 
-# The jail's layout, the same for every backend: where the harness files are, how its Python
-# starts (no site, no bytecode writing, UTF-8 mode), and the environment a run starts from.
+# The jail's layout, the same for every backend: where its programs are, how its Python starts
+# (no site, no bytecode writing, UTF-8 mode), and the environment a run starts from.
 JAIL_HARNESS = "/opt/verifier"
 JAIL_PYTHON_FLAGS = ("-s", "-S", "-B", "-X", "utf8")
 JAIL_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp",
             "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
+SANDBOX_DIR = Path(__file__).resolve().parent
+JAIL_DIR = SANDBOX_DIR / "jail"
+# Host modules the jail's programs import too (standard library only), and the Python harness
+# while it lives in this folder.
+JAIL_SHARED = (SANDBOX_DIR / "protocol.py", SANDBOX_DIR.parent / "lru.py",
+               SANDBOX_DIR / "pyharness.py")
+
+
+def jail_files() -> dict[str, str]:
+    """The files the jail gets a copy of, flat in JAIL_HARNESS (jail path -> host path): every
+    module of `jail/` and the shared ones."""
+    modules = [*JAIL_SHARED, *sorted(JAIL_DIR.glob("*.py"))]
+    return {f"{JAIL_HARNESS}/{path.name}": str(path) for path in modules
+            if path.name != "__init__.py" and path.exists()}
 
 
 def runner_runs() -> int:
     """How many runs one runner in the jail serves before a fresh one takes over
     (VERIFIER_SANDBOX_RUNNER_RUNS, default 256). Runs of one runner share its PID and mount
-    namespaces, though not a process, a file or a byte of memory (see supervisor.py); 1 gives
+    namespaces, though not a process, a file or a byte of memory (see jail/runner.py); 1 gives
     every run namespaces of its own, for about 4 ms more CPU per run."""
     try:
         return max(1, int(os.environ.get("VERIFIER_SANDBOX_RUNNER_RUNS", "256")))

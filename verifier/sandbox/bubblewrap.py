@@ -4,11 +4,11 @@ The jail is `bwrap` with every namespace unshared (user, PID, network: no interf
 isolated loopback; IPC, UTS, cgroup), user namespaces disabled inside, a read-only view of /usr,
 of the few /etc files the toolchains need and of the toolchain directories, a read-only root and
 /dev, a tmpfs /tmp, a cleared environment, and `--die-with-parent`. Inside runs the supervisor
-(`supervisor.py`), whose runners give every run its own work directory, /dev/shm and IPC
-namespace, and kill every process the run started when it ends. As root, the jail
-is started from an unprivileged uid (`launch.py`), so its processes are never root to the kernel,
-and, where the host allows, inside a memory cgroup of its own (`cgroup.py`) that bounds each run
-as a whole.
+(`jail/supervisor.py`), whose runners give every run its own work directory, /dev/shm and IPC
+namespace, and kill every process the run started when it ends. As root, the jail is started
+from an unprivileged uid (`jail/launch.py`), so its processes are never root to the kernel, and,
+where the host allows, inside a memory cgroup of its own (`cgroup.py`) that bounds each run as a
+whole.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from verifier.sandbox import protocol
 from verifier.sandbox.backend import (
+    JAIL_DIR,
     JAIL_ENV,
     JAIL_HARNESS,
     JAIL_PYTHON_FLAGS,
@@ -35,10 +36,10 @@ from verifier.sandbox.backend import (
     RunRequest,
     SandboxUnavailable,
     exchange,
+    jail_files,
 )
 from verifier.sandbox.cgroup import JailCgroup
 
-HARNESS_DIR = os.path.dirname(os.path.abspath(__file__))
 JAIL_RUST = "/opt/toolchains/rust"
 SYSTEM_PREFIXES = ("/usr/",)
 ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives")
@@ -150,8 +151,9 @@ def _outer_uid() -> int | None:
 
 def build_launch(tools: dict[str, HostTool], cgroup: JailCgroup | None = None
                  ) -> tuple[list[str], dict]:
-    """The launcher command and its spec: staging (as root), uid, rlimits, the bwrap argv, and
-    the memory cgroup to enter (then the jail is shielded from the OOM killer, runs are not)."""
+    """The launcher command and its spec: the jail's programs, staging (as root), uid, rlimits,
+    the bwrap argv, and the memory cgroup to enter (then the jail is shielded from the OOM
+    killer, runs are not)."""
     python = tools.get("python")
     if python is None:
         raise SandboxUnavailable("no Python for the jail: /usr/bin/python3 or VERIFIER_JAIL_PYTHON")
@@ -159,7 +161,7 @@ def build_launch(tools: dict[str, HostTool], cgroup: JailCgroup | None = None
     if bwrap is None:
         raise SandboxUnavailable("bubblewrap is not installed (apt-get install bubblewrap)")
     uid = _outer_uid()
-    mounts = {HARNESS_DIR: JAIL_HARNESS}
+    mounts: dict[str, str] = {}
     for tool in tools.values():
         mounts.update(dict(tool.mounts))
     stage: dict[str, str] = {}
@@ -178,11 +180,10 @@ def build_launch(tools: dict[str, HostTool], cgroup: JailCgroup | None = None
     argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev", "--tmpfs", "/tmp",
              "--remount-ro", "/", "--chdir", "/tmp", "--",
              python.jail_path, *JAIL_PYTHON_FLAGS, f"{JAIL_HARNESS}/supervisor.py"]
-    spec = {"argv": argv, "uid": uid, "stage": stage, "rlimits": JAIL_RLIMITS,
-            "cgroup_procs": cgroup.procs_file if cgroup else None,
+    spec = {"argv": argv, "files": jail_files(), "uid": uid, "stage": stage,
+            "rlimits": JAIL_RLIMITS, "cgroup_procs": cgroup.procs_file if cgroup else None,
             "oom_score_adj": -1000 if cgroup else None}
-    launcher = [sys.executable, "-s", "-S", "-B", os.path.join(HARNESS_DIR, "launch.py"),
-                json.dumps(spec)]
+    launcher = [sys.executable, "-s", "-S", "-B", str(JAIL_DIR / "launch.py"), json.dumps(spec)]
     return launcher, spec
 
 

@@ -37,13 +37,19 @@ from docker.errors import DockerException
 from docker.utils.socket import STDERR, STDOUT, frames_iter
 
 from verifier.sandbox import protocol
-from verifier.sandbox.backend import RunOutcome, RunRequest, SandboxUnavailable, exchange
+from verifier.sandbox.backend import (
+    JAIL_SHARED,
+    SANDBOX_DIR,
+    RunOutcome,
+    RunRequest,
+    SandboxUnavailable,
+    exchange,
+)
 from verifier.sandbox.bubblewrap import REPLY_GRACE_S, STARTUP_TIMEOUT_S
 from verifier.sandbox.cgroup import JailCgroup
 
 log = logging.getLogger(__name__)
 
-SANDBOX_DIR = Path(__file__).resolve().parent
 SECCOMP_PROFILE = SANDBOX_DIR / "seccomp-bwrap.json"
 HARNESS_ROOT = "/opt/harness"
 LABEL = "org.rlvr-verifier.sandbox"
@@ -112,11 +118,13 @@ class ContainerSettings:
 
 @functools.lru_cache(maxsize=1)
 def harness_payload() -> bytes:
-    """The sandbox package as the bootstrap reads it (only the standard-library modules)."""
+    """What the bootstrap reads: the sandbox package (all but this module) and the host modules
+    the jail shares, the standard-library ones, which is all the bootstrap and the jail import."""
+    root = SANDBOX_DIR.parent.parent
+    paths = ({*SANDBOX_DIR.rglob("*.py"), *JAIL_SHARED} - {Path(__file__).resolve()})
     files = {"verifier/__init__.py": ""}
-    for path in sorted(SANDBOX_DIR.glob("*.py")):
-        if path.name != Path(__file__).name:
-            files[f"verifier/sandbox/{path.name}"] = path.read_text()
+    files.update({str(path.relative_to(root)): path.read_text()
+                  for path in sorted(paths) if path.exists()})
     raw = json.dumps(files).encode()
     return struct.pack(">I", len(raw)) + raw
 

@@ -1,35 +1,70 @@
-"""The runner's kernel work on its namespaces: mounts, /proc, and what a run may leave behind
-in them (/tmp, /dev/shm, System V IPC), renewed for the next run only where it did.
+"""The runner's namespaces: its PID namespace (made by clone), its mounts, /proc, and what a
+run may leave behind in them (processes, /tmp, /dev/shm, System V IPC), cleared for the next run
+only where it did.
 
-Standard library only; used inside the jail by the supervisor's runners (see supervisor.py).
+Standard library only (see `__init__.py`); used by the supervisor and its runners.
 """
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import fcntl
 import os
+import signal
 
-CLONE_NEWIPC = 0x08000000
-MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC = 1, 2, 4, 8
-MS_REMOUNT, MS_REC, MS_PRIVATE = 32, 16384, 1 << 18
-MNT_DETACH = 2
+from linux import (
+    CLONE_NEWIPC,
+    CLONE_NEWPID,
+    MNT_DETACH,
+    MS_NODEV,
+    MS_NOEXEC,
+    MS_NOSUID,
+    MS_RDONLY,
+    MS_REMOUNT,
+    SYS_CLONE,
+    check,
+    libc,
+    libc_holding_gil,
+    mount,
+)
+
+WORKDIR = "/tmp"  # a run's work directory: the runner's own tmpfs, new for each run that used it
 FS_IOC_GETFLAGS = 0x80086601
 SHM_INFO, SEM_INFO, MSG_INFO = 14, 19, 12
 
-libc = ctypes.CDLL(None, use_errno=True)
+
+def fork_in_new_pid_namespace() -> int:
+    """fork() whose child is PID 1 of a new PID namespace.
+
+    unshare(CLONE_NEWPID) works once per process (and setns back to the jail's own namespace is
+    refused: that namespace belongs to bubblewrap's outer user namespace), so this is clone()
+    with the interpreter's own before/after-fork steps around it, as os.fork does them.
+    """
+    python_api = ctypes.pythonapi
+    python_api.PyOS_BeforeFork()
+    pid = libc_holding_gil.syscall(ctypes.c_long(SYS_CLONE),
+                                   ctypes.c_ulong(CLONE_NEWPID | signal.SIGCHLD),
+                                   None, None, None, None)
+    if pid == 0:
+        python_api.PyOS_AfterFork_Child()
+        return 0
+    errno = ctypes.get_errno()
+    python_api.PyOS_AfterFork_Parent()
+    if pid < 0:
+        raise OSError(errno, f"clone: {os.strerror(errno)}")
+    return pid
 
 
-def check(result: int, what: str) -> None:
-    if result != 0:
-        errno = ctypes.get_errno()
-        raise OSError(errno, f"{what}: {os.strerror(errno)}")
-
-
-def mount(source: str | None, target: str, fstype: str | None, flags: int,
-          data: str | None = None) -> None:
-    check(libc.mount(source and source.encode(), target.encode(), fstype and fstype.encode(),
-                     ctypes.c_ulong(flags), data and data.encode()), f"mount {target}")
+def kill_namespace(reap: bool = True) -> None:
+    """From PID 1: SIGKILL every other process of the namespace, then reap what died."""
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(-1, signal.SIGKILL)
+    while reap:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
 
 
 def mount_proc(private: bool, replace: bool = False) -> None:

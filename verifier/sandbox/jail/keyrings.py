@@ -1,6 +1,6 @@
 """Keep runs away from the kernel keyrings, the one kernel store every run of a jail shares.
 
-Standard library only; used inside the jail by the supervisor's runners. A user's keyring is one
+Standard library only (see `__init__.py`); used by the runners. A user's keyring is one
 per uid of a user namespace, so a key one run adds, a later run could read, whatever else is
 renewed between them. The runner installs a seccomp filter (classic BPF, built here) that
 answers EPERM to add_key, request_key and keyctl, as Docker's default profile does; its
@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import os
 import struct
 
+from linux import PR_SET_SECCOMP, check, libc
+
 # audit architecture -> (add_key, request_key, keyctl), native and compat ABIs of the kernels
-# the supervisor runs on (see SYS_CLONE in supervisor.py).
+# the supervisor runs on (see SYS_CLONE in linux.py).
 KEYRING_SYSCALLS = {
     0xC000003E: (248, 249, 250),  # x86_64
     0x40000003: (286, 287, 288),  # i386 (int 0x80 on x86_64)
@@ -30,7 +31,7 @@ X86_64, X32_SYSCALL_BIT = 0xC000003E, 0x40000000  # x32 calls: x86_64 with this 
 LOAD_WORD, JUMP_EQUAL, JUMP_AT_LEAST, RETURN = 0x20, 0x15, 0x35, 0x06
 ALLOW, DENY, KILL = 0x7FFF0000, 0x00050000 | errno.EPERM, 0x80000000
 NR_OFFSET, ARCH_OFFSET = 0, 4  # in struct seccomp_data
-PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+SECCOMP_MODE_FILTER = 2
 
 
 def filter_program() -> list[tuple[int, int, int, int]]:
@@ -54,11 +55,10 @@ class _Program(ctypes.Structure):
     _fields_ = [("length", ctypes.c_ushort), ("filter", ctypes.c_char_p)]
 
 
-def deny_keyrings(libc: ctypes.CDLL) -> None:
+def deny_keyrings() -> None:
     """Install the filter on this process (no_new_privs must be set) and its future children."""
     instructions = filter_program()
     raw = b"".join(struct.pack("HBBI", *instruction) for instruction in instructions)
     program = _Program(len(instructions), raw)
-    if libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0) != 0:
-        code = ctypes.get_errno()
-        raise OSError(code, f"seccomp filter: {os.strerror(code)}")
+    check(libc.prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(program), 0, 0),
+          "seccomp filter")

@@ -1,0 +1,113 @@
+"""The jail's cache of compiled artefacts: stored by compile runs, copied into the runs that use
+them, and kept within bounds by the supervisor.
+
+Standard library only (see `__init__.py`). The artefacts live under the jail's own /tmp, which
+every runner hides under a fresh /tmp of its own; a runner opens the cache directory before
+that, and looks artefacts up on disk, so a runner prepared before an artefact was stored still
+finds it. The supervisor keeps the index (which entries, their sizes, their order of use) from
+the runners' notes and removes what falls out of it.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from lru import LRU
+from namespaces import WORKDIR
+
+ARTEFACTS = "/tmp/.artefacts"
+CACHE_MAX_BYTES = 512 * 1024 * 1024
+CACHE_MAX_ENTRIES = 256
+STORE_MAX_BYTES = CACHE_MAX_BYTES // 4  # one compile run's artefacts
+
+
+def artefact_index() -> LRU[str, int]:
+    """The supervisor's index: artefact key -> bytes, least recently used dropped (and removed
+    from disk) beyond CACHE_MAX_ENTRIES entries or CACHE_MAX_BYTES in all."""
+    os.makedirs(ARTEFACTS, mode=0o700, exist_ok=True)
+    return LRU(CACHE_MAX_ENTRIES, max_weight=CACHE_MAX_BYTES, weigh=int,
+               evicted=lambda key, _: _remove_tree(os.path.join(ARTEFACTS, key)))
+
+
+def _remove_tree(path: str) -> None:
+    for root, dirs, files in os.walk(path, topdown=False):
+        for name in files:
+            os.unlink(os.path.join(root, name))
+        for name in dirs:
+            os.rmdir(os.path.join(root, name))
+    if os.path.isdir(path):
+        os.rmdir(path)
+
+
+def cached(cache_fd: int, key: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.stat(key, dir_fd=cache_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
+
+
+def _copy_entry(name: str, src_fd: int, dst_fd: int, budget: list[int]) -> bool:
+    """Copy one regular file or directory (recursively) between two directory fds, within the
+    byte budget. Returns False, copying nothing, for anything else (links, devices...)."""
+    info = os.stat(name, dir_fd=src_fd, follow_symlinks=False)
+    if stat.S_ISDIR(info.st_mode):
+        os.mkdir(name, 0o755, dir_fd=dst_fd)
+        sub_src = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=src_fd)
+        sub_dst = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=dst_fd)
+        try:
+            for entry in os.listdir(sub_src):
+                _copy_entry(entry, sub_src, sub_dst, budget)
+        finally:
+            os.close(sub_src)
+            os.close(sub_dst)
+        return True
+    if not stat.S_ISREG(info.st_mode):
+        return False
+    budget[0] -= info.st_size
+    if budget[0] < 0:
+        raise OSError("artefacts are larger than the cache allows")
+    src = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=src_fd)
+    dst = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, info.st_mode & 0o755,
+                  dir_fd=dst_fd)
+    try:
+        while os.sendfile(dst, src, None, 1 << 24):
+            pass
+    finally:
+        os.close(src)
+        os.close(dst)
+    return True
+
+
+def place_artefact(spec: dict, cache_fd: int) -> None:
+    """Copy the compiled artefact the run names into the work directory."""
+    artefact_fd = os.open(spec["artefact"], os.O_RDONLY | os.O_DIRECTORY, dir_fd=cache_fd)
+    try:
+        work_fd = os.open(WORKDIR, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            budget = [spec["limits"]["tmpfs_bytes"]]
+            for name in os.listdir(artefact_fd):
+                _copy_entry(name, artefact_fd, work_fd, budget)
+        finally:
+            os.close(work_fd)
+    finally:
+        os.close(artefact_fd)
+
+
+def store_artefacts(spec: dict, cache_fd: int) -> int:
+    """Copy the compile run's outputs into the cache (atomically, by rename). Returns bytes."""
+    store = spec["store"]
+    temporary = store["key"] + ".partial"
+    os.mkdir(temporary, 0o700, dir_fd=cache_fd)
+    budget = [STORE_MAX_BYTES]
+    tmp_fd = os.open(temporary, os.O_RDONLY | os.O_DIRECTORY, dir_fd=cache_fd)
+    work_fd = os.open(WORKDIR, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for path in store["paths"]:
+            if not _copy_entry(path, work_fd, tmp_fd, budget):
+                raise OSError(f"artefact {path} is not a regular file or directory")
+    finally:
+        os.close(tmp_fd)
+        os.close(work_fd)
+    os.rename(temporary, store["key"], src_dir_fd=cache_fd, dst_dir_fd=cache_fd)
+    return STORE_MAX_BYTES - budget[0]
