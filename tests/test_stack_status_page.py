@@ -14,14 +14,8 @@ import httpx
 import pytest
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from verifier.web.status import (
-    HISTORY_S,
-    StatusHistory,
-    histogram_quantile,
-    line_chart,
-    render_page,
-    take_sample,
-)
+from verifier.web.history import HISTORY_S, StatusHistory, histogram_quantile, take_sample
+from verifier.web.page import line_chart, render_page
 
 CHROMIUM = shutil.which("chromium")
 CHROMEDRIVER = shutil.which("chromedriver")

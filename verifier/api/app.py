@@ -12,13 +12,12 @@ from fastapi.responses import JSONResponse
 
 from verifier import __version__
 from verifier.api.middleware import BodySizeLimit, RequestId, RequestMetrics
-from verifier.api.routes import health, jobs, openrlhf, verify
+from verifier.api.routes import health, jobs, openrlhf, status, verify
 from verifier.cache import MemoryCache, RedisCache
 from verifier.config import Settings
 from verifier.executors import ServiceUnavailable, make_executor
 from verifier.jobs import JobStore
 from verifier.service import InvalidItems, Overloaded, TooManyItems, VerificationService
-from verifier.web import status
 
 log = logging.getLogger(__name__)
 

@@ -1,1 +1,1 @@
-"""Operator-facing web pages of the service (the status page at `/`)."""
+"""The status page's numbers (history.py) and HTML (page.py); its route is api/routes/status.py."""
