@@ -128,7 +128,7 @@ def test_no_network_outside_nor_loopback(loopback_server):
 
 def test_secret_in_worker_env_is_invisible(monkeypatch):
     monkeypatch.setenv("VERIFIER_PROBE_SECRET", SECRET)
-    from verifier.sandbox.backend import get_backend
+    from verifier.sandbox.factory import get_backend
 
     get_backend().close()  # the next jail starts from a process that holds the secret
     probe = """
@@ -245,7 +245,7 @@ def test_killing_everything_and_the_parent_is_contained():
 
 
 def _jail_cgroup():
-    from verifier.sandbox.backend import get_backend
+    from verifier.sandbox.factory import get_backend
 
     score("print(1)", expected="1\n")  # the jail (and its cgroup) exist from here on
     return get_backend()._cgroup
@@ -283,7 +283,7 @@ def test_the_cgroup_is_removed_with_the_jail():
     group = _jail_cgroup()
     if group is None:
         pytest.skip("no writable memory cgroup on this host")
-    from verifier.sandbox.backend import get_backend
+    from verifier.sandbox.factory import get_backend
 
     get_backend().close()
     assert not os.path.exists(group.path)

@@ -17,7 +17,7 @@ import pytest
 
 from verifier.code import run_code_items
 from verifier.sandbox import protocol
-from verifier.sandbox.backend import get_backend
+from verifier.sandbox.factory import get_backend
 from verifier.schemas import CodeItem
 
 needs_jail = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")

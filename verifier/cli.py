@@ -56,7 +56,7 @@ def worker(
     log_level: Annotated[str, typer.Option(help="debug, info, warning…")] = "info",
 ) -> None:
     """Process chunks from the queue (distributed mode). Run as many as you need."""
-    from verifier.celery_app import make_celery
+    from verifier.executors.celery_app import make_celery
 
     argv = ["worker", "--loglevel", log_level.upper(), "--pool", "prefork",
             "--without-gossip", "--without-mingle"]

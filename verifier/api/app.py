@@ -15,7 +15,8 @@ from verifier.api.middleware import BodySizeLimit, RequestId, RequestMetrics
 from verifier.api.routes import health, jobs, openrlhf, status, verify
 from verifier.cache import MemoryCache, RedisCache
 from verifier.config import Settings
-from verifier.executors import ServiceUnavailable, make_executor
+from verifier.executors import ServiceUnavailable
+from verifier.executors.factory import make_executor
 from verifier.jobs import JobStore
 from verifier.service import InvalidItems, Overloaded, TooManyItems, VerificationService
 

@@ -9,7 +9,8 @@ import threading
 
 from verifier.code.languages import LANGUAGES
 from verifier.code.runner import CodeRunner
-from verifier.sandbox import SandboxUnavailable, get_backend
+from verifier.sandbox import SandboxUnavailable
+from verifier.sandbox.factory import get_backend
 from verifier.schemas import CodeItem, Result
 
 _runner_lock = threading.Lock()

@@ -1,14 +1,13 @@
 """Execution back ends: where chunks of items get scored.
 
 Both back ends call the same `verifier.chunk.process_chunk`; they differ only in transport:
-a local process pool (embedded) or Celery over Redis (distributed).
+a local process pool (embedded) or Celery over Redis (distributed, whose worker side is
+`celery_app.py`). This module is their interface; `factory.py` chooses one.
 """
 
 from __future__ import annotations
 
 from typing import Any, Protocol
-
-from verifier.config import Settings
 
 
 class ServiceUnavailable(Exception):
@@ -34,13 +33,3 @@ def infra_errors(items: list[dict[str, Any]], reason: str) -> list[dict[str, Any
     from verifier.schemas import Result
 
     return [Result.infra_error(item.get("id"), reason).model_dump(mode="json") for item in items]
-
-
-def make_executor(settings: Settings) -> Executor:
-    if settings.broker_url:
-        from verifier.executors.distributed import DistributedExecutor
-
-        return DistributedExecutor(settings)
-    from verifier.executors.embedded import EmbeddedExecutor
-
-    return EmbeddedExecutor(settings)

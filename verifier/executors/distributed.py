@@ -26,9 +26,9 @@ from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
 
 from verifier import logs, metrics
-from verifier.celery_app import TASK_NAME, make_celery
 from verifier.config import Settings
 from verifier.executors import ServiceUnavailable, infra_errors
+from verifier.executors.celery_app import TASK_NAME, make_celery
 
 log = logging.getLogger(__name__)
 

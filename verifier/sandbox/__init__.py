@@ -8,8 +8,7 @@ from verifier.sandbox.backend import (
     SandboxBackend,
     SandboxLimits,
     SandboxUnavailable,
-    get_backend,
 )
 
 __all__ = ["ArtefactStore", "RunOutcome", "RunRequest", "SandboxBackend", "SandboxLimits",
-           "SandboxUnavailable", "get_backend"]
+           "SandboxUnavailable"]

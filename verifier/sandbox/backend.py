@@ -1,8 +1,8 @@
-"""The jail backend interface: what the code runner needs from a sandbox, and the factory.
+"""The jail backend interface: what the code runner needs from a sandbox.
 
 A backend runs one program per `run` call in a fresh, isolated work directory and reports how it
-ended. The code runner knows nothing else about the jail, so a backend is swappable:
-`VERIFIER_SANDBOX=bubblewrap` (the default, `bubblewrap.py`) or `docker`
+ended. The code runner knows nothing else about the jail, so a backend is swappable (see
+`factory.py`): `VERIFIER_SANDBOX=bubblewrap` (the default, `bubblewrap.py`) or `docker`
 (`docker_backend.py`, a class `DockerBackend` implementing `SandboxBackend`).
 
 The supervisor in `jail/supervisor.py` speaks the request/outcome format below over
@@ -12,10 +12,7 @@ reuse `SupervisorClient` from `bubblewrap.py` for everything but the launch.
 
 from __future__ import annotations
 
-import atexit
-import importlib
 import os
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -194,52 +191,3 @@ class SandboxBackend(Protocol):
 
     def close(self) -> None:
         """Tear the jail down; a later `run` may start a fresh one."""
-
-
-_lock = threading.Lock()
-_backend: SandboxBackend | None = None
-_backend_key: tuple[int, str] | None = None  # (process, backend name) it was made for
-
-
-def backend_name() -> str:
-    return os.environ.get("VERIFIER_SANDBOX", "bubblewrap").strip().lower() or "bubblewrap"
-
-
-def _make_backend(name: str) -> SandboxBackend:
-    if name == "bubblewrap":
-        from verifier.sandbox.bubblewrap import BubblewrapBackend
-
-        return BubblewrapBackend()
-    if name == "docker":
-        try:
-            module = importlib.import_module("verifier.sandbox.docker_backend")
-        except ImportError as exc:
-            raise SandboxUnavailable(f"VERIFIER_SANDBOX=docker: {exc}") from exc
-        return module.DockerBackend()
-    raise SandboxUnavailable(f"VERIFIER_SANDBOX={name!r}: expected 'bubblewrap' or 'docker'")
-
-
-def get_backend() -> SandboxBackend:
-    """This process's backend, created on first use and closed at exit.
-
-    A forked child never reuses its parent's backend (the pipes to the jail are the parent's),
-    and changing VERIFIER_SANDBOX switches backends.
-    """
-    global _backend, _backend_key
-    key = (os.getpid(), backend_name())
-    with _lock:
-        if _backend is None or _backend_key != key:
-            if _backend is not None and _backend_key[0] == key[0]:
-                _backend.close()
-            _backend, _backend_key = None, None
-            _backend = _make_backend(key[1])
-            _backend_key = key
-        return _backend
-
-
-def _close_backend() -> None:
-    if _backend is not None and _backend_key[0] == os.getpid():
-        _backend.close()
-
-
-atexit.register(_close_backend)
