@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import OrderedDict
 from typing import Any, Protocol
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from verifier.lru import LRU
 from verifier.schemas import CodeItem, MathItem
 
 KEY_PREFIX = "verifier:result:"
@@ -37,26 +37,16 @@ class MemoryCache:
     """A bounded LRU in the API process."""
 
     def __init__(self, max_entries: int) -> None:
-        self._max = max_entries
-        self._data: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self._entries: LRU[str, dict[str, Any]] = LRU(max_entries)
 
     async def get_many(self, keys: list[str]) -> list[dict[str, Any] | None]:
-        found = []
-        for key in keys:
-            value = self._data.get(key)
-            if value is not None:
-                self._data.move_to_end(key)
-            found.append(value)
-        return found
+        return [self._entries.get(key) for key in keys]
 
     async def set_many(self, entries: dict[str, dict[str, Any]]) -> None:
-        if self._max == 0:
+        if self._entries.max_entries == 0:
             return
         for key, value in entries.items():
-            self._data[key] = value
-            self._data.move_to_end(key)
-        while len(self._data) > self._max:
-            self._data.popitem(last=False)
+            self._entries[key] = value
 
 
 class RedisCache:

@@ -15,13 +15,13 @@ import os
 import secrets
 import signal
 import time
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.code.compare import stdout_matches, values_equal
 from verifier.code.extract import extract_code
 from verifier.code.languages import ALIASES, LANGUAGES, MIB, Language, stack_mb
+from verifier.lru import LRU
 from verifier.sandbox import (
     ArtefactStore,
     RunOutcome,
@@ -37,6 +37,7 @@ PYTHON_MEMORY_OVERHEAD_MB = 64  # room for the interpreter; the memory verdict s
 RUNTIME_OVERHEAD_MB = {"address_space": 32, "heap": 384}  # beyond the limit: pipes, runtimes
 STDERR_DETAIL_CHARS = 1000
 COMPILE_MESSAGE_CHARS = 4000
+COMPILE_FAILURES_KEPT = 256  # failed compilations remembered (by source), not run again
 OOM_SIGNATURES = ("MemoryError", "std::bad_alloc", "java.lang.OutOfMemoryError",
                   "JavaScript heap out of memory", "Fatal process OOM", "memory allocation of",
                   "Cannot allocate memory", "cannot allocate memory", "out of memory")
@@ -168,7 +169,7 @@ class CodeRunner:
 
     def __init__(self, backend: SandboxBackend) -> None:
         self.backend = backend
-        self._compile_failures: OrderedDict[str, dict] = OrderedDict()
+        self._compile_failures: LRU[str, dict] = LRU(COMPILE_FAILURES_KEPT)
 
     # ----------------------------------------------------------------------- items
 
@@ -226,9 +227,9 @@ class CodeRunner:
         argv = sub.language.compile(sub.tools, sub.source_name)
         key = hashlib.sha256(json.dumps([argv, sub.source_name, sub.code]).encode()).hexdigest()
         sub.artefact = key
-        if key in self._compile_failures:
-            self._compile_failures.move_to_end(key)
-            return self._compile_error(sub, self._compile_failures[key])
+        known_failure = self._compile_failures.get(key)
+        if known_failure is not None:
+            return self._compile_error(sub, known_failure)
         request = RunRequest(
             argv=argv, limits=compile_limits(), files={sub.source_name: sub.code.encode()},
             store=ArtefactStore(key, sub.language.artefacts), env=dict(JAIL_ENV), proc=True)
@@ -249,8 +250,6 @@ class CodeRunner:
             message = f"compilation produced too much output\n{message}"
         failure = {"status": "error", "message": message[-COMPILE_MESSAGE_CHARS:]}
         self._compile_failures[key] = failure
-        while len(self._compile_failures) > 256:
-            self._compile_failures.popitem(last=False)
         return self._compile_error(sub, failure)
 
     @staticmethod
