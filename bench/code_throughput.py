@@ -37,7 +37,7 @@ from multiprocessing import get_context
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from verifier.code import run_code_items  # noqa: E402
+from verifier.code import process_settings, run_code_items  # noqa: E402
 from verifier.local import LocalServer  # noqa: E402
 from verifier.sandbox.bubblewrap import discover_tools  # noqa: E402
 from verifier.schemas import CodeItem  # noqa: E402
@@ -81,7 +81,8 @@ def _sandboxed_rate(pool: ProcessPoolExecutor, items: list[dict]) -> float:
 
 def _bare_rate(items: list[dict]) -> float:
     """Each test as `python3 solution.py`, with the interpreter the jail runs (the system one)."""
-    python = discover_tools()["python"].jail_path  # under /usr: the same path on the host
+    # under /usr: the same path on the host
+    python = discover_tools(process_settings().jail_python)["python"].jail_path
     with tempfile.TemporaryDirectory() as tmp:
         def bare(item: dict) -> bool:
             path = os.path.join(tmp, f"s{abs(hash(item['response']))}.py")

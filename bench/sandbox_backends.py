@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from verifier.code.runner import CodeRunner  # noqa: E402
-from verifier.sandbox.bubblewrap import BubblewrapBackend  # noqa: E402
-from verifier.sandbox.docker_backend import DockerBackend  # noqa: E402
+from verifier.config import Settings  # noqa: E402
+from verifier.sandbox.factory import make_backend  # noqa: E402
 from verifier.schemas import CodeItem  # noqa: E402
 
 C_ECHO = "#include <stdio.h>\nint main(){int x;scanf(\"%d\",&x);printf(\"%d\\n\",x);}"
@@ -73,8 +73,8 @@ def main() -> None:
     if args.runs < 1 or args.rounds < 1:
         parser.error("--runs and --rounds must be >= 1")
 
-    backends = {"bubblewrap": BubblewrapBackend(), "docker": DockerBackend()}
-    runners = {name: CodeRunner(backend) for name, backend in backends.items()}
+    backends = {name: make_backend(Settings(sandbox=name)) for name in ("bubblewrap", "docker")}
+    runners = {name: CodeRunner(backend, Settings()) for name, backend in backends.items()}
     startup_s = {}
     try:
         for name, runner in runners.items():

@@ -8,6 +8,7 @@ import shutil
 import pytest
 
 from verifier.code import run_code_items
+from verifier.config import Settings
 from verifier.schemas import CodeItem
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
@@ -56,33 +57,29 @@ CORPUS = [
 ]
 
 
-def verdicts(monkeypatch, warm: bool) -> list[tuple[str, float | None]]:
-    monkeypatch.setenv("VERIFIER_PYTHON_WARM", "1" if warm else "0")
-    return [(r.status.value, r.reward) for r in run_code_items(CORPUS)]
+def verdicts(**settings: object) -> list[tuple[str, float | None]]:
+    return [(r.status.value, r.reward) for r in run_code_items(CORPUS, Settings(**settings))]
 
 
-def test_warm_and_cold_verdicts_are_identical(monkeypatch):
-    warm = verdicts(monkeypatch, warm=True)
-    cold = verdicts(monkeypatch, warm=False)
+def test_warm_and_cold_verdicts_are_identical():
+    warm = verdicts(python_warm=True)
+    cold = verdicts(python_warm=False)
     assert warm == cold
-    monkeypatch.setenv("VERIFIER_SANDBOX_RUNNER_RUNS", "1")  # a fresh runner for every run
-    assert verdicts(monkeypatch, warm=True) == warm
+    # a fresh runner for every run
+    assert verdicts(python_warm=True, sandbox_runner_runs=1) == warm
     statuses = {status for status, _ in warm}
     assert statuses >= {"correct", "wrong", "runtime_error", "compile_error", "timeout",
                         "memory_limit", "output_limit"}
 
 
-def test_the_two_paths_really_differ(monkeypatch):
+def test_the_two_paths_really_differ():
     # Modules the warm interpreter preloaded are already imported in a warm run only.
     probe = stdio("import sys\nprint('heapq' in sys.modules)", "", "True\n")
-    monkeypatch.setenv("VERIFIER_PYTHON_WARM", "1")
-    assert run_code_items([probe])[0].status.value == "correct"
-    monkeypatch.setenv("VERIFIER_PYTHON_WARM", "0")
-    assert run_code_items([probe])[0].status.value == "wrong"
+    assert run_code_items([probe], Settings(python_warm=True))[0].status.value == "correct"
+    assert run_code_items([probe], Settings(python_warm=False))[0].status.value == "wrong"
 
 
-def test_a_warm_run_cannot_leave_state_for_the_next(monkeypatch):
-    monkeypatch.setenv("VERIFIER_PYTHON_WARM", "1")
+def test_a_warm_run_cannot_leave_state_for_the_next():
     poison = stdio("import builtins, sys, os, heapq, json\nbuiltins.print = None\n"
                    "heapq.heappush = None\njson.dumps = None\nsys.modules['math'] = None\n"
                    "open('/tmp/marker', 'w').write('x')\nos.environ['POISON'] = '1'\n"
@@ -91,5 +88,5 @@ def test_a_warm_run_cannot_leave_state_for_the_next(monkeypatch):
     check = stdio("import os, heapq, math, json\nh = []\nheapq.heappush(h, 1)\n"
                   "print(os.path.exists('/tmp/marker'), 'POISON' in os.environ, h, "
                   "math.sqrt(4), json.dumps(1))", "", "False False [1] 2.0 1\n")
-    results = run_code_items([poison, check])
+    results = run_code_items([poison, check], Settings(python_warm=True))
     assert [r.status.value for r in results] == ["correct", "correct"], results

@@ -13,8 +13,9 @@ import threading
 
 import pytest
 
-from verifier.code import run_code_items
-from verifier.sandbox.bubblewrap import _outer_uid
+from verifier.code import process_settings, run_code_items
+from verifier.sandbox.bubblewrap import outer_uid
+from verifier.sandbox.factory import get_backend
 from verifier.schemas import CodeItem, Result
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
@@ -47,7 +48,7 @@ def jail_processes() -> list[str]:
     A process that already released its memory (exiting, or a zombie) has an empty command
     line and is skipped: it can no longer run anything.
     """
-    uid = _outer_uid()
+    uid = outer_uid(process_settings().sandbox_uid_base)
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
@@ -128,9 +129,8 @@ def test_no_network_outside_nor_loopback(loopback_server):
 
 def test_secret_in_worker_env_is_invisible(monkeypatch):
     monkeypatch.setenv("VERIFIER_PROBE_SECRET", SECRET)
-    from verifier.sandbox.factory import get_backend
-
-    get_backend().close()  # the next jail starts from a process that holds the secret
+    get_backend(process_settings()).close()  # the next jail starts from a process that holds
+    # the secret
     probe = """
 import os, sys, glob
 seen = [k for k, v in os.environ.items() if "SECRET" in k or "secret" in v]
@@ -245,10 +245,8 @@ def test_killing_everything_and_the_parent_is_contained():
 
 
 def _jail_cgroup():
-    from verifier.sandbox.factory import get_backend
-
     score("print(1)", expected="1\n")  # the jail (and its cgroup) exist from here on
-    return get_backend()._cgroup
+    return get_backend(process_settings())._cgroup
 
 
 def test_a_run_is_limited_as_a_whole_where_a_cgroup_is_available():
@@ -283,9 +281,7 @@ def test_the_cgroup_is_removed_with_the_jail():
     group = _jail_cgroup()
     if group is None:
         pytest.skip("no writable memory cgroup on this host")
-    from verifier.sandbox.factory import get_backend
-
-    get_backend().close()
+    get_backend(process_settings()).close()
     assert not os.path.exists(group.path)
 
 

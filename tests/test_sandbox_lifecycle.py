@@ -15,7 +15,8 @@ from multiprocessing import get_context
 
 import pytest
 
-from verifier.code import run_code_items
+from verifier.code import process_settings, run_code_items
+from verifier.config import Settings
 from verifier.sandbox import protocol
 from verifier.sandbox.factory import get_backend
 from verifier.schemas import CodeItem
@@ -44,11 +45,11 @@ def test_framing_round_trip_and_errors():
 @needs_jail
 def test_a_dead_jail_is_replaced():
     assert run_code_items([ITEM])[0].status.value == "correct"
-    client = get_backend()._client
+    client = get_backend(process_settings())._client
     os.killpg(client.process.pid, signal.SIGKILL)
     client.process.wait()
     assert run_code_items([ITEM])[0].status.value == "correct"
-    assert get_backend()._client is not client
+    assert get_backend(process_settings())._client is not client
 
 
 def _pid_items(expected: list[str]) -> list[CodeItem]:
@@ -59,16 +60,16 @@ def _pid_items(expected: list[str]) -> list[CodeItem]:
 
 
 @needs_jail
-def test_a_runner_serves_the_configured_number_of_runs(monkeypatch):
+def test_a_runner_serves_the_configured_number_of_runs():
     # Runs of one runner get the next PIDs of its namespace; a fresh runner starts again at 2.
     # The first item only brings whichever runner is current to the end of its allowance.
-    monkeypatch.setenv("VERIFIER_SANDBOX_RUNNER_RUNS", "2")
-    results = run_code_items(_pid_items(["?", "2", "3", "2", "3", "2"]))
+    results = run_code_items(_pid_items(["?", "2", "3", "2", "3", "2"]),
+                             Settings(sandbox_runner_runs=2))
     assert [r.status.value for r in results[1:]] == ["correct"] * 5, results
-    monkeypatch.setenv("VERIFIER_SANDBOX_RUNNER_RUNS", "1")  # namespaces of its own, every run
-    results = run_code_items(_pid_items(["?", "2", "2", "2"]))
+    results = run_code_items(_pid_items(["?", "2", "2", "2"]),  # namespaces of its own, each run
+                             Settings(sandbox_runner_runs=1))
     assert [r.status.value for r in results[1:]] == ["correct"] * 3, results
-    monkeypatch.delenv("VERIFIER_SANDBOX_RUNNER_RUNS")  # the default: one runner, many runs
+    assert Settings().sandbox_runner_runs > 4  # the default: one runner, many runs
     results = run_code_items(_pid_items(["2", "3", "4", "5"]))  # the last runner served one
     assert [r.status.value for r in results] == ["correct"] * 4, results
 
@@ -87,10 +88,10 @@ def test_spawned_pool_workers_each_run_their_own_jail():
 @needs_jail
 def test_forked_child_does_not_reuse_the_parents_jail():
     assert run_code_items([ITEM])[0].status.value == "correct"
-    parent_backend = get_backend()
+    parent_backend = get_backend(process_settings())
     with ProcessPoolExecutor(1, mp_context=get_context("fork")) as pool:
         assert pool.submit(_score_in_worker, 0).result()[0] == "correct"
-    assert get_backend() is parent_backend
+    assert get_backend(process_settings()) is parent_backend
     assert run_code_items([ITEM])[0].status.value == "correct"
 
 
@@ -108,7 +109,7 @@ def test_exit_leaves_no_processes_behind():
     worker = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
                               cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     pid = int(worker.stdout.readline())
-    jail_uid = int(os.environ.get("VERIFIER_SANDBOX_UID_BASE", "200000")) + pid
+    jail_uid = process_settings().sandbox_uid_base + pid
     time.sleep(1.5)  # the hostile program is running in the jail now
     assert _processes_of(jail_uid), "the jail should be running"
     worker.kill()  # the worker dies abruptly: no atexit, no cleanup code
@@ -118,7 +119,7 @@ def test_exit_leaves_no_processes_behind():
         time.sleep(0.1)
     assert _processes_of(jail_uid) == []
     # The killed worker could not remove its memory cgroup; the next jail made here does.
-    backend = get_backend()
+    backend = get_backend(process_settings())
     backend.close()
     assert run_code_items([ITEM])[0].status.value == "correct"
     if backend._cgroup is not None:
@@ -139,21 +140,21 @@ def _processes_of(uid: int) -> list[int]:
     return pids
 
 
-def test_no_jail_means_infra_error_with_no_reward(monkeypatch):
-    monkeypatch.setenv("VERIFIER_SANDBOX", "no-such-backend")
-    result = run_code_items([ITEM])[0]
+def test_no_jail_means_infra_error_with_no_reward():
+    # The jail's supervisor needs the jail's Python, whatever the language.
+    bash = CodeItem(language="bash", response="echo 1",
+                    tests={"type": "stdio", "cases": [{"output": "1\n"}]})
+    result = run_code_items([bash], Settings(jail_python="/nonexistent/python3"))[0]
     assert result.status.value == "infra_error" and result.reward is None
-    assert "VERIFIER_SANDBOX" in result.detail["error"]
+    assert "VERIFIER_JAIL_PYTHON='/nonexistent/python3'" in result.detail["error"]
 
 
 @needs_jail
-def test_docker_backend_is_selected_by_configuration(monkeypatch):
+def test_docker_backend_is_selected_by_configuration():
     # Without a Docker engine (or its runner images) this is a clean infra error, never a crash;
     # with them, the item is scored like on the default backend.
-    monkeypatch.setenv("VERIFIER_SANDBOX", "docker")
-    result = run_code_items([ITEM])[0]
+    result = run_code_items([ITEM], Settings(sandbox="docker"))[0]
     assert (result.status.value, result.reward) in (("correct", 1.0), ("infra_error", None))
     if result.status.value == "infra_error":
         assert result.detail["error"]
-    monkeypatch.setenv("VERIFIER_SANDBOX", "bubblewrap")
-    assert run_code_items([ITEM])[0].status.value == "correct"
+    assert run_code_items([ITEM], Settings(sandbox="bubblewrap"))[0].status.value == "correct"

@@ -16,14 +16,15 @@ import pytest
 
 from tests.stack_helpers import REPO, require_runner_images
 from verifier.code.runner import CodeRunner
+from verifier.config import Settings
 from verifier.sandbox.backend import RunRequest, SandboxLimits
-from verifier.sandbox.bubblewrap import BubblewrapBackend
 from verifier.sandbox.docker_backend import (
     GROUP_TOOLS,
     LABEL,
     DockerBackend,
     container_cgroup,
 )
+from verifier.sandbox.factory import make_backend
 from verifier.schemas import CodeItem
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
@@ -37,7 +38,7 @@ LIMITS = SandboxLimits(cpu_s=2, wall_s=5, as_bytes=512 << 20, data_bytes=None,
 @pytest.fixture(scope="module")
 def backend() -> Iterator[DockerBackend]:
     require_runner_images()
-    started = DockerBackend()
+    started = make_backend(Settings(sandbox="docker"))
     yield started
     started.close()
 
@@ -75,12 +76,13 @@ def parity_items() -> list[CodeItem]:
 
 def test_same_verdicts_as_bubblewrap(backend: DockerBackend) -> None:
     items = parity_items()
-    reference = BubblewrapBackend()
+    reference = make_backend(Settings(sandbox="bubblewrap"))
     try:
-        expected = [(r.status.value, r.reward) for r in CodeRunner(reference).run_items(items)]
+        expected = [(r.status.value, r.reward)
+                    for r in CodeRunner(reference, Settings()).run_items(items)]
     finally:
         reference.close()
-    got = [(r.status.value, r.reward) for r in CodeRunner(backend).run_items(items)]
+    got = [(r.status.value, r.reward) for r in CodeRunner(backend, Settings()).run_items(items)]
     assert got == expected
     assert {status for status, _ in got} >= {
         "correct", "wrong", "compile_error", "runtime_error", "timeout", "memory_limit",
@@ -139,19 +141,17 @@ def test_work_directory_is_clean_for_every_run(backend: DockerBackend) -> None:
     assert b"left-behind" not in seen.stdout and b"No such file" in seen.stdout
 
 
-def test_missing_images_or_runtime_give_clear_errors(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_missing_images_or_runtime_give_clear_errors() -> None:
     require_runner_images()
-    monkeypatch.setenv("VERIFIER_DOCKER_IMAGE", "rlvr-verifier-no-such-runner-{group}:none")
-    missing = DockerBackend()
+    missing = make_backend(Settings(sandbox="docker",
+                                    docker_image="rlvr-verifier-no-such-runner-{group}:none"))
     try:
         assert missing.tools() == {}
         outcome = missing.run(RunRequest(argv=["/usr/bin/python3"], limits=LIMITS))
         assert outcome.error and "no runner container" in outcome.error
     finally:
         missing.close()
-    monkeypatch.delenv("VERIFIER_DOCKER_IMAGE")
-    monkeypatch.setenv("VERIFIER_DOCKER_RUNTIME", "no-such-runtime")
-    wrong_runtime = DockerBackend()
+    wrong_runtime = make_backend(Settings(sandbox="docker", docker_runtime="no-such-runtime"))
     try:
         outcome = wrong_runtime.run(RunRequest(argv=["/usr/bin/python3"], limits=LIMITS))
         assert "no-such-runtime" in outcome.error and "not a runtime" in outcome.error
@@ -165,7 +165,7 @@ def test_a_run_is_limited_and_measured_as_a_whole(backend: DockerBackend) -> Non
                   c.attrs["Config"]["Image"])
     if container_cgroup(python.attrs["State"]["Pid"]) is None:
         pytest.skip("the runner containers' cgroups cannot be managed from here")
-    runner = CodeRunner(backend)
+    runner = CodeRunner(backend, Settings())
     # Eight processes of 64 MiB each stay under every per-process limit, not under the total.
     spread = ("import os, time\nfor _ in range(8):\n    if os.fork() == 0:\n"
               "        block = bytearray(64 * 2**20)\n        time.sleep(30)\n"

@@ -14,12 +14,21 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from verifier.config import Settings
+from verifier.config import Settings, SettingsError, load_settings
 from verifier.logs import setup_logging
 
 app = typer.Typer(help="Verifier-as-a-service: rewards for RL from math answers and code tests.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
 console = Console(stderr=True)
+
+
+def _settings(**overrides: object) -> Settings:
+    """The validated settings, CLI flags on top; a bad value ends the command, naming it."""
+    try:
+        return load_settings(**{k: v for k, v in overrides.items() if v is not None})
+    except SettingsError as exc:
+        console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2) from None
 
 
 @app.command()
@@ -39,9 +48,8 @@ def serve(
 
     from verifier.api.app import create_app
 
-    overrides = {"host": host, "port": port, "workers": workers, "broker_url": broker,
-                 "log_level": log_level}
-    settings = Settings(**{k: v for k, v in overrides.items() if v is not None})
+    settings = _settings(host=host, port=port, workers=workers, broker_url=broker,
+                         log_level=log_level)
     setup_logging(settings.log_level, settings.log_format)
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None,
                 log_level=settings.log_level.lower(), timeout_graceful_shutdown=5)
@@ -53,16 +61,18 @@ def worker(
                                         envvar="VERIFIER_BROKER_URL")],
     concurrency: Annotated[int | None, typer.Option(
         help="Worker processes (default: the core count).")] = None,
-    log_level: Annotated[str, typer.Option(help="debug, info, warning…")] = "info",
+    log_level: Annotated[str | None, typer.Option(
+        help="debug, info, warning… (env VERIFIER_LOG_LEVEL).")] = None,
 ) -> None:
     """Process chunks from the queue (distributed mode). Run as many as you need."""
-    from verifier.executors.celery_app import make_celery
+    from verifier.executors.celery_app import run_worker
 
-    argv = ["worker", "--loglevel", log_level.upper(), "--pool", "prefork",
+    settings = _settings(broker_url=broker, log_level=log_level)
+    argv = ["worker", "--loglevel", settings.log_level.upper(), "--pool", "prefork",
             "--without-gossip", "--without-mingle"]
     if concurrency:
         argv += ["--concurrency", str(concurrency)]
-    make_celery(broker, visibility_timeout_s=Settings().visibility_timeout_s).worker_main(argv)
+    run_worker(settings, argv)
 
 
 @app.command()
@@ -98,7 +108,7 @@ def check(
         console.print(f"{problem} [red](line skipped)[/red]", highlight=False, soft_wrap=True)
 
     # Worker processes log at warning here: per-chunk lines would break up the progress bar.
-    settings = Settings(log_level="warning", **({"workers": workers} if workers else {}))
+    settings = _settings(log_level="warning", workers=workers)
     results = asyncio.run(_score_locally(settings, items)) if items else []
 
     if output:

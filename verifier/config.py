@@ -1,27 +1,46 @@
-"""Service settings, read from `VERIFIER_*` environment variables (CLI flags override them)."""
+"""The service's settings: every `VERIFIER_*` variable the service reads, in one model.
+
+Read and validated once, when a process starts (`verifier serve`, `verifier worker`, `verifier
+check`; CLI flags override the variables), then handed to whatever needs them: the API, the
+executors and, explicitly, every worker process (a pool process gets the server's, a Celery
+worker its own command's). A bad value stops the start with an error naming the variable;
+nothing falls back silently. The jail's programs never read these: they get what they need as
+arguments (the launch spec, each request). The client's variables (`VERIFIER_URL`,
+`VERIFIER_API_KEY`, `VERIFIER_INFRA_ERROR_SCORE`) belong to `rl_client`, not here.
+"""
 
 from __future__ import annotations
 
 import os
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+ENV_PREFIX = "VERIFIER_"
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
+
+
+class SettingsError(ValueError):
+    """A setting has a bad value; the message names each variable and what is wrong."""
 
 
 class Settings(BaseSettings):
-    """Every knob of the service. The README's configuration table mirrors this class."""
+    """Every knob of the service. The README's configuration table mirrors this class (a test
+    holds them together)."""
 
-    model_config = SettingsConfigDict(env_prefix="VERIFIER_", extra="ignore")
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore")
 
+    # The API
     host: str = "127.0.0.1"
-    port: int = 8000
+    port: int = Field(8000, ge=0, le=65_535)
     workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1)
     broker_url: str | None = None
     api_keys: str = ""
     max_body_bytes: int = Field(64 * 1024 * 1024, ge=1024)
     max_items: int = Field(16_384, ge=1)
     max_backlog: int = Field(65_536, ge=1)
+    # Chunks and their delivery
     math_chunk_size: int = Field(64, ge=1)
     code_chunk_size: int = Field(4, ge=1)
     math_timeout_s: float = Field(1.0, gt=0)
@@ -33,8 +52,41 @@ class Settings(BaseSettings):
     cache_size: int = Field(100_000, ge=0)
     cache_ttl_s: int = Field(86_400, ge=1)
     job_ttl_s: int = Field(3_600, ge=1)
+    # Code runs (each worker process's own)
+    python_warm: bool = True
+    output_limit_mb: float = Field(8.0, gt=0)
+    compile_time_s: float = Field(30.0, gt=0)
+    # The jail
+    sandbox: Literal["bubblewrap", "docker"] = "bubblewrap"
+    sandbox_cgroup: bool = True
+    sandbox_uid_base: int = Field(200_000, ge=1)
+    sandbox_runner_runs: int = Field(256, ge=1)
+    jail_python: str = "/usr/bin/python3"
+    docker_image: str = "rlvr-verifier-runner-{group}:latest"
+    docker_runtime: str = ""
+    docker_memory_mb: int = Field(2048, ge=6)  # Docker refuses less than 6 MiB
+    docker_cpus: float = Field(1.0, gt=0)
+    docker_pids: int = Field(1024, ge=1)
+    # Logs
     log_level: str = "info"
     log_format: Literal["text", "json"] = "text"
+
+    @field_validator("sandbox", "log_level", "log_format", mode="before")
+    @classmethod
+    def _lower_case(cls, value: object) -> object:
+        return value.strip().lower() if isinstance(value, str) else value
+
+    @field_validator("docker_runtime", "jail_python", mode="before")
+    @classmethod
+    def _stripped(cls, value: object) -> object:
+        return value.strip() if isinstance(value, str) else value
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        if value not in LOG_LEVELS:
+            raise ValueError(f"expected one of {', '.join(LOG_LEVELS)}")
+        return value
 
     @property
     def mode(self) -> str:
@@ -43,3 +95,18 @@ class Settings(BaseSettings):
     @property
     def api_key_set(self) -> frozenset[str]:
         return frozenset(k.strip() for k in self.api_keys.split(",") if k.strip())
+
+
+def env_name(field: str) -> str:
+    return ENV_PREFIX + field.upper()
+
+
+def load_settings(**overrides: object) -> Settings:
+    """The settings from the environment, `overrides` (CLI flags) on top. Raises SettingsError,
+    naming every variable with a bad value, instead of starting with a value nobody meant."""
+    try:
+        return Settings(**overrides)
+    except ValidationError as exc:
+        problems = [f"{env_name(str(error['loc'][0]))}={error['input']!r}: {error['msg']}"
+                    if error["loc"] else error["msg"] for error in exc.errors()]
+        raise SettingsError("invalid settings: " + "; ".join(problems)) from None

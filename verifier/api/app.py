@@ -14,7 +14,7 @@ from verifier import __version__
 from verifier.api.middleware import BodySizeLimit, RequestId, RequestMetrics
 from verifier.api.routes import health, jobs, openrlhf, status, verify
 from verifier.cache import MemoryCache, RedisCache
-from verifier.config import Settings
+from verifier.config import Settings, load_settings
 from verifier.executors import ServiceUnavailable
 from verifier.executors.factory import make_executor
 from verifier.jobs import JobStore
@@ -28,7 +28,7 @@ def _field(loc: tuple | list) -> str:
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
-    settings = settings or Settings()
+    settings = settings or load_settings()
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:

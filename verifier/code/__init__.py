@@ -1,6 +1,8 @@
 """Code runner: sandboxed execution of code items (see runner.py; the jail is verifier.sandbox).
 
-The spine depends only on `supported_languages`, `installed_languages` and `run_code_items`.
+The spine depends only on `supported_languages`, `installed_languages`, `check_code_item` and
+`run_code_items`. A worker process is given its settings once, with `configure`, when it starts;
+a process that never was (a script, a test) reads them from the environment on first use.
 """
 
 from __future__ import annotations
@@ -9,12 +11,29 @@ import threading
 
 from verifier.code.languages import LANGUAGES
 from verifier.code.runner import CodeRunner
+from verifier.config import Settings, load_settings
 from verifier.sandbox import SandboxUnavailable
 from verifier.sandbox.factory import get_backend
 from verifier.schemas import CodeItem, Result
 
 _runner_lock = threading.Lock()
 _runner: CodeRunner | None = None
+_settings: Settings | None = None
+
+
+def configure(settings: Settings) -> None:
+    """This process's settings for code runs (a worker's, passed to it at its start)."""
+    global _settings
+    _settings = settings
+
+
+def process_settings() -> Settings:
+    """The settings `configure` gave this process, else the environment's (read once; a bad
+    value raises SettingsError)."""
+    global _settings
+    if _settings is None:
+        _settings = load_settings()
+    return _settings
 
 
 def supported_languages() -> list[str]:
@@ -22,10 +41,10 @@ def supported_languages() -> list[str]:
     return list(LANGUAGES)
 
 
-def installed_languages() -> list[str]:
+def installed_languages(settings: Settings | None = None) -> list[str]:
     """Languages whose toolchain is present for this process's sandbox (shown by /v1/info)."""
     try:
-        tools = get_backend().tools()
+        tools = get_backend(settings or process_settings()).tools()
     except SandboxUnavailable:
         return []
     return [name for name, lang in LANGUAGES.items() if all(t in tools for t in lang.tools)]
@@ -50,14 +69,17 @@ def warm_up() -> None:
         "type": "stdio", "cases": [{"input": "", "output": ""}]})])
 
 
-def run_code_items(items: list[CodeItem]) -> list[Result]:
-    """Score a chunk of code items, in order. Never raises: failures become `infra_error`."""
+def run_code_items(items: list[CodeItem], settings: Settings | None = None) -> list[Result]:
+    """Score a chunk of code items, in order, under `settings` (default: the process's). Never
+    raises for an item: failures become `infra_error`."""
     global _runner
+    settings = settings or process_settings()
     try:
         with _runner_lock:  # one jail per process; calls from several threads take turns
-            backend = get_backend()
-            if _runner is None or _runner.backend is not backend:
-                _runner = CodeRunner(backend)
+            backend = get_backend(settings)
+            if _runner is None or _runner.backend is not backend or \
+                    _runner.settings is not settings:
+                _runner = CodeRunner(backend, settings)
             return _runner.run_items(items)
     except Exception as exc:
         return [Result.infra_error(item.id, f"code runner unavailable: {exc!r}") for item in items]

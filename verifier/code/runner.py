@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import hashlib
 import json
-import os
 import secrets
 import signal
 import time
@@ -21,6 +20,7 @@ from typing import Any
 from verifier.code.compare import stdout_matches, values_equal
 from verifier.code.extract import extract_code
 from verifier.code.languages import ALIASES, LANGUAGES, MIB, Language, stack_mb
+from verifier.config import Settings
 from verifier.lru import LRU
 from verifier.sandbox import (
     ArtefactStore,
@@ -43,23 +43,7 @@ OOM_SIGNATURES = ("MemoryError", "std::bad_alloc", "java.lang.OutOfMemoryError",
                   "Cannot allocate memory", "cannot allocate memory", "out of memory")
 
 
-def _env_float(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name, default))
-    except ValueError:
-        return default
-
-
-def python_warm() -> bool:
-    """VERIFIER_PYTHON_WARM=0 starts a fresh interpreter per run (the cold path)."""
-    return os.environ.get("VERIFIER_PYTHON_WARM", "1").strip().lower() not in ("0", "false", "no")
-
-
-def output_limit_bytes() -> int:
-    return int(_env_float("VERIFIER_OUTPUT_LIMIT_MB", 8) * MIB)
-
-
-def run_limits(language: Language, limits: Limits) -> SandboxLimits:
+def run_limits(language: Language, limits: Limits, output_bytes: int) -> SandboxLimits:
     """The jail limits of one test run of `language` under the item's limits.
 
     Where the jail has a memory cgroup, it caps the run's processes together at the limit plus
@@ -76,12 +60,11 @@ def run_limits(language: Language, limits: Limits) -> SandboxLimits:
         cpu_s=cpu, wall_s=2 * cpu + 1, as_bytes=2 * memory + 512 * MIB if native else None,
         data_bytes=None if native else memory + 1024 * MIB,
         stack_bytes=stack_mb(limits.memory_mb) * MIB, nproc=RUN_NPROC, fsize_bytes=64 * MIB,
-        nofile=256, output_bytes=output_limit_bytes(), tmpfs_bytes=256 * MIB,
+        nofile=256, output_bytes=output_bytes, tmpfs_bytes=256 * MIB,
         memory_bytes=memory)
 
 
-def compile_limits() -> SandboxLimits:
-    cpu = _env_float("VERIFIER_COMPILE_TIME_S", 30)
+def compile_limits(cpu: float) -> SandboxLimits:
     return SandboxLimits(
         cpu_s=cpu, wall_s=2 * cpu + 10, as_bytes=None, data_bytes=4096 * MIB,
         stack_bytes=64 * MIB, nproc=256, fsize_bytes=256 * MIB, nofile=1024,
@@ -165,10 +148,14 @@ def _limit_status(outcome: RunOutcome, language: Language, limits: Limits) -> St
 
 
 class CodeRunner:
-    """Scores code items on one sandbox backend (one per worker slot)."""
+    """Scores code items on one sandbox backend (one per worker slot), as `settings` say: warm
+    or cold Python, the output cap, the compile time limit, runs per runner."""
 
-    def __init__(self, backend: SandboxBackend) -> None:
+    def __init__(self, backend: SandboxBackend, settings: Settings) -> None:
         self.backend = backend
+        self.settings = settings
+        self._output_bytes = int(settings.output_limit_mb * MIB)
+        self._compile_limits = compile_limits(settings.compile_time_s)
         self._compile_failures: LRU[str, dict] = LRU(COMPILE_FAILURES_KEPT)
 
     # ----------------------------------------------------------------------- items
@@ -231,8 +218,9 @@ class CodeRunner:
         if known_failure is not None:
             return self._compile_error(sub, known_failure)
         request = RunRequest(
-            argv=argv, limits=compile_limits(), files={sub.source_name: sub.code.encode()},
-            store=ArtefactStore(key, sub.language.artefacts), env=dict(JAIL_ENV), proc=True)
+            argv=argv, limits=self._compile_limits, files={sub.source_name: sub.code.encode()},
+            store=ArtefactStore(key, sub.language.artefacts), env=dict(JAIL_ENV), proc=True,
+            runner_runs=self.settings.sandbox_runner_runs)
         outcome = self.backend.run(request)
         if outcome.error:
             return Result.infra_error(sub.item.id, f"compile step failed: {outcome.error}")
@@ -304,15 +292,15 @@ class CodeRunner:
                        "args": case.args, "kwargs": case.kwargs}
         else:
             payload = {"mode": "assert", "code": sub.code, "nonce": nonce, "tests": tests.code}
-        warm = payload is not None and python_warm()
+        warm = payload is not None and self.settings.python_warm
         request = RunRequest(
             argv=language.run(sub.tools, sub.source_name, item.limits.memory_mb, sub.code),
-            limits=run_limits(language, item.limits), stdin=stdin,
+            limits=run_limits(language, item.limits, self._output_bytes), stdin=stdin,
             files={} if sub.artefact or payload else {sub.source_name: sub.code.encode()},
             artefact=sub.artefact, env={**JAIL_ENV, **language.env},
             proc=language.name != "python",
             python_payload=None if payload is None else json.dumps(payload).encode(),
-            warm_python=warm)
+            warm_python=warm, runner_runs=self.settings.sandbox_runner_runs)
         outcome = self.backend.run(request)
         if outcome.missing_artefact:  # the jail was restarted and lost its cache: rebuild once
             failure = self._compile(sub)

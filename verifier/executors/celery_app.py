@@ -17,7 +17,9 @@ from redis.exceptions import RedisError
 
 from verifier import logs
 from verifier.chunk import process_chunk
+from verifier.code import configure as configure_code
 from verifier.code import warm_up as warm_up_code
+from verifier.config import Settings
 from verifier.executors import infra_errors
 from verifier.math import warm_up as warm_up_math
 
@@ -53,6 +55,14 @@ def make_celery(broker_url: str, *, fail_fast: bool = False,
     )
     app.task(name=TASK_NAME, bind=True)(_process_chunk_task)
     return app
+
+
+def run_worker(settings: Settings, argv: list[str]) -> None:
+    """`verifier worker`: serve the queue at `settings.broker_url`. The settings, validated by
+    the command, are this process's and so every pool process's (forked from it)."""
+    configure_code(settings)
+    make_celery(settings.broker_url or "",
+                visibility_timeout_s=settings.visibility_timeout_s).worker_main(argv)
 
 
 def _process_chunk_task(self: Task, items: list[dict[str, Any]], math_timeout_s: float,

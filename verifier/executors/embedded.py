@@ -16,6 +16,7 @@ from typing import Any
 
 from verifier import logs, metrics
 from verifier.chunk import process_chunk
+from verifier.code import configure as configure_code
 from verifier.code import warm_up as warm_up_code
 from verifier.config import Settings
 from verifier.executors import infra_errors
@@ -24,10 +25,12 @@ from verifier.math import warm_up as warm_up_math
 log = logging.getLogger(__name__)
 
 
-def _init_worker(log_level: str, log_format: str) -> None:
-    """Pool workers log like the server and leave Ctrl-C to it, which shuts them down."""
+def _init_worker(settings: Settings) -> None:
+    """A pool worker runs with the server's settings, passed here (not its environment's),
+    logs like the server and leaves Ctrl-C to it, which shuts it down."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    logs.setup_logging(log_level, log_format)
+    logs.setup_logging(settings.log_level, settings.log_format)
+    configure_code(settings)
     warm_up_math()
     warm_up_code()
 
@@ -42,8 +45,7 @@ def _score_here(items: list[dict[str, Any]], math_timeout_s: float,
 def _new_pool(workers: int, settings: Settings) -> ProcessPoolExecutor:
     # spawn: the server process runs an event loop and threads, which fork would copy half-way.
     return ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn"),
-                               initializer=_init_worker,
-                               initargs=(settings.log_level, settings.log_format))
+                               initializer=_init_worker, initargs=(settings,))
 
 
 class EmbeddedExecutor:

@@ -12,7 +12,6 @@ reuse `SupervisorClient` from `bubblewrap.py` for everything but the launch.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -37,17 +36,6 @@ def jail_files() -> dict[str, str]:
     modules = [*JAIL_SHARED, *sorted(JAIL_DIR.glob("*.py"))]
     return {f"{JAIL_HARNESS}/{path.name}": str(path) for path in modules
             if path.name != "__init__.py" and path.exists()}
-
-
-def runner_runs() -> int:
-    """How many runs one runner in the jail serves before a fresh one takes over
-    (VERIFIER_SANDBOX_RUNNER_RUNS, default 256). Runs of one runner share its PID and mount
-    namespaces, though not a process, a file or a byte of memory (see jail/runner.py); 1 gives
-    every run namespaces of its own, for about 4 ms more CPU per run."""
-    try:
-        return max(1, int(os.environ.get("VERIFIER_SANDBOX_RUNNER_RUNS", "256")))
-    except ValueError:
-        return 256
 
 
 class SandboxUnavailable(RuntimeError):
@@ -93,6 +81,10 @@ class RunRequest:
     proc: bool = True
     python_payload: bytes | None = None  # JSON for pyharness; its records come back on `channel`
     warm_python: bool = False  # run pyharness in a fork of the warm interpreter instead of argv
+    # Runs one runner in the jail serves before a fresh one takes over. Runs of one runner share
+    # its PID and mount namespaces, though not a process, a file or a byte of memory (see
+    # jail/runner.py); 1 gives every run namespaces of its own (VERIFIER_SANDBOX_RUNNER_RUNS).
+    runner_runs: int = 1
 
     def header(self) -> dict:
         """The request as the supervisor reads it."""
@@ -100,7 +92,7 @@ class RunRequest:
                 "artefact": self.artefact, "env": self.env, "proc": self.proc,
                 "store": dict(vars(self.store)) if self.store else None,
                 "channel": self.python_payload is not None, "warm_python": self.warm_python,
-                "runner_runs": runner_runs()}
+                "runner_runs": self.runner_runs}
 
     def blobs(self) -> dict[str, bytes]:
         blobs = {"stdin": self.stdin}

@@ -41,6 +41,7 @@ from verifier.sandbox.backend import (
 from verifier.sandbox.cgroup import JailCgroup
 
 JAIL_RUST = "/opt/toolchains/rust"
+DEFAULT_JAIL_PYTHON = "/usr/bin/python3"  # a runner image's (the service's is a setting)
 SYSTEM_PREFIXES = ("/usr/",)
 ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives")
 STARTUP_TIMEOUT_S = 60.0
@@ -79,11 +80,14 @@ def _tool_at(real_path: str, prefix_levels: int = 2) -> HostTool:
     return HostTool(real_path, ((prefix, prefix),))
 
 
-def _jail_python() -> str | None:
-    for candidate in (os.environ.get("VERIFIER_JAIL_PYTHON"), "/usr/bin/python3"):
-        if candidate and os.access(candidate, os.X_OK):
-            return os.path.realpath(candidate)
-    return None
+@dataclass(frozen=True)
+class JailSettings:
+    """How this backend makes its jail (from VERIFIER_JAIL_PYTHON, VERIFIER_SANDBOX_UID_BASE and
+    VERIFIER_SANDBOX_CGROUP, through the sandbox factory)."""
+
+    python: str  # the jail's interpreter
+    uid_base: int  # as root, the jail runs as uid_base + the worker's pid
+    cgroup: bool  # a memory cgroup for the jail, where the host allows one
 
 
 def _rust_tool() -> HostTool | None:
@@ -103,13 +107,13 @@ def _rust_tool() -> HostTool | None:
     return HostTool(f"{JAIL_RUST}/bin/rustc", ((os.path.realpath(sysroot), JAIL_RUST),))
 
 
-@functools.lru_cache(maxsize=1)
-def discover_tools() -> dict[str, HostTool]:
-    """The toolchains present on this host, as the jail will see them."""
+@functools.lru_cache(maxsize=4)
+def discover_tools(python: str) -> dict[str, HostTool]:
+    """The toolchains present on this host, as the jail will see them; `python` is the jail's
+    interpreter (absent from the result if it is not an executable)."""
     tools: dict[str, HostTool] = {}
-    python = _jail_python()
-    if python:
-        tools["python"] = _tool_at(python)
+    if os.access(python, os.X_OK):
+        tools["python"] = _tool_at(os.path.realpath(python))
     for name in ("gcc", "g++", "node", "bash"):
         path = _which(name) or (_which("nodejs") if name == "node" else None)
         if path:
@@ -141,26 +145,22 @@ def _root_binds() -> list[str]:
     return args
 
 
-def _outer_uid() -> int | None:
+def outer_uid(uid_base: int) -> int | None:
     """As root, the unprivileged uid this slot's jail runs as (distinct per worker process)."""
-    if os.geteuid() != 0:
-        return None
-    base = int(os.environ.get("VERIFIER_SANDBOX_UID_BASE", "200000"))
-    return base + os.getpid()
+    return uid_base + os.getpid() if os.geteuid() == 0 else None
 
 
-def build_launch(tools: dict[str, HostTool], cgroup: JailCgroup | None = None
+def build_launch(tools: dict[str, HostTool], cgroup: JailCgroup | None, uid: int | None
                  ) -> tuple[list[str], dict]:
-    """The launcher command and its spec: the jail's programs, staging (as root), uid, rlimits,
-    the bwrap argv, and the memory cgroup to enter (then the jail is shielded from the OOM
-    killer, runs are not)."""
+    """The launcher command and its spec: the jail's programs, staging (as root), the `uid` to
+    drop to, rlimits, the bwrap argv, and the memory cgroup to enter (then the jail is shielded
+    from the OOM killer, runs are not)."""
     python = tools.get("python")
     if python is None:
-        raise SandboxUnavailable("no Python for the jail: /usr/bin/python3 or VERIFIER_JAIL_PYTHON")
+        raise SandboxUnavailable("no Python for the jail")
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxUnavailable("bubblewrap is not installed (apt-get install bubblewrap)")
-    uid = _outer_uid()
     mounts: dict[str, str] = {}
     for tool in tools.values():
         mounts.update(dict(tool.mounts))
@@ -236,24 +236,30 @@ class BubblewrapBackend:
 
     name = "bubblewrap"
 
-    def __init__(self) -> None:
+    def __init__(self, settings: JailSettings) -> None:
+        self.settings = settings
         self._client: SupervisorClient | None = None
         self._cgroup: JailCgroup | None = None
         self._cgroup_tried = False
         self._lock = threading.Lock()
 
     def tools(self) -> dict[str, str]:
-        return {name: tool.jail_path for name, tool in discover_tools().items()}
+        return {name: tool.jail_path
+                for name, tool in discover_tools(self.settings.python).items()}
 
     def _jail(self) -> SupervisorClient:
         if self._client is not None and not self._client.alive():
             self._client.close()
             self._client = None
         if self._client is None:
-            if not self._cgroup_tried and os.environ.get("VERIFIER_SANDBOX_CGROUP", "1") != "0":
+            tools = discover_tools(self.settings.python)
+            if "python" not in tools:
+                raise SandboxUnavailable(f"no Python for the jail: VERIFIER_JAIL_PYTHON="
+                                         f"{self.settings.python!r} is not an executable")
+            if not self._cgroup_tried and self.settings.cgroup:
                 self._cgroup_tried = True
                 self._cgroup = JailCgroup.create("verifier-jail-")
-            launcher, _ = build_launch(discover_tools(), self._cgroup)
+            launcher, _ = build_launch(tools, self._cgroup, outer_uid(self.settings.uid_base))
             self._client = SupervisorClient(launcher)
         return self._client
 

@@ -9,12 +9,8 @@ filter plus bubblewrap's namespace calls. Inside runs the very jail of the bubbl
 never goes stale), so verdicts are the same and every run still gets a fresh work directory,
 PID namespace and limits; a container that dies is replaced on the next run.
 
-Settings (environment):
-    VERIFIER_DOCKER_IMAGE    runner image per group, `{group}` replaced
-                             (default rlvr-verifier-runner-{group}:latest)
-    VERIFIER_DOCKER_RUNTIME  OCI runtime: "" (the daemon's default), "runsc", or "auto"
-                             (runsc where the daemon has it)
-    VERIFIER_DOCKER_MEMORY_MB, VERIFIER_DOCKER_CPUS, VERIFIER_DOCKER_PIDS: container limits
+Settings: `ContainerSettings`, made by the sandbox factory from VERIFIER_DOCKER_* and
+VERIFIER_SANDBOX_CGROUP (see verifier/config.py and the README's configuration table).
 """
 
 from __future__ import annotations
@@ -45,7 +41,7 @@ from verifier.sandbox.backend import (
     SandboxUnavailable,
     exchange,
 )
-from verifier.sandbox.bubblewrap import REPLY_GRACE_S, STARTUP_TIMEOUT_S
+from verifier.sandbox.bubblewrap import DEFAULT_JAIL_PYTHON, REPLY_GRACE_S, STARTUP_TIMEOUT_S
 from verifier.sandbox.cgroup import JailCgroup
 
 log = logging.getLogger(__name__)
@@ -86,8 +82,8 @@ for path, text in files.items():
         out.write(text)
 sys.path.insert(0, {HARNESS_ROOT!r})
 from verifier.sandbox import bubblewrap, protocol
-tools = bubblewrap.discover_tools()
-launcher, _ = bubblewrap.build_launch(tools)
+tools = bubblewrap.discover_tools({DEFAULT_JAIL_PYTHON!r})
+launcher, _ = bubblewrap.build_launch(tools, None, None)
 protocol.write_message(1, {{"tools": {{name: t.jail_path for name, t in tools.items()}}}})
 os.execv(launcher[0], launcher)
 """
@@ -95,25 +91,14 @@ os.execv(launcher[0], launcher)
 
 @dataclass(frozen=True)
 class ContainerSettings:
-    """How runner containers are made; read from the environment (see the module doc)."""
+    """How runner containers are made."""
 
-    image: str = "rlvr-verifier-runner-{group}:latest"
-    runtime: str = ""
-    memory_mb: int = 2048
-    cpus: float = 1.0
-    pids: int = 1024
-
-    @classmethod
-    def from_env(cls) -> ContainerSettings:
-        env = os.environ
-        try:
-            return cls(image=env.get("VERIFIER_DOCKER_IMAGE", cls.image),
-                       runtime=env.get("VERIFIER_DOCKER_RUNTIME", cls.runtime).strip(),
-                       memory_mb=int(env.get("VERIFIER_DOCKER_MEMORY_MB", cls.memory_mb)),
-                       cpus=float(env.get("VERIFIER_DOCKER_CPUS", cls.cpus)),
-                       pids=int(env.get("VERIFIER_DOCKER_PIDS", cls.pids)))
-        except ValueError as exc:
-            raise SandboxUnavailable(f"invalid VERIFIER_DOCKER_* setting: {exc}") from exc
+    image: str  # per language group, `{group}` replaced
+    runtime: str  # OCI runtime: "" (the daemon's default), "runsc", or "auto" (runsc if present)
+    memory_mb: int
+    cpus: float
+    pids: int
+    cgroup: bool  # limit and measure each run in the container's cgroup, where manageable
 
 
 @functools.lru_cache(maxsize=1)
@@ -133,8 +118,6 @@ def container_cgroup(pid: int) -> JailCgroup | None:
     """The memory cgroup Docker made for the container whose init is host `pid`, if this
     process can manage it (same host and cgroup namespace, root): then each run is limited and
     measured as a whole, exactly as the bubblewrap backend does with its jail's cgroup."""
-    if os.environ.get("VERIFIER_SANDBOX_CGROUP", "1") == "0":
-        return None
     try:
         lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
     except OSError:
@@ -204,7 +187,7 @@ class ContainerJail:
             hello, _ = protocol.read_message(self._stdout_r, STARTUP_TIMEOUT_S)
             self.python_version = hello.get("python")
             init_pid = api.inspect_container(self.container_id)["State"]["Pid"]
-            self.cgroup = container_cgroup(init_pid)
+            self.cgroup = container_cgroup(init_pid) if settings.cgroup else None
         except (protocol.ProtocolError, OSError, KeyError, DockerException) as exc:
             detail = self.stderr_text()
             self.close()
@@ -266,8 +249,8 @@ class DockerBackend:
 
     name = "docker"
 
-    def __init__(self) -> None:
-        self._settings = ContainerSettings.from_env()
+    def __init__(self, settings: ContainerSettings) -> None:
+        self._settings = settings
         self._client: docker.DockerClient | None = None
         self._runtime: str | None = None
         self._jails: dict[str, ContainerJail] = {}

@@ -26,7 +26,7 @@ async def healthz(service: ServiceDep) -> Health | JSONResponse:
 
 @router.get("/v1/info", response_model=Info)
 async def info(settings: SettingsDep) -> Info:
-    return Info(version=__version__, mode=settings.mode, languages=installed_languages(),
+    return Info(version=__version__, mode=settings.mode, languages=installed_languages(settings),
                 max_items=settings.max_items, max_body_bytes=settings.max_body_bytes,
                 workers=settings.workers if settings.mode == "embedded" else None)
 

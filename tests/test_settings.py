@@ -1,0 +1,140 @@
+"""One settings model: the README documents exactly it, a bad value stops `verifier serve`,
+`verifier worker` and `verifier check` with an error naming the variable, and worker processes
+run with the settings they are handed, not with whatever their environment says."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from verifier.config import Settings, SettingsError, env_name, load_settings
+from verifier.executors.embedded import EmbeddedExecutor
+from verifier.local import free_port
+from verifier.schemas import CodeItem
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def readme_settings() -> dict[str, tuple[str, str]]:
+    """The README's configuration table: variable -> (default cell, meaning)."""
+    text = (ROOT / "README.md").read_text()
+    section = text[text.index("\n## Configuration"):]
+    section = section[:section.index("\n## ", 1)]
+    rows = {}
+    for line in section.splitlines():
+        if line.startswith("| `VERIFIER_"):
+            variable, default, meaning = (cell.strip() for cell in line.strip("|").split(" | "))
+            name = variable.strip("`")
+            assert name not in rows, f"{name} has two rows"
+            rows[name] = (default, meaning)
+    return rows
+
+
+def documents(cell: str, default: object) -> bool:
+    """Whether a default cell states `default`: a literal in backticks, or words for a default
+    that has no literal (unset, empty, computed at start)."""
+    literal = re.fullmatch(r"`([^`]*)`", cell)
+    if default is None or default == "":
+        return literal is None and bool(cell)
+    if literal is None:
+        return False
+    value = literal.group(1)
+    if isinstance(default, bool):
+        return value in (("1", "true") if default else ("0", "false"))
+    if isinstance(default, int | float):
+        return float(value) == default
+    return value == default
+
+
+def test_the_readme_table_is_the_settings_model() -> None:
+    rows = readme_settings()
+    fields = Settings.model_fields
+    assert set(rows) == {env_name(name) for name in fields}, (
+        f"undocumented: {sorted({env_name(n) for n in fields} - set(rows))}; "
+        f"stale rows: {sorted(set(rows) - {env_name(n) for n in fields})}")
+    for name, field in fields.items():
+        cell, meaning = rows[env_name(name)]
+        default = None if field.default_factory is not None else field.default
+        assert documents(cell, default), f"{env_name(name)}: README says {cell}, " \
+                                         f"the model {default!r}"
+        assert meaning, env_name(name)
+
+
+def test_the_table_check_notices_a_wrong_default() -> None:
+    assert documents("`256`", 256) and documents("`8`", 8.0) and documents("`1`", True)
+    assert not documents("`255`", 256) and not documents("`0`", True)
+    assert documents("unset", None) and not documents("`None`", None)
+    assert not documents("see docker_backend.py", 2048)
+
+
+def test_bad_values_are_errors_naming_each_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VERIFIER_SANDBOX_RUNNER_RUNS", "abc")
+    monkeypatch.setenv("VERIFIER_PYTHON_WARM", "maybe")
+    with pytest.raises(SettingsError) as caught:
+        load_settings()
+    assert "VERIFIER_SANDBOX_RUNNER_RUNS='abc'" in str(caught.value)
+    assert "VERIFIER_PYTHON_WARM='maybe'" in str(caught.value)
+    monkeypatch.delenv("VERIFIER_PYTHON_WARM")
+    monkeypatch.setenv("VERIFIER_SANDBOX_RUNNER_RUNS", "0")
+    with pytest.raises(SettingsError, match="VERIFIER_SANDBOX_RUNNER_RUNS='0'"):
+        load_settings()
+    monkeypatch.setenv("VERIFIER_SANDBOX_RUNNER_RUNS", "3")
+    monkeypatch.setenv("VERIFIER_SANDBOX", " Docker")
+    assert (load_settings().sandbox_runner_runs, load_settings().sandbox) == (3, "docker")
+
+
+def start_and_wait(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
+    """Run a `verifier` command that should refuse to start; if it starts, stop it (and its
+    worker processes) after a while: the test then fails on its exit status."""
+    process = subprocess.Popen([sys.executable, "-m", "verifier", *args], cwd=ROOT,
+                               env={**os.environ, **env}, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        out, err = process.communicate(timeout=40)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        out, err = process.communicate()
+        err += "\n(it started anyway; stopped)"
+    return subprocess.CompletedProcess(process.args, process.returncode, out, err)
+
+
+@pytest.mark.parametrize(("command", "variable", "value"), [
+    (["serve"], "VERIFIER_SANDBOX_RUNNER_RUNS", "abc"),
+    (["serve"], "VERIFIER_OUTPUT_LIMIT_MB", "lots"),
+    (["serve"], "VERIFIER_SANDBOX", "no-such-backend"),
+    (["serve"], "VERIFIER_MAX_ITEMS", "-1"),
+    (["worker", "--broker", "redis://127.0.0.1:1/0"], "VERIFIER_SANDBOX_CGROUP", "perhaps"),
+    (["worker", "--broker", "redis://127.0.0.1:1/0"], "VERIFIER_COMPILE_TIME_S", "soon"),
+    (["check", "README.md"], "VERIFIER_PYTHON_WARM", "maybe"),
+])
+def test_a_bad_value_stops_the_command(command: list[str], variable: str, value: str) -> None:
+    if command == ["serve"]:
+        command = ["serve", "--port", str(free_port())]
+    done = start_and_wait(command, {variable: value})
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert f"{variable}={value!r}" in done.stderr, done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+
+
+def test_pool_workers_run_with_the_settings_they_are_handed(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("VERIFIER_OUTPUT_LIMIT_MB", raising=False)  # the workers' default: 8 MiB
+    chatty = CodeItem(language="python", response="print('x' * 20_000)",
+                      tests={"type": "stdio", "cases": [{"output": "x" * 20_000 + "\n"}]})
+
+    async def score() -> list[dict]:
+        executor = EmbeddedExecutor(Settings(workers=1, output_limit_mb=0.01))
+        try:
+            return await executor.run_chunk([chatty.model_dump(mode="json")])
+        finally:
+            await executor.close()
+
+    [result] = asyncio.run(score())
+    assert result["status"] == "output_limit", result
