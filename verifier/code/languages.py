@@ -109,3 +109,14 @@ LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
 
 ALIASES: dict[str, str] = {alias: lang.name for lang in LANGUAGES.values()
                            for alias in (lang.name, *lang.aliases)}
+
+
+def find_language(name: str) -> Language | None:
+    """The language a name or one of its aliases stands for (`py`, `C++`, ` js `), or None."""
+    return LANGUAGES.get(ALIASES.get(name.strip().lower(), ""))
+
+
+def language_names() -> str:
+    """Every language with its aliases, for messages: `python (py, python3), c, ...`."""
+    return ", ".join(f"{lang.name} ({', '.join(lang.aliases)})" if lang.aliases else lang.name
+                     for lang in LANGUAGES.values())

@@ -19,7 +19,7 @@ from typing import Any
 
 from verifier.code.compare import stdout_matches, values_equal
 from verifier.code.extract import extract_code
-from verifier.code.languages import ALIASES, LANGUAGES, MIB, Language, stack_mb
+from verifier.code.languages import MIB, Language, find_language, stack_mb
 from verifier.config import Settings
 from verifier.lru import LRU
 from verifier.sandbox import (
@@ -180,7 +180,7 @@ class CodeRunner:
         return results
 
     def run_item(self, item: CodeItem) -> Result:
-        language = LANGUAGES.get(ALIASES.get(item.language.strip().lower(), ""))
+        language = find_language(item.language)
         if language is None:
             return Result.infra_error(item.id, f"unsupported language {item.language!r}")
         if not isinstance(item.tests, StdioTests) and language.name != "python":
