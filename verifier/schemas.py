@@ -337,6 +337,8 @@ class Info(BaseModel):
     mode: Literal["embedded", "distributed"]
     languages: list[str]
     kinds: list[str] = KINDS
+    instruction_ids: list[str] = []
+    reasoning_gym_tasks: list[str] = []
     max_items: int
     max_body_bytes: int
     workers: int | None = None
