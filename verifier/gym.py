@@ -12,6 +12,8 @@ What a JSON round trip breaks, and how it is mended (checked for every registere
   into lists, so gold answers scored 0.05. Grids in the metadata are turned back into tuples.
 - composite: its config holds `DatasetSpec` objects; from JSON they are dicts, which are
   turned back into specs (each sub-task's name is checked at admission like a task's).
+- game_of_life_halting: its scorer accepts any non-empty answer (`bool(answer)`); replaced by
+  one that wants the right True or False (`SCORER_FIXES`).
 - boxnet, graph_color, propositional_logic, rubiks_cube, rush_hour: many answers are right, so
   the entry's `answer` is null and the scorer checks the proposed solution itself; nothing to
   mend (their metadata carry an example solution, or a solver finds one; see the test).
@@ -23,6 +25,7 @@ import dataclasses
 import functools
 import json
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 from verifier.answers import extract
@@ -172,7 +175,22 @@ def score(task: str, config: dict[str, Any], seed: int | None, index: int | None
           entry: dict[str, Any] | None, answer: str) -> float:
     """Runs in the helper: the task's score for the answer."""
     dataset = _dataset(task, config, seed)
-    return float(dataset.score_answer(answer, _entry(task, config, seed, index, entry)))
+    entry = _entry(task, config, seed, index, entry)
+    scorer = SCORER_FIXES.get(entry.get("metadata", {}).get("source_dataset", task))
+    if scorer is not None:
+        return scorer(answer, entry)
+    return float(dataset.score_answer(answer, entry))
+
+
+def _same_truth_value(answer: str, entry: dict[str, Any]) -> float:
+    """game_of_life_halting's own scorer compares `bool(answer)`, true for any non-empty
+    text, so every answer scored 1.0; here the answer must say the right True or False."""
+    return float(answer.strip().strip(".").lower() == str(entry["answer"]).strip().lower())
+
+
+# Tasks whose published scorer is replaced, and why (see each function).
+SCORER_FIXES: dict[str, Callable[[str, dict[str, Any]], float]] = {
+    "game_of_life_halting": _same_truth_value}
 
 
 def _entry(task: str, config: dict[str, Any], seed: int | None, index: int | None,
