@@ -33,8 +33,8 @@ GYM_PREFIXES = ("reasoning_gym/", "reasoning-gym/", "reasoning_gym:")
 
 def route(source: Any, ground_truth: Any) -> dict[str, Any] | None:
     """The item (without response) a labelled row stands for, or None if `source` is silent."""
-    if not isinstance(source, str) or not source:
-        return None
+    if not isinstance(source, str) or not source or ground_truth is None:
+        return None  # no label: the adapter says so
     name = source.strip().lower()
     if name.startswith(INSTRUCTION_SOURCES):
         return instructions_item(ground_truth)
