@@ -13,7 +13,12 @@ from typing import Annotated
 
 from pydantic import Field
 
-from verifier.instructions.ifeval import LetterFrequency, count_phrase, has_word
+from verifier.instructions.ifeval import (
+    KeywordFrequency,
+    LetterFrequency,
+    count_phrase,
+    has_word,
+)
 from verifier.instructions.registry import (
     Constraint,
     Count,
@@ -120,13 +125,8 @@ class WordOnce(Constraint):
 
 
 @register("keywords:word_count_different_numbers")
-class WordCount(Constraint):
-    keyword: Word
-    frequency: Count
-    relation: Relation
-
-    def check(self, text: str) -> bool:
-        return compare(count_phrase(text, self.keyword.strip()), self.relation, self.frequency)
+class WordCount(KeywordFrequency):
+    """keywords:frequency under its IF-RLVR id."""
 
 
 @register("keywords:exclude_word_harder")
