@@ -164,7 +164,7 @@ def _checked(items: Sequence[ItemLike]) -> list[MathItem | CodeItem | dict[str, 
     """
     checked: list[Any] = list(items)
     for index, item in enumerate(checked):
-        if type(item) is dict or isinstance(item, MathItem | CodeItem):
+        if type(item) is dict or isinstance(item, BaseModel):  # any item kind's model
             continue
         if not isinstance(item, Mapping):
             raise InvalidItem(f"items[{index}] is a {type(item).__name__}, not an item "

@@ -16,12 +16,12 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from verifier.lru import LRU
-from verifier.schemas import CodeItem, MathItem
+from verifier.schemas import AnyItem
 
 KEY_PREFIX = "verifier:result:"
 
 
-def cache_key(item: MathItem | CodeItem) -> str:
+def cache_key(item: AnyItem) -> str:
     canonical = json.dumps(item.model_dump(mode="json", exclude={"id"}), sort_keys=True,
                            separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()

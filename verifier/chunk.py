@@ -12,9 +12,9 @@ from collections import Counter
 from typing import Any
 
 from verifier import logs
+from verifier.checkers import check_item
 from verifier.code import run_code_items
-from verifier.math import check_math
-from verifier.schemas import CodeItem, MathItem, Result, parse_item
+from verifier.schemas import CodeItem, Result, parse_item
 
 log = logging.getLogger(__name__)
 
@@ -33,13 +33,10 @@ def process_chunk(raw_items: list[dict[str, Any]], math_timeout_s: float = 1.0,
             results[index] = Result.infra_error(raw.get("id") if isinstance(raw, dict) else None,
                                                 f"invalid item: {exc}")
             continue
-        if isinstance(item, MathItem):
-            item_started = time.perf_counter()
-            result = check_math(item, timeout_s=math_timeout_s)
-            result.elapsed_ms = round((time.perf_counter() - item_started) * 1000, 3)
-            results[index] = result
-        else:
+        if isinstance(item, CodeItem):
             code_items.append((index, item))
+        else:  # math and every checker kind, under the same per-item deadline
+            results[index] = check_item(item, math_timeout_s)
     if code_items:
         code_started = time.perf_counter()
         try:

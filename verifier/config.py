@@ -44,6 +44,9 @@ class Settings(BaseSettings):
     math_chunk_size: int = Field(64, ge=1)
     code_chunk_size: int = Field(4, ge=1)
     math_timeout_s: float = Field(1.0, gt=0)
+    # Regenerating a reasoning-gym entry (seed + index) runs the task's generator, which may
+    # solve the puzzle it makes: slower than scoring, and the dataset's cost, not the policy's.
+    gym_generate_timeout_s: float = Field(10.0, gt=0)
     chunk_timeout_s: float = Field(600.0, gt=0)
     chunk_max_tries: int = Field(3, ge=1)
     # A chunk whose worker vanished (host or container gone) is redelivered after this long;

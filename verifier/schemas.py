@@ -10,7 +10,15 @@ import json
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, model_validator
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_serializer, model_validator
+
+from verifier.item_kinds import (
+    FormatItem,
+    InstructionsItem,
+    LengthItem,
+    ReasoningGymItem,
+    TextItem,
+)
 
 # Size limits on single fields. The request-level limits (body bytes, items per request) are
 # service settings; these protect the workers from one absurd item.
@@ -167,23 +175,89 @@ class CodeItem(_Model):
         return data
 
 
-Item = Annotated[MathItem | CodeItem, Field(discriminator="kind")]
+Grader = Annotated[MathItem | InstructionsItem | TextItem | ReasoningGymItem | FormatItem
+                   | LengthItem, Field(discriminator="kind")]
+
+
+class GraderPart(_Model):
+    """One grader of a composite item: an item of another kind, minus `response` and `id`."""
+
+    name: str | None = Field(None, pattern=r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+    weight: float = Field(1.0, ge=-1e6, le=1e6)
+    grader: Grader
+
+    @field_serializer("grader")
+    def _without_response(self, grader: BaseModel) -> dict[str, Any]:
+        return grader.model_dump(mode="json", exclude={"response", "id"})
+
+
+class CompositeItem(_Model):
+    """Several graders of one response: the weighted sum of their rewards, or `formula`.
+
+    `formula` is an arithmetic expression over the parts' names (+ - * /, parentheses,
+    numbers, min(), max()); names default to the grader's kind (kind_2, kind_3... on repeats).
+    """
+
+    kind: Literal["composite"] = "composite"
+    id: str | None = Field(None, max_length=512)
+    response: str = Field(max_length=MAX_RESPONSE_CHARS)
+    graders: list[GraderPart] = Field(min_length=1, max_length=16)
+    formula: str | None = Field(None, min_length=1, max_length=1_000)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _share_response(cls, data: Any) -> Any:
+        """Each part is scored on the composite's response; the parts carry none."""
+        if not isinstance(data, dict) or not isinstance(data.get("graders"), list):
+            return data
+        parts = []
+        for i, part in enumerate(data["graders"]):
+            grader = part.get("grader") if isinstance(part, dict) else None
+            if isinstance(grader, dict):
+                for field in ("response", "id"):
+                    if field in grader:
+                        raise ValueError(f"graders.{i}.grader.{field}: not allowed (the "
+                                         "composite's response is what every part scores)")
+                part = {**part, "grader": {**grader, "response": data.get("response", "")}}
+            parts.append(part)
+        return {**data, "graders": parts}
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> CompositeItem:
+        names = self.part_names()
+        if len(set(names)) != len(names):
+            raise ValueError(f"graders: part names must be unique, got {names}")
+        return self
+
+    def part_names(self) -> list[str]:
+        kinds = [part.grader.kind for part in self.graders]
+        names = []
+        for i, (part, kind) in enumerate(zip(self.graders, kinds, strict=True)):
+            repeat = kinds[:i + 1].count(kind)
+            names.append(part.name or (kind if kinds.count(kind) == 1 else f"{kind}_{repeat}"))
+        return names
+
+
+AnyItem = (MathItem | CodeItem | InstructionsItem | TextItem | ReasoningGymItem | FormatItem
+           | LengthItem | CompositeItem)
+Item = Annotated[AnyItem, Field(discriminator="kind")]
+KINDS = ["math", "code", "instructions", "text", "reasoning_gym", "format", "length", "composite"]
 
 
 class VerifyRequest(_Model):
     items: list[Item]
 
 
-_item_adapter: TypeAdapter[MathItem | CodeItem] = TypeAdapter(Item)
+_item_adapter: TypeAdapter[AnyItem] = TypeAdapter(Item)
 
 
-def parse_item(data: Any) -> MathItem | CodeItem:
+def parse_item(data: Any) -> AnyItem:
     """Validate one item from plain JSON data (raises pydantic.ValidationError)."""
     return _item_adapter.validate_python(data)
 
 
 def item_from_label(response: str, label: str | dict[str, Any],
-                    default_kind: Literal["math", "code"] = "math") -> MathItem | CodeItem:
+                    default_kind: Literal["math", "code"] = "math") -> AnyItem:
     """Build an item from a completion and a dataset label.
 
     RL frameworks often carry one string label per sample: a math reference answer, or a JSON
@@ -262,7 +336,9 @@ class Info(BaseModel):
     version: str
     mode: Literal["embedded", "distributed"]
     languages: list[str]
-    kinds: list[str] = ["math", "code"]
+    kinds: list[str] = KINDS
+    instruction_ids: list[str] = []
+    reasoning_gym_tasks: list[str] = []
     max_items: int
     max_body_bytes: int
     workers: int | None = None

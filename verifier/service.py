@@ -16,12 +16,11 @@ from typing import Any
 
 from verifier import metrics
 from verifier.cache import ResultCache, cache_key
-from verifier.code import check_code_item
+from verifier.checkers import admission_problem
 from verifier.config import Settings
 from verifier.executors import Executor
-from verifier.schemas import CodeItem, MathItem, Result, Status
+from verifier.schemas import AnyItem, Result, Status
 
-AnyItem = MathItem | CodeItem
 log = logging.getLogger(__name__)
 
 
@@ -66,7 +65,7 @@ class VerificationService:
                                f"{self.settings.max_items} per request")
         errors = []
         for i, item in enumerate(items):
-            problem = check_code_item(item) if isinstance(item, CodeItem) else None
+            problem = admission_problem(item)
             if problem:  # "field.path: why"
                 field, why = problem.split(": ", 1)
                 errors.append({"loc": ["body", "items", i, *field.split(".")],
@@ -113,7 +112,7 @@ class VerificationService:
             metrics.CACHE_MISSES.inc(sum(len(positions[k]) for k in misses))
 
             first_item = {key: items[positions[key][0]] for key in misses}
-            chunks = [*_batched([k for k in misses if first_item[k].kind == "math"],
+            chunks = [*_batched([k for k in misses if first_item[k].kind != "code"],
                                self.settings.math_chunk_size),
                       *_batched([k for k in misses if first_item[k].kind == "code"],
                                self.settings.code_chunk_size)]

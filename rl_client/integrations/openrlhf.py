@@ -6,10 +6,12 @@
 the dotted flags call them `--remote_rm_url` and `--label_key`.)
 
 OpenRLHF loads this file by path and calls `reward_func` with the decoded prompt+response
-(`queries`), the prompts and the dataset labels. A label is a math reference answer or a whole
-item as JSON (`{"kind": "code", "tests": ...}`). The service is $VERIFIER_URL, with
-$VERIFIER_API_KEY. OpenRLHF cannot mask a sample, so an `infra_error` scores
-$VERIFIER_INFRA_ERROR_SCORE (default 0.0) and is logged as `verifier_infra_error`.
+(`queries`), the prompts and the dataset labels. A label is a math reference answer, a whole
+item as JSON (`{"kind": "code", "tests": ...}`), or an open-instruct row as JSON
+(`{"dataset": "ifeval", "ground_truth": ...}`, routed like the other adapters' rows). The
+service is $VERIFIER_URL, with $VERIFIER_API_KEY. OpenRLHF cannot mask a sample, so an
+`infra_error` scores $VERIFIER_INFRA_ERROR_SCORE (default 0.0) and is logged as
+`verifier_infra_error`.
 
 Without this file, OpenRLHF can call the service directly:
 `--reward.remote_url http://HOST:PORT/openrlhf/get_reward`.
@@ -25,6 +27,7 @@ import torch
 
 # Absolute imports only: OpenRLHF executes this file as a standalone module.
 from rl_client.integrations._shared import build_item, shared_client, training_reward
+from rl_client.integrations.routing import route_label
 from verifier.schemas import Status
 
 
@@ -34,7 +37,7 @@ def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence
     if not len(queries) == len(prompts) == len(labels):
         raise ValueError(f"{len(queries)} queries, {len(prompts)} prompts and {len(labels)} "
                          "labels: OpenRLHF sends one of each per sample")
-    items = [build_item(response_of(query, prompt), label, where=f"sample {i}: ")
+    items = [build_item(response_of(query, prompt), route_label(label), where=f"sample {i}: ")
              for i, (query, prompt, label) in enumerate(zip(queries, prompts, labels,
                                                             strict=True))]
     results = shared_client().verify(items)

@@ -4,7 +4,9 @@
     trainer = GRPOTrainer(model=..., reward_funcs=make_reward_func(), train_dataset=dataset, ...)
 
 Each sample is scored from its dataset columns: `answer` (math reference, or a whole item as
-JSON), `tests` and `language` (code), `kind` ("math" or "code"; default math). Completions may be
+JSON), `tests` and `language` (code), `kind` ("math" or "code"; default math), or
+open-instruct's `dataset` and `ground_truth` (routed by `routing.route`: `ifeval` to
+instruction constraints, `string_f1` to token F1, `gsm8k`/`math` to math, ...). Completions may be
 plain strings or conversations (the last assistant message is scored). An `infra_error` comes
 back as None, which TRL (>= 0.16) turns into NaN and leaves out of the group's statistics.
 """
@@ -20,6 +22,7 @@ from packaging.version import Version
 
 from rl_client._core import rewards_of
 from rl_client.integrations._shared import build_item, shared_async_client, shared_client
+from rl_client.integrations.routing import route
 from verifier.schemas import CodeItem, MathItem, Result, Status
 
 # TRL awaits `async def` reward functions (on its own event loop) from this release on.
@@ -89,14 +92,21 @@ def _items(completions: Sequence[Any], columns: Mapping[str, Any], answer_column
         return values[index] if isinstance(values, Sequence) and not isinstance(
             values, str) else None
 
-    if answer_column not in columns and "tests" not in columns:
-        raise ValueError(f"the dataset needs an `{answer_column}` column (math) or a `tests` "
-                         f"column (code); it has {sorted(columns)}")
+    if not {answer_column, "tests", "ground_truth"} & columns.keys():
+        raise ValueError(f"the dataset needs an `{answer_column}` column (math), a `tests` "
+                         "column (code) or open-instruct's `dataset` and `ground_truth` "
+                         f"columns; it has {sorted(columns)}")
     items = []
     for index, completion in enumerate(completions):
         kind = column("kind", index) or default_kind
         tests = column("tests", index)
         label = tests if kind == "code" and tests is not None else column(answer_column, index)
+        routed = route(column("dataset", index) or column("data_source", index),
+                       column("ground_truth", index))
+        if routed is not None:
+            label, kind = routed, routed["kind"]
+        elif label is None and column("ground_truth", index) is not None:
+            label = column("ground_truth", index)
         items.append(build_item(completion_text(completion), label, kind=kind,
                                 language=column("language", index),
                                 where=f"sample {index}: "))

@@ -13,6 +13,8 @@ the tests as verl's code datasets store them: a dict or JSON string with `inputs
 (and `fn_name` for call-based problems), or any shape the v1 schema accepts, or a whole item as
 JSON. A sample is code when its `data_source` is one of verl's code sources (codecontests, apps,
 codeforces, taco) or `extra_info["kind"] == "code"`; `extra_info["language"]` picks the language.
+Other sources are routed by `routing.route`: IFEval-style sources to instruction constraints,
+`reasoning_gym/<task>` to reasoning-gym, verl's math sources to math.
 
 Options come from `custom_reward_function.reward_kwargs`: `url` ($VERIFIER_URL), `api_key`,
 `timeout`, `infra_error_score` (default 0.0). verl cannot mask a sample, so an `infra_error`
@@ -26,10 +28,12 @@ from typing import Any
 
 from rl_client.integrations._shared import (
     build_item,
+    plain,
     shared_client,
     shared_coalescer,
     training_reward,
 )
+from rl_client.integrations.routing import route
 from verifier.schemas import CodeItem, MathItem, Result, Status
 
 CODE_DATA_SOURCES = frozenset({"codecontests", "apps", "codeforces", "taco"})
@@ -85,6 +89,11 @@ def _item(data_source: str, solution: str, ground_truth: Any,
           extra_info: Mapping[str, Any] | None, where: str = "") -> MathItem | CodeItem:
     extra = extra_info or {}
     kind = extra.get("kind") or ("code" if data_source in CODE_DATA_SOURCES else None)
+    if kind is None:
+        try:
+            ground_truth = route(data_source, plain(ground_truth)) or ground_truth
+        except ValueError as exc:
+            raise ValueError(f"{where}{exc}") from exc
     return build_item(solution, ground_truth, kind=kind, language=extra.get("language"),
                       where=where)
 

@@ -15,10 +15,8 @@ callers are often daemonic pool processes, which may not start `multiprocessing`
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import functools
 import os
-import resource
 import signal
 import threading
 import time
@@ -27,6 +25,7 @@ from multiprocessing import Pipe
 from multiprocessing.connection import Connection
 from typing import Any
 
+from verifier.deadline import die_with_parent, limit_address_space
 from verifier.schemas import Status
 
 # Address space a helper may add to what it inherits; an item needing more fails in the helper.
@@ -183,11 +182,11 @@ def _serve(conn: Connection, parent_pid: int, memory_mb: int) -> None:
     """The helper's loop: grade each request until the pipe closes."""
     from verifier.math.grade import grade
 
-    _die_with_parent(parent_pid)
+    die_with_parent(parent_pid)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1,
                    signal.SIGUSR2, signal.SIGQUIT, signal.SIGALRM):
         signal.signal(signum, signal.SIG_DFL)  # the caller's handlers mean nothing here
-    _limit_address_space(memory_mb)
+    limit_address_space(memory_mb)
 
     def report_gold_parse(started: bool) -> None:
         conn.send(GOLD_PARSE_STARTED if started else GOLD_PARSE_DONE)
@@ -213,23 +212,6 @@ def _warm_up_once() -> None:
     from verifier.math import grade  # heavy (sympy): only in processes that grade
 
     grade.warm_up()
-
-
-def _die_with_parent(parent_pid: int) -> None:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-    if os.getppid() != parent_pid:  # the parent died before prctl took effect
-        os._exit(0)
-
-
-def _limit_address_space(memory_mb: int) -> None:
-    with open("/proc/self/statm") as statm:
-        inherited = int(statm.read().split()[0]) * resource.getpagesize()
-    limit = inherited + memory_mb * 1024 * 1024
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
 _local = threading.local()

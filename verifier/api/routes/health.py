@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 from fastapi import APIRouter, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
@@ -9,6 +11,8 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from verifier import __version__
 from verifier.api.deps import ServiceDep, SettingsDep
 from verifier.code import installed_languages
+from verifier.gym import task_names
+from verifier.instructions import INSTRUCTION_IDS
 from verifier.schemas import Health, Info
 
 router = APIRouter(tags=["service"])
@@ -28,9 +32,15 @@ async def healthz(service: ServiceDep) -> Health | JSONResponse:
 async def info(settings: SettingsDep) -> Info:
     return Info(version=__version__, mode=settings.mode, languages=installed_languages(settings),
                 max_items=settings.max_items, max_body_bytes=settings.max_body_bytes,
-                workers=settings.workers if settings.mode == "embedded" else None)
+                workers=settings.workers if settings.mode == "embedded" else None,
+                instruction_ids=INSTRUCTION_IDS, reasoning_gym_tasks=await gym_tasks())
 
 
 @router.get("/metrics", include_in_schema=False)
 async def prometheus_metrics() -> Response:
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+
+async def gym_tasks() -> list[str]:
+    """reasoning-gym's tasks (its first import takes seconds: off the event loop, once)."""
+    return await asyncio.to_thread(task_names)

@@ -1,0 +1,137 @@
+"""Every registered reasoning-gym task: its gold answer scores 1.0 through the service's
+checker after a JSON round trip of the entry (and when the service regenerates the entry from
+seed and index), and a wrong answer scores less. Tasks whose entries carry no gold answer (many
+answers are right) get one from their metadata or from a small solver here."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from typing import Any
+
+import pytest
+
+rg = pytest.importorskip("reasoning_gym")
+
+from verifier import gym  # noqa: E402
+from verifier.item_kinds import ReasoningGymItem  # noqa: E402
+from verifier.schemas import Status  # noqa: E402
+
+SEED = 7
+COMPOSITE = {"datasets": [{"name": "leg_counting", "weight": 1, "config": {}},
+                          {"name": "arc_agi", "weight": 1, "config": {}}]}
+TIMEOUT_S = 30.0  # the machine is shared: generous, this is about verdicts, not speed
+
+
+def config_of(task: str) -> dict[str, Any]:
+    return COMPOSITE if task == "composite" else {}
+
+
+def rush_hour_solution(board_config: str) -> str:
+    from reasoning_gym.games.rush_hour import Board
+
+    start = Board(board_config)
+    seen, queue = {start.board_str()}, deque([(start, "")])
+    while queue:
+        board, moves = queue.popleft()
+        if board.solved:
+            return moves.strip()
+        for piece in range(len(board._pieces)):
+            letter = chr(ord("A") + piece)
+            for step in (-1, 1):
+                following = Board(board_config)
+                following.perform_moves(f"{moves} {letter}{'+' if step > 0 else '-'}1")
+                key = following.board_str()
+                if key not in seen:
+                    seen.add(key)
+                    queue.append((following, f"{moves} {letter}{'+' if step > 0 else '-'}1"))
+    raise AssertionError("unsolvable board")
+
+
+def boxnet_solution(state: dict[str, list[str]]) -> str:
+    """One box at a time along the grid to its target's square, then onto the target."""
+    boxes, targets = {}, {}
+    for square, things in state.items():
+        for thing in things:
+            (boxes if thing.startswith("box_") else targets)[thing.split("_", 1)[1]] = square
+    plan = []
+    for colour, square in boxes.items():
+        row, col = map(float, square.split("_"))
+        goal_row, goal_col = map(float, targets[colour].split("_"))
+        while (row, col) != (goal_row, goal_col):
+            if row != goal_row:
+                step = (row + (1 if goal_row > row else -1), col)
+            else:
+                step = (row, col + (1 if goal_col > col else -1))
+            plan.append({f"Agent[{row}, {col}]": f"move(box_{colour}, square[{step[0]}, "
+                                                  f"{step[1]}])"})
+            row, col = step
+        plan.append({f"Agent[{row}, {col}]": f"move(box_{colour}, target_{colour})"})
+    return json.dumps(plan)
+
+
+def gold(task: str, entry: dict[str, Any]) -> str:
+    metadata = entry["metadata"]
+    if entry["answer"] is not None:
+        return str(entry["answer"])
+    if task == "graph_color":
+        return json.dumps(metadata["possible_answer"])
+    if task == "propositional_logic":
+        return metadata["example_answer"]
+    if task == "rubiks_cube":
+        return metadata["example_correct_answer"]
+    if task == "rush_hour":
+        return rush_hour_solution(metadata["board_config"])
+    if task == "boxnet":
+        return boxnet_solution(metadata["initial_state"])
+    raise AssertionError(f"{task}: no gold answer and no way to make one")
+
+
+def test_every_registered_task_is_served() -> None:
+    assert len(gym.task_names()) >= 100
+
+
+@pytest.mark.parametrize("task", gym.task_names())
+def test_gold_scores_one_and_a_wrong_answer_less(task: str) -> None:
+    dataset = gym._dataset(task, config_of(task), SEED)
+    entry = json.loads(json.dumps(dataset[1], default=str))  # what a dataset file holds
+    answer = gold(task, entry)
+    by_entry = ReasoningGymItem(response=f"<think>…</think><answer>{answer}</answer>",
+                                task=task, config=config_of(task), entry=entry)
+    by_seed = ReasoningGymItem(response=f"<answer>{answer}</answer>", task=task,
+                               config=config_of(task), seed=SEED, index=1)
+    wrong = ReasoningGymItem(response="<answer>certainly not this 0 ~</answer>", task=task,
+                             config=config_of(task), entry=entry)
+    for item in (by_entry, by_seed, wrong):
+        assert gym.admission_problem(item) is None
+    for item in (by_entry, by_seed):
+        result = gym.check_reasoning_gym(item, timeout_s=TIMEOUT_S)
+        assert (result.status, result.reward) == (Status.correct, 1.0), result
+    result = gym.check_reasoning_gym(wrong, timeout_s=TIMEOUT_S)
+    assert result.status == Status.wrong and result.reward < 1.0, result
+
+
+@pytest.mark.parametrize(("fields", "problem"), [
+    ({"task": "no_such_task", "seed": 1, "index": 0}, "task: unknown reasoning-gym task"),
+    ({"task": "leg_counting", "seed": 1, "index": 0, "config": {"legs": 3}},
+     "config: TypeError: 'legs' is not a field of leg_counting's config"),
+    ({"task": "composite", "seed": 1, "index": 0,
+      "config": {"datasets": [{"name": "nope", "weight": 1, "config": {}}]}},
+     "task: composite: unknown or nested task 'nope'"),
+])
+def test_refused_at_admission_with_a_reason(fields: dict, problem: str) -> None:
+    item = ReasoningGymItem(response="<answer>1</answer>", **fields)
+    assert (gym.admission_problem(item) or "").startswith(problem)
+
+
+def test_no_answer_tag_is_no_answer() -> None:
+    item = ReasoningGymItem(response="the answer is 4", task="basic_arithmetic", seed=1,
+                            index=0)
+    assert gym.check_reasoning_gym(item).status == Status.no_answer
+
+
+def test_regenerating_past_the_dataset_is_infra_error_not_the_policys_fault() -> None:
+    item = ReasoningGymItem(response="<answer>1</answer>", task="basic_arithmetic",
+                            config={"size": 5}, seed=1, index=9)
+    result = gym.check_reasoning_gym(item, timeout_s=TIMEOUT_S)
+    assert result.status == Status.infra_error and result.reward is None

@@ -1,0 +1,139 @@
+"""Text matching, format and length rewards and composites, through the real service
+(`verifier_url`: uvicorn + the embedded worker pool), plus their hostile inputs."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+ReDoS = {"kind": "text", "match": "regex", "answer": "(a+)+$", "response": "a" * 40 + "!"}
+
+
+def verify(url: str, *items: dict) -> list[dict]:
+    response = httpx.post(f"{url}/v1/verify", json={"items": list(items)}, timeout=120)
+    assert response.status_code == 200, response.text
+    return response.json()["results"]
+
+
+@pytest.mark.parametrize(("item", "reward", "status"), [
+    ({"answer": "Paris", "match": "exact", "response": "Paris"}, 1.0, "correct"),
+    ({"answer": "Paris", "match": "exact", "response": "paris"}, 0.0, "wrong"),
+    ({"answer": "The Eiffel Tower", "response": "eiffel tower!"}, 1.0, "correct"),
+    ({"answer": ["NYC", "New York"], "response": "<think>hmm</think> new york."}, 1.0, "correct"),
+    ({"answer": "Lyon", "response": "Paris"}, 0.0, "wrong"),
+    ({"answer": r"\d{4}-\d{2}", "match": "regex", "response": "2024-05"}, 1.0, "correct"),
+    ({"answer": r"\d{4}-\d{2}", "match": "regex", "response": "in 2024-05"}, 0.0, "wrong"),
+    ({"answer": "the cat sat", "match": "f1", "response": "a cat sat down"}, 0.8, "wrong"),
+    ({"answer": "B", "match": "choice", "response": "Let me see... The answer is (B)."},
+     1.0, "correct"),
+    ({"answer": "B", "match": "choice", "response": "**C**"}, 0.0, "wrong"),
+    ({"answer": "42", "extract": "answer_tag", "response": "so <answer> 42 </answer>"},
+     1.0, "correct"),
+    ({"answer": "42", "extract": "boxed", "response": "no box: 42"}, 0.0, "no_answer"),
+])
+def test_text_matches(verifier_url: str, item: dict, reward: float, status: str) -> None:
+    [result] = verify(verifier_url, {"kind": "text", **item})
+    assert result["reward"] == pytest.approx(reward) and result["status"] == status, result
+
+
+@pytest.mark.parametrize(("item", "ok"), [
+    ({"response": "<think>plan</think>The answer is 4."}, True),
+    ({"response": "The answer is 4."}, False),
+    ({"response": "<think>a</think><think>b</think>4"}, False),
+    ({"response": "<think>plan</think>   "}, False),
+    ({"template": "think_answer_tags", "response": "<think>x</think>\n<answer>4</answer>"}, True),
+    ({"template": "think_answer_tags", "response": "<think>x</think><answer>4</answer> ps"},
+     False),
+    ({"template": "boxed", "response": "so \\boxed{4}"}, True),
+    ({"template": "boxed", "response": "\\boxed{4} or \\boxed{5}"}, False),
+    ({"template": "answer_tag", "answer_tag": "final", "response": "<final>4</final>"}, True),
+])
+def test_format_rewards(verifier_url: str, item: dict, ok: bool) -> None:
+    [result] = verify(verifier_url, {"kind": "format", **item})
+    assert result["reward"] == float(ok), result
+
+
+@pytest.mark.parametrize(("item", "reward"), [
+    ({"target": 4, "response": "one two three four"}, 1.0),
+    ({"target": 4, "response": "one two"}, 0.5),
+    ({"target": 4, "direction": "at_most", "response": "one two"}, 1.0),
+    ({"target": 4, "direction": "at_least", "response": "a b c d e f g h i j"}, 1.0),
+    ({"target": 10, "unit": "chars", "scale": 5, "response": "x" * 13}, 0.4),
+    ({"target": 100, "unit": "tokens", "tokens": 150, "response": "..."}, 0.5),
+    ({"target": 2, "response": "<think>many many words here</think>two words"}, 1.0),
+])
+def test_length_targets(verifier_url: str, item: dict, reward: float) -> None:
+    [result] = verify(verifier_url, {"kind": "length", **item})
+    assert result["reward"] == pytest.approx(reward), result
+
+
+def test_composite_weighted_sum_and_formula(verifier_url: str) -> None:
+    response = "<think>2+2</think>The answer is \\boxed{4}."
+    graders = [{"name": "acc", "weight": 0.8, "grader": {"kind": "math", "answer": "4"}},
+               {"name": "fmt", "weight": 0.2, "grader": {"kind": "format"}},
+               {"name": "short", "weight": 0.5,
+                "grader": {"kind": "length", "target": 2, "direction": "at_most"}}]
+    summed, gated, wrong = verify(
+        verifier_url,
+        {"kind": "composite", "response": response, "graders": graders},
+        {"kind": "composite", "response": response, "graders": graders,
+         "formula": "acc * (0.5 + 0.5 * fmt) - max(0, 1 - short)"},
+        {"kind": "composite", "response": response.replace("{4}", "{5}"), "graders": graders})
+    assert summed["detail"]["parts"]["short"]["reward"] == pytest.approx(0.0)
+    assert summed["reward"] == pytest.approx(0.8 + 0.2) and summed["status"] == "wrong"
+    assert gated["reward"] == pytest.approx(1.0 - 1.0)
+    assert wrong["reward"] == pytest.approx(0.2)
+    assert wrong["detail"]["parts"]["acc"]["status"] == "wrong"
+
+
+def test_instructions_end_to_end_and_cached(verifier_url: str) -> None:
+    answer = "the quick brown fox jumps over the lazy dog and runs far away into the forest"
+    item = {"kind": "instructions", "response": f"<think>x</think>{answer}",
+            "instruction_id": ["punctuation:no_comma", "change_case:english_lowercase"],
+            "kwargs": [{}, {}]}
+    first = verify(verifier_url, item, {**item, "id": "again"})
+    assert [r["status"] for r in first] == ["correct", "correct"]
+    metrics_before = httpx.get(f"{verifier_url}/metrics").text
+    verify(verifier_url, {**item, "id": "third"})
+    assert _hits(httpx.get(f"{verifier_url}/metrics").text) > _hits(metrics_before)
+
+
+def _hits(metrics: str) -> float:
+    return sum(float(line.split()[-1]) for line in metrics.splitlines()
+               if line.startswith("verifier_cache_hits_total"))
+
+
+def test_catastrophic_regex_times_out_and_holds_no_worker(verifier_url: str) -> None:
+    hostile, fine = verify(verifier_url, ReDoS, {"kind": "text", "match": "regex",
+                                                 "answer": "a+!", "response": "aaa!"})
+    assert hostile["status"] == "timeout" and hostile["reward"] == 0.0
+    assert fine["status"] == "correct"
+
+
+@pytest.mark.parametrize(("item", "field"), [
+    ({"kind": "instructions", "response": "x", "instruction_id_list": ["nope:nope"]},
+     "items.0.instruction_id_list.0"),
+    ({"kind": "instructions", "response": "x", "instruction_id_list": ["keywords:frequency"],
+      "kwargs": [{"keyword": "a", "relation": "at least"}]}, "items.0.kwargs.0.frequency"),
+    ({"kind": "text", "match": "regex", "answer": "(unclosed", "response": "x"}, "items.0.answer"),
+    ({"kind": "composite", "response": "x", "graders": [{"grader": {"kind": "format"}}],
+      "formula": "__import__('os').system('true')"}, "items.0.formula"),
+    ({"kind": "composite", "response": "x", "graders": [
+        {"grader": {"kind": "text", "match": "regex", "answer": "("}}]},
+     "items.0.graders.0.grader.answer"),
+    ({"kind": "reasoning_gym", "response": "x", "task": "nope", "seed": 1, "index": 0},
+     "items.0.task"),
+])
+def test_bad_items_are_422_naming_the_field(verifier_url: str, item: dict, field: str) -> None:
+    response = httpx.post(f"{verifier_url}/v1/verify", json={"items": [item]}, timeout=60)
+    assert response.status_code == 422, response.text
+    [error] = response.json()["detail"]
+    assert ".".join(map(str, error["loc"][1:])).startswith(field), error
+
+
+def test_info_lists_kinds_constraints_and_tasks(verifier_url: str) -> None:
+    info = httpx.get(f"{verifier_url}/v1/info", timeout=60).json()
+    assert {"instructions", "text", "reasoning_gym", "format", "length", "composite"} <= set(
+        info["kinds"])
+    assert "punctuation:no_comma" in info["instruction_ids"] and len(info["instruction_ids"]) == 54
+    assert "basic_arithmetic" in info["reasoning_gym_tasks"]

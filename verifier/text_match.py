@@ -1,0 +1,109 @@
+"""Text matching: exact, normalised (SQuAD), regex, token F1 and multiple-choice letters.
+
+A regex comes from the dataset and the text from the policy, and Python's `re` can backtrack
+for ever on such a pair, so the match runs in the deadline helper (`verifier/deadline.py`).
+The other matches are linear string work done in place.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter
+
+from verifier.answers import extract
+from verifier.deadline import deadline_helper
+from verifier.item_kinds import TextItem
+from verifier.schemas import Result, Status
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCTUATION = str.maketrans("", "", string.punctuation)
+_CHOICE_STATED = re.compile(
+    r"(?:answer|option|choice)\s*(?:is|:)?\s*(?:option\s*)?[:\s]*[(\[]?([A-Za-z])[)\].]?(?![\w'])",
+    re.IGNORECASE)
+_CHOICE_ALONE = re.compile(r"^[\s(\[*]*([A-Za-z])[\s)\].:*]*$")
+_CHOICE_MARKED = re.compile(r"[(\[]([A-Z])[)\]]")
+
+
+def admission_problem(item: TextItem) -> str | None:
+    """A regex that does not compile is refused ("answer.N: why"), or None."""
+    if item.match != "regex":
+        return None
+    for i, pattern in enumerate(item.references):
+        try:
+            re.compile(pattern)
+        except (re.error, RecursionError, OverflowError) as exc:
+            where = f"answer.{i}" if isinstance(item.answer, list) else "answer"
+            return f"{where}: not a valid regular expression: {exc}"
+    return None
+
+
+def normalize(text: str) -> str:
+    """SQuAD's normalisation: lowercase, no punctuation, no articles, single spaces."""
+    return " ".join(_ARTICLES.sub(" ", text.lower().translate(_PUNCTUATION)).split())
+
+
+def token_f1(prediction: str, reference: str) -> float:
+    predicted, expected = normalize(prediction).split(), normalize(reference).split()
+    common = sum((Counter(predicted) & Counter(expected)).values())
+    if not predicted or not expected:
+        return float(predicted == expected)
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(predicted), common / len(expected)
+    return 2 * precision * recall / (precision + recall)
+
+
+def chosen_letter(answer: str) -> str | None:
+    """The option letter an answer picks: "The answer is (B)", "B", "**C.**", "... (D)"."""
+    alone = _CHOICE_ALONE.match(answer)
+    if alone:
+        return alone.group(1).upper()
+    stated = _CHOICE_STATED.findall(answer)
+    if stated:
+        return stated[-1].upper()
+    marked = _CHOICE_MARKED.findall(answer)
+    return marked[-1] if marked else None
+
+
+def regex_matches(patterns: list[str], answer: str, ignore_case: bool) -> bool:
+    """Runs in the deadline helper: does any pattern match the whole answer."""
+    flags = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
+    return any(re.fullmatch(pattern, answer, flags) for pattern in patterns)
+
+
+def check_text(item: TextItem, timeout_s: float = 1.0) -> Result:
+    """Score one item. Never raises."""
+    answer = extract(item.response, item.extract)
+    if answer is None:
+        return Result(id=item.id, reward=0.0, status=Status.no_answer,
+                      detail={"reason": f"no answer found ({item.extract})"})
+    detail: dict[str, object] = {"match": item.match, "extracted": answer[:200]}
+    references = item.references
+    if item.match == "regex":
+        outcome = deadline_helper().call(regex_matches, (references, answer, item.ignore_case),
+                                         timeout_s)
+        if outcome.how == "timeout":
+            return Result(id=item.id, reward=0.0, status=Status.timeout,
+                          detail={**detail, "reason": f"the regex match {outcome.message}"})
+        if outcome.how != "ok":
+            return Result.infra_error(item.id, f"regex match failed: {outcome.message}")
+        score = float(outcome.value)
+    elif item.match == "f1":
+        score = max(token_f1(answer, reference) for reference in references)
+        detail["f1"] = round(score, 6)
+    elif item.match == "choice":
+        letter = chosen_letter(answer)
+        if letter is None:
+            return Result(id=item.id, reward=0.0, status=Status.no_answer,
+                          detail={**detail, "reason": "no option letter found"})
+        detail["chosen"] = letter
+        score = float(letter in {r.strip().strip("()").upper() for r in references})
+    else:
+        fold = normalize if item.match == "normalized" else str.strip
+        if item.ignore_case:
+            answer = answer.lower()
+            references = [r.lower() for r in references]
+        score = float(any(fold(answer) == fold(reference) for reference in references))
+    status = Status.correct if score >= 1.0 else Status.wrong
+    return Result(id=item.id, reward=score, status=status, detail=detail)
