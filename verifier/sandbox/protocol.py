@@ -16,6 +16,7 @@ import struct
 import time
 
 MAX_HEADER_BYTES = 16 * 1024 * 1024
+PEER = "peer:"  # an interactive run's second program: the prefix of its blobs and its files
 MAX_BLOB_BYTES = 256 * 1024 * 1024
 _LENGTH = struct.Struct(">I")
 _ENCODER = json.JSONEncoder(separators=(",", ":"))  # one, not one per message as json.dumps
