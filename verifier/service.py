@@ -66,7 +66,7 @@ class VerificationService:
                                f"{self.settings.max_items} per request")
         errors = []
         for i, item in enumerate(items):
-            problem = check_code_item(item) if isinstance(item, CodeItem) else None
+            problem = check_code_item(item, self.settings) if isinstance(item, CodeItem) else None
             if problem:  # "field.path: why"
                 field, why = problem.split(": ", 1)
                 errors.append({"loc": ["body", "items", i, *field.split(".")],
