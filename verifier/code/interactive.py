@@ -8,9 +8,10 @@ judges.py) decides the test, after the solution's own limits; the transcript it 
 (`output.txt`) goes to the checker when the problem has one too.
 
 Who is at fault when the run does not end by itself: both still running at the wall limit
-without the interactor burning CPU is a deadlock or an idle solution (`timeout`); the
-interactor burning CPU, or still running after the solution ended, is the interactor's fault
-(`infra_error`).
+with the interactor waiting on the solution (blocked reading its stdin, or writing its stdout
+into a pipe the solution does not read) is a deadlock or an idle solution (`timeout`); the
+interactor doing anything else then (burning CPU, asleep), or still running after the solution
+ended, is the interactor's fault (`infra_error`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from verifier.code.judges import JudgeVerdict, PreparedJudge
 from verifier.sandbox import RunOutcome, RunRequest
 from verifier.schemas import Status
 
-SPINNING_SHARE = 0.5  # of the wall limit: an interactor past this much CPU was not waiting
+WAITING_ON_SOLUTION = ("stdin", "stdout")  # its pipes to and from the solution
 
 
 def pair(request: RunRequest, interactor: PreparedJudge, case_input: bytes,
@@ -37,8 +38,8 @@ def pair(request: RunRequest, interactor: PreparedJudge, case_input: bytes,
     return replace(request, stdin=b"", limits=limits, peer=peer)
 
 
-def judge(outcome: RunOutcome, interactor: PreparedJudge, wall_s: float,
-          solution_limit: Status | None, solution_exit: str | None) -> JudgeVerdict:
+def judge(outcome: RunOutcome, interactor: PreparedJudge, solution_limit: Status | None,
+          solution_exit: str | None) -> JudgeVerdict:
     """The test's verdict from an interactive run. `solution_limit` is the limit the solution
     hit (None if none), `solution_exit` why it failed to exit cleanly (None if it did)."""
     peer = outcome.peer
@@ -46,11 +47,12 @@ def judge(outcome: RunOutcome, interactor: PreparedJudge, wall_s: float,
         return JudgeVerdict.failed("the interactive run came back without the interactor")
     if outcome.wall_timeout:
         if peer.wall_timeout:
-            if (peer.cpu_s or 0.0) > SPINNING_SHARE * wall_s:
-                return JudgeVerdict.failed("the interactor kept running (CPU-bound) to the "
-                                           "wall limit")
-            return JudgeVerdict(Status.timeout, 0.0, "the solution and the interactor waited "
-                                                     "for each other until the wall limit")
+            if peer.blocked_on in WAITING_ON_SOLUTION:
+                return JudgeVerdict(Status.timeout, 0.0, "the interactor was still waiting for "
+                                                         "the solution at the wall limit")
+            return JudgeVerdict.failed(f"the interactor did not answer by the wall limit "
+                                       f"({peer.blocked_on or 'unknown state'}, "
+                                       f"{peer.cpu_s or 0.0:.2f} s CPU)")
         said = interactor.verdict(peer)
         if said.status is not Status.correct:
             return said

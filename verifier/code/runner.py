@@ -473,12 +473,11 @@ class CodeRunner:
                      limited: Status | None) -> TestVerdict:
         """A stdio case: the interactor's verdict, or the output (stdout, or the output file)
         compared with the expected one or judged by the checker."""
-        tests, language = sub.item.tests, sub.language
+        tests = sub.item.tests
         case = tests.cases[index]
         if sub.interactor is not None:
-            wall_s = run_limits(language, sub.item.limits, self._output_bytes).wall_s
             exited = None if outcome.exit_code == 0 else _exit_message(outcome)
-            said = interactive.judge(outcome, sub.interactor, wall_s, limited, exited)
+            said = interactive.judge(outcome, sub.interactor, limited, exited)
             if said.status is not Status.correct or sub.checker is None:
                 return _judged(said, outcome)
             output = outcome.peer.files.get(OUTPUT, b"")

@@ -84,23 +84,21 @@ def _inflate(raw: bytes, limit: int) -> bytearray:
 
 def _unwrap_pickled_string(raw: bytearray) -> bytes:
     """The JSON inside a pickle of one string (LiveCodeBench's format), without unpickling."""
-    text: str | None = None
+    strings: list[str] = []
     try:
         for opcode, argument, _ in pickletools.genops(raw):
             if opcode.name not in _STRING_PICKLE:
                 raise TestSetError(f"tests.data: a pickle holding more than a string "
                                    f"({opcode.name}) is refused: pickles are never loaded")
             if isinstance(argument, str):
-                if text is not None:
-                    raise TestSetError("tests.data: a pickle of more than one string")
-                text = argument
+                strings.append(argument)
     except (ValueError, EOFError) as exc:
         if isinstance(exc, TestSetError):
             raise
         raise TestSetError(f"tests.data: a malformed pickle: {exc}") from None
-    if text is None:
-        raise TestSetError("tests.data: a pickle without a string")
-    return text.encode()
+    if len(strings) != 1:
+        raise TestSetError("tests.data: a pickle of anything but one string is refused")
+    return strings[0].encode()
 
 
 def _as_tests(value: Any) -> Any:
@@ -121,8 +119,14 @@ def decode(tests: CompressedTests, max_bytes: int) -> StdioTests | AssertTests |
     TestSetError. Decoded sets are kept (by the digest of `data`) for the next items."""
     digest = hashlib.sha256(tests.data.encode()).hexdigest()
     kept = _decoded.get(digest)
-    if kept is not None:
-        return kept[0]
+    if kept is None:
+        kept = _decoded[digest] = _decode(tests, max_bytes)
+    return kept[0]
+
+
+def _decode(tests: CompressedTests, max_bytes: int
+            ) -> tuple[StdioTests | AssertTests | CallTests, int]:
+    """The decoded test set and the size of its JSON."""
     try:
         raw = base64.b64decode(tests.data, validate=True)
     except (binascii.Error, ValueError):
@@ -143,8 +147,7 @@ def decode(tests: CompressedTests, max_bytes: int) -> StdioTests | AssertTests |
         if isinstance(exc, TestSetError):
             raise
         raise TestSetError(f"tests.data: not a test set: {_first_error(exc)}") from None
-    _decoded[digest] = (decoded, size)
-    return decoded
+    return decoded, size
 
 
 def _first_error(exc: ValidationError | ValueError) -> str:
@@ -162,8 +165,7 @@ def check(tests: CompressedTests, max_bytes: int) -> StdioTests | AssertTests | 
     digest = hashlib.sha256(tests.data.encode()).hexdigest()
     skeleton = _checked.get(digest)
     if skeleton is None:
-        decoded = _apply_sampling(decode(tests, max_bytes), tests)
-        _decoded.pop(digest, None)
+        decoded = _apply_sampling(_decode(tests, max_bytes)[0], tests)
         skeleton = decoded if isinstance(decoded, AssertTests) else decoded.model_copy(
             update={"cases": []})
         _checked[digest] = skeleton

@@ -163,6 +163,9 @@ class RunOutcome:
     files: dict[str, bytes] = field(default_factory=dict)  # collected, up to the output limit
     file_sizes: dict[str, int] = field(default_factory=dict)  # their full sizes
     peer: RunOutcome | None = None  # how an interactive run's interactor ended
+    # At an interactive run's wall limit: what the program was blocked on ("stdin", "stdout",
+    # "running", "other"), None if not known.
+    blocked_on: str | None = None
 
     @classmethod
     def from_reply(cls, header: dict, blobs: dict[str, bytes]) -> RunOutcome:
@@ -174,6 +177,7 @@ class RunOutcome:
                    files={name[5:]: data for name, data in blobs.items()
                           if name.startswith("file:")},
                    file_sizes=sizes if isinstance(sizes, dict) else {},
+                   blocked_on=header.get("blocked_on"),
                    exit_code=header.get("exit_code"), signal=header.get("signal"),
                    cpu_s=header.get("cpu_s"), wall_s=header.get("wall_s", 0.0),
                    maxrss_kb=header.get("maxrss_kb"),

@@ -171,10 +171,10 @@ def _directories(spec: dict) -> dict[str, str]:
 
 
 def _wants_proc(spec: dict) -> bool:
-    """The runner's own /proc serves the run's program, or an interactive run's interactor (the
-    solution mounts its own)."""
-    peer = spec.get("peer")
-    return bool((peer if isinstance(peer, dict) else spec).get("proc"))
+    """The runner's own /proc: the run's program's choice; an interactive run's runner needs
+    one (to see what its programs wait for at the wall limit), which only its interactor sees
+    (the solution mounts its own)."""
+    return bool(spec.get("peer") or spec.get("proc"))
 
 
 def _serve(spec: dict, inputs: dict[str, int], cache_fd: int, oom_fd: int,

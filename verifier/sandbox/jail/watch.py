@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from linux import SYS_READ, SYS_WRITE
 from namespaces import kill_namespace
 from program import PIPE_BYTES, Pipes
 
@@ -84,6 +85,7 @@ def watch(limits: dict, programs: list[Program], started: float
         if flooded is not None:
             break
     timed_out = _running(programs)
+    blocked = {id(p): blocked_on(p.pid) for p in timed_out} if len(programs) > 1 else {}
     if timed_out:  # the wall clock or the output cap ended it
         kill_namespace(reap=False)  # the programs stay unreaped until their rusage is read
         for program in timed_out:
@@ -95,9 +97,30 @@ def watch(limits: dict, programs: list[Program], started: float
         report, program_parts = _report(program, output_cap)
         report.update(wall_s=wall_s, wall_timeout=program in timed_out and flooded is None,
                       output_exceeded=program is flooded)
+        if id(program) in blocked:
+            report["blocked_on"] = blocked[id(program)]
         reports.append(report)
         parts += program_parts
     return reports, parts
+
+
+def blocked_on(pid: int) -> str | None:
+    """What a live program of an interactive run is doing: waiting to read its stdin or to
+    write its stdout (the other program's side of their pipes), "running", or "other" (asleep
+    for a reason of its own); None if the runner's /proc cannot tell."""
+    try:
+        with open(f"/proc/{pid}/syscall") as syscall:
+            fields = syscall.read().split()
+        if fields[0] == "running":
+            return "running"
+        number, first = int(fields[0]), int(fields[1], 16)
+    except (OSError, ValueError, IndexError):
+        return None
+    if (number, first) == (SYS_READ, 0):
+        return "stdin"
+    if (number, first) == (SYS_WRITE, 1):
+        return "stdout"
+    return "other"
 
 
 def _running(programs: list[Program]) -> list[Program]:
