@@ -537,3 +537,23 @@ def test_a_language_time_multiplier_scales_the_problem_limit() -> None:
         load_settings(time_multipliers="python=2,cobol=3")
     with pytest.raises(SettingsError, match="name=factor"):
         load_settings(time_multipliers="python")
+
+
+def test_support_files_from_the_workers_directory(tmp_path: Path) -> None:
+    """A checker that includes judge.h compiles without the request shipping it when the
+    worker's VERIFIER_SUPPORT_FILES_DIR has it; a shipped file of that name wins."""
+    (tmp_path / "judge.h").write_text(JUDGE_H["content"])
+    checker = {"language": "cpp", "code": source("permutation_checker.cpp"), "limits": FAST}
+    item = CodeItem(language="python", response="n = int(input())\nprint(*range(n, 0, -1))",
+                    tests={**PERMUTATION, "checker": checker})
+    without = run_code_items([item], load_settings())[0]
+    assert without.status is Status.infra_error and "judge.h" in without.detail["error"]
+    served = run_code_items([item], load_settings(support_files_dir=str(tmp_path)))[0]
+    assert (served.status, served.reward) == (Status.correct, 1.0)
+    broken = {**checker, "support_files": [{"name": "judge.h", "content": "#error shipped"}]}
+    shipped = CodeItem(language="python", response=item.response,
+                       tests={**PERMUTATION, "checker": broken})
+    result = run_code_items([shipped], load_settings(support_files_dir=str(tmp_path)))[0]
+    assert result.status is Status.infra_error and "shipped" in result.detail["error"]
+    with pytest.raises(SettingsError, match="VERIFIER_SUPPORT_FILES_DIR.*not a directory"):
+        load_settings(support_files_dir=str(tmp_path / "missing"))

@@ -61,6 +61,8 @@ class Settings(BaseSettings):
     time_multipliers: str = "python=2,java=1.5,javascript=1.5"
     # A compressed test set may decompress to this much at most (a zip bomb is a 422).
     max_tests_bytes: int = Field(256 * 1024 * 1024, ge=1024)
+    # Files a checker or interactor may include without the request shipping them (testlib.h).
+    support_files_dir: str = ""
     # The jail
     sandbox: Literal["bubblewrap", "docker"] = "bubblewrap"
     sandbox_cgroup: bool = True
@@ -81,7 +83,7 @@ class Settings(BaseSettings):
     def _lower_case(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
 
-    @field_validator("docker_runtime", "jail_python", mode="before")
+    @field_validator("docker_runtime", "jail_python", "support_files_dir", mode="before")
     @classmethod
     def _stripped(cls, value: object) -> object:
         return value.strip() if isinstance(value, str) else value
@@ -91,6 +93,13 @@ class Settings(BaseSettings):
     def _known_level(cls, value: str) -> str:
         if value not in LOG_LEVELS:
             raise ValueError(f"expected one of {', '.join(LOG_LEVELS)}")
+        return value
+
+    @field_validator("support_files_dir")
+    @classmethod
+    def _a_directory(cls, value: str) -> str:
+        if value and not os.path.isdir(value):
+            raise ValueError("not a directory")
         return value
 
     @field_validator("time_multipliers")

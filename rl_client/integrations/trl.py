@@ -4,7 +4,9 @@
     trainer = GRPOTrainer(model=..., reward_funcs=make_reward_func(), train_dataset=dataset, ...)
 
 Each sample is scored from its dataset columns: `answer` (math reference, or a whole item as
-JSON), `tests` and `language` (code), `kind` ("math" or "code"; default math). Completions may be
+JSON), `tests` and `language` (code), `kind` ("math" or "code"; default math), or a
+competitive-programming dataset's own columns (open-r1/codeforces' `official_tests`,
+`generated_checker`, `input_mode`, `time_limit`...; see _contest.py). Completions may be
 plain strings or conversations (the last assistant message is scored). An `infra_error` comes
 back as None, which TRL (>= 0.16) turns into NaN and leaves out of the group's statistics.
 """
@@ -19,6 +21,7 @@ from typing import Any
 from packaging.version import Version
 
 from rl_client._core import rewards_of
+from rl_client.integrations._contest import CASE_KEYS, ROW_KEYS, is_contest_row
 from rl_client.integrations._shared import build_item, shared_async_client, shared_client
 from verifier.schemas import CodeItem, MathItem, Result, Status
 
@@ -89,13 +92,19 @@ def _items(completions: Sequence[Any], columns: Mapping[str, Any], answer_column
         return values[index] if isinstance(values, Sequence) and not isinstance(
             values, str) else None
 
-    if answer_column not in columns and "tests" not in columns:
-        raise ValueError(f"the dataset needs an `{answer_column}` column (math) or a `tests` "
-                         f"column (code); it has {sorted(columns)}")
+    contest_columns = sorted(ROW_KEYS & columns.keys())
+    if answer_column not in columns and "tests" not in columns and not (
+            set(CASE_KEYS) & columns.keys()):
+        raise ValueError(f"the dataset needs an `{answer_column}` column (math), a `tests` "
+                         f"column (code) or contest columns ({', '.join(CASE_KEYS)}); it has "
+                         f"{sorted(columns)}")
     items = []
     for index, completion in enumerate(completions):
         kind = column("kind", index) or default_kind
         tests = column("tests", index)
+        row = {key: column(key, index) for key in contest_columns}
+        if tests is None and is_contest_row(row):  # a Codeforces/IOI row's own columns
+            kind, tests = "code", row
         label = tests if kind == "code" and tests is not None else column(answer_column, index)
         items.append(build_item(completion_text(completion), label, kind=kind,
                                 language=column("language", index),

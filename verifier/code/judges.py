@@ -15,7 +15,8 @@ only to it, never into the solution's run. Two protocols:
   pctype="k"`, scored k / 200 (testlib's 0..200 scale). A program not built on testlib that
   exits 7 states its points as the first token of the result file or of its stdout.
 - `cms` (CMS checkers, open-r1's `generated_checker`): `input.txt answer.txt output.txt`; the
-  first token of stdout is the score in [0, 1] (1 correct, 0 wrong), stderr the message.
+  first token of stdout (or, if that is no number, the last: open-r1's checkers print their
+  verdict last) is the score in [0, 1] (1 correct, 0 wrong), stderr the message.
 
 A judge program that fails (exit 3, a crash, a hang, a flood, an unreadable verdict) is the
 dataset's fault: `infra_error`, never a reward.
@@ -172,10 +173,13 @@ def _cms_verdict(outcome: RunOutcome, role: str) -> JudgeVerdict:
         return JudgeVerdict.failed(f"the {role} exited with status {outcome.exit_code}"
                                    f"{_tail(outcome.stderr)}")
     tokens = outcome.stdout[:RESULT_BYTES].split()
-    try:
-        score = float(tokens[0]) if tokens else float("nan")
-    except ValueError:
-        score = float("nan")
+    score = float("nan")
+    for token in tokens[:1] + tokens[-1:]:  # CMS: the first; open-r1's checkers: the last
+        try:
+            score = float(token)
+            break
+        except ValueError:
+            continue
     if not 0.0 <= score <= 1.0:
         return JudgeVerdict.failed(f"the {role} printed no score in [0, 1] (stdout starts "
                                    f"{outcome.stdout[:40]!r})")

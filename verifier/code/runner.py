@@ -15,6 +15,7 @@ import secrets
 import signal
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from verifier.code import interactive, testset
@@ -50,6 +51,7 @@ RUNTIME_OVERHEAD_MB = {"address_space": 32, "heap": 384}  # beyond the limit: pi
 STDERR_DETAIL_CHARS = 1000
 COMPILE_MESSAGE_CHARS = 4000
 COMPILE_FAILURES_KEPT = 256  # failed compilations remembered (by source), not run again
+MAX_SUPPORT_FILE_BYTES = 4 * MIB  # a file of VERIFIER_SUPPORT_FILES_DIR
 OOM_SIGNATURES = ("MemoryError", "std::bad_alloc", "java.lang.OutOfMemoryError",
                   "JavaScript heap out of memory", "Fatal process OOM", "memory allocation of",
                   "Cannot allocate memory", "cannot allocate memory", "out of memory")
@@ -183,6 +185,7 @@ class CodeRunner:
         self._compile_limits = compile_limits(settings.compile_time_s)
         self._compile_failures: LRU[str, dict] = LRU(COMPILE_FAILURES_KEPT)
         self._time_multiplier = settings.time_multiplier
+        self._support_files = _support_files(settings.support_files_dir)
 
     # ----------------------------------------------------------------------- items
 
@@ -275,8 +278,9 @@ class CodeRunner:
         if missing:
             return f"the {role}'s toolchain is not installed: {', '.join(missing)}"
         source = f"{role}.py" if language.name == "python" else language.source_name(spec.code)
-        program = _Submission(sub.item, language, spec.code, sub.tools, source,
-                              support={f.name: f.content.encode() for f in spec.support_files})
+        support = {name: data for name, data in self._support_files.items() if name in spec.code}
+        support.update({f.name: f.content.encode() for f in spec.support_files})
+        program = _Submission(sub.item, language, spec.code, sub.tools, source, support=support)
         if language.compile is not None:
             failure = self._compile(program)
             if failure is not None:
@@ -502,6 +506,18 @@ class CodeRunner:
             return TestVerdict(Status.infra_error, outcome, f"the checker could not run: "
                                                             f"{checked.message}")
         return _judged(sub.checker.verdict(checked), outcome)
+
+
+def _support_files(directory: str) -> dict[str, bytes]:
+    """VERIFIER_SUPPORT_FILES_DIR's files (testlib.h...), read once: judge programs that name
+    one get it beside their source unless the request ships its own."""
+    if not directory:
+        return {}
+    files = {}
+    for path in sorted(Path(directory).iterdir()):
+        if path.is_file() and path.stat().st_size <= MAX_SUPPORT_FILE_BYTES:
+            files[path.name] = path.read_bytes()
+    return files
 
 
 def _judged(said: JudgeVerdict, outcome: RunOutcome) -> TestVerdict:
