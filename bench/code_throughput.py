@@ -221,17 +221,6 @@ def bench_humaneval(pool: ProcessPoolExecutor) -> dict:
 
 JUDGING = os.path.join(ROOT, "tests", "judging")
 JUDGED_TESTS = 20
-BINARY_SEARCH = """# {tag}
-lo, hi = 1, 10**9
-while True:
-    mid = (lo + hi) // 2
-    print("?", mid, flush=True)
-    reply = input()
-    if reply == "=":
-        print("!", mid, flush=True)
-        break
-    lo, hi = (lo, mid - 1) if reply == "<" else (mid + 1, hi)
-"""
 
 
 def _judge_program(name: str) -> dict:
@@ -247,7 +236,8 @@ def judged_submission(mode: str, index: int) -> dict:
         hidden = [(7919 * (index + 1) * (k + 1)) % 10**9 + 1 for k in range(JUDGED_TESTS)]
         tests = {"type": "stdio", "interactor": _judge_program("guess_interactor.cpp"),
                  "cases": [{"input": f"{h}\n"} for h in hidden]}
-        code = BINARY_SEARCH.format(tag=index)
+        with open(os.path.join(JUDGING, "binary_search.py")) as solution:
+            code = f"# {index}\n{solution.read()}"
     else:
         cases = [{"input": f"{n}\n", "output": " ".join(map(str, range(n, 0, -1))) + "\n"}
                  for n in range(2, JUDGED_TESTS + 2)]

@@ -142,17 +142,7 @@ def test_the_reference_answer_never_reaches_the_solution(verifier_url: str) -> N
 
 GUESS = {"type": "stdio", "interactor": judge_program("guess_interactor.cpp"),
          "cases": [{"input": f"{hidden}\n"} for hidden in (1, 777_777, 10**9)]}
-BINARY_SEARCH = """
-lo, hi = 1, 10**9
-while True:
-    mid = (lo + hi) // 2
-    print("?", mid, flush=True)
-    reply = input()
-    if reply == "=":
-        print("!", mid, flush=True)
-        break
-    lo, hi = (lo, mid - 1) if reply == "<" else (mid + 1, hi)
-"""
+BINARY_SEARCH = source("binary_search.py")
 BINARY_SEARCH_CPP = r"""
 #include <cstdio>
 int main() {

@@ -100,10 +100,7 @@ def test_verl_scores_an_interactive_ground_truth(verifier_url: str) -> None:
                                      "content": (JUDGING / "judge.h").read_text()}]}
     truth = {"interaction_format": "Guess a number in [1, 10^9].", "interactor": interactor,
              "official_tests": [{"input": "123456\n"}, {"input": "999999999\n"}]}
-    search = ("```python\nlo, hi = 1, 10**9\nwhile True:\n    mid = (lo + hi) // 2\n"
-              "    print('?', mid, flush=True)\n    reply = input()\n    if reply == '=':\n"
-              "        print('!', mid, flush=True)\n        break\n"
-              "    lo, hi = (lo, mid - 1) if reply == '<' else (mid + 1, hi)\n```")
+    search = f"```python\n{(JUDGING / 'binary_search.py').read_text()}```"
     right = compute_score("codeforces", search, truth, url=verifier_url)
     wrong = compute_score("codeforces", "```python\nprint('! 1', flush=True)\n```", truth,
                           url=verifier_url)

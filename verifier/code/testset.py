@@ -33,7 +33,7 @@ from verifier.schemas import (
     _dataset_tests_to_v1,
 )
 
-DECODED_KEPT_BYTES = 512 * 1024 * 1024  # decoded test sets a process keeps, by their size
+DECODED_KEPT_BYTES = 256 * 1024 * 1024  # decoded test sets a worker process keeps (JSON size)
 CHECKED_KEPT = 4096  # digests of compressed sets the API has already checked
 _CHUNK = 1 << 20
 # A pickle of one string: these opcodes and no other (no GLOBAL, REDUCE, BUILD...).
