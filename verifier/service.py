@@ -65,7 +65,7 @@ class VerificationService:
                                f"{self.settings.max_items} per request")
         errors = []
         for i, item in enumerate(items):
-            problem = admission_problem(item)
+            problem = admission_problem(item, self.settings)
             if problem:  # "field.path: why"
                 field, why = problem.split(": ", 1)
                 errors.append({"loc": ["body", "items", i, *field.split(".")],

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from rl_client._async import AsyncVerifierClient
 from rl_client._sync import VerifierClient
+from rl_client.integrations._contest import contest_item, is_contest_row
 from verifier.schemas import CodeItem, MathItem, Result, Status, item_from_label
 
 _ITEM_KEYS = frozenset({"kind", "tests", "answer"})
@@ -47,13 +48,19 @@ def build_item(response: str, label: Any, *, kind: str | None = None,
     """One item from a completion and its dataset label.
 
     The label is a math reference answer, a whole item (dict or JSON string with `kind`,
-    `tests` or `answer`), or, when `kind` is "code", the tests alone in any shape the schema
-    accepts (v1, APPS/TACO `inputs`/`outputs`, HumanEval, MBPP; dict or JSON string).
+    `tests` or `answer`), a competitive-programming row (see _contest.py), or, when `kind` is
+    "code", the tests alone in any shape the schema accepts (v1, APPS/TACO `inputs`/`outputs`,
+    HumanEval, MBPP; dict or JSON string).
     """
     label = plain(label)
     if label is None:
         raise ValueError(f"{where}no label (reference answer or tests) for this sample")
     decoded = _json_object(label)
+    if decoded is not None and is_contest_row(decoded):  # Codeforces, CodeContests+, IOI rows
+        try:
+            label = decoded = {"kind": "code", **contest_item(decoded)}
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise ValueError(f"{where}cannot read the contest row: {exc}") from exc
     if kind == "code" and decoded is not None and not (_ITEM_KEYS & decoded.keys()):
         label = {"kind": "code", "tests": decoded}
         decoded = label

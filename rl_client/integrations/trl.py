@@ -4,9 +4,11 @@
     trainer = GRPOTrainer(model=..., reward_funcs=make_reward_func(), train_dataset=dataset, ...)
 
 Each sample is scored from its dataset columns: `answer` (math reference, or a whole item as
-JSON), `tests` and `language` (code), `kind` ("math" or "code"; default math), or
-open-instruct's `dataset` and `ground_truth` (routed by `routing.route`: `ifeval` to
-instruction constraints, `string_f1` to token F1, `gsm8k`/`math` to math, ...). Completions may be
+JSON), `tests` and `language` (code), `kind` ("math" or "code"; default math), open-instruct's
+`dataset` and `ground_truth` (routed by `routing.route`: `ifeval` to instruction constraints,
+`string_f1` to token F1, `gsm8k`/`math` to math, ...), or a competitive-programming dataset's own
+columns (open-r1/codeforces' `official_tests`, `generated_checker`, `input_mode`,
+`time_limit`...; see _contest.py). Completions may be
 plain strings or conversations (the last assistant message is scored). An `infra_error` comes
 back as None, which TRL (>= 0.16) turns into NaN and leaves out of the group's statistics.
 """
@@ -21,6 +23,7 @@ from typing import Any
 from packaging.version import Version
 
 from rl_client._core import rewards_of
+from rl_client.integrations._contest import CASE_KEYS, ROW_KEYS, is_contest_row
 from rl_client.integrations._shared import build_item, shared_async_client, shared_client
 from rl_client.integrations.routing import route
 from verifier.schemas import CodeItem, MathItem, Result, Status
@@ -92,14 +95,19 @@ def _items(completions: Sequence[Any], columns: Mapping[str, Any], answer_column
         return values[index] if isinstance(values, Sequence) and not isinstance(
             values, str) else None
 
-    if not {answer_column, "tests", "ground_truth"} & columns.keys():
+    contest_columns = sorted(ROW_KEYS & columns.keys())
+    if not ({answer_column, "tests", "ground_truth"} | set(CASE_KEYS)) & columns.keys():
         raise ValueError(f"the dataset needs an `{answer_column}` column (math), a `tests` "
-                         "column (code) or open-instruct's `dataset` and `ground_truth` "
-                         f"columns; it has {sorted(columns)}")
+                         "column (code), open-instruct's `dataset` and `ground_truth` columns "
+                         f"or contest columns ({', '.join(CASE_KEYS)}); it has "
+                         f"{sorted(columns)}")
     items = []
     for index, completion in enumerate(completions):
         kind = column("kind", index) or default_kind
         tests = column("tests", index)
+        row = {key: column(key, index) for key in contest_columns}
+        if tests is None and is_contest_row(row):  # a Codeforces/IOI row's own columns
+            kind, tests = "code", row
         label = tests if kind == "code" and tests is not None else column(answer_column, index)
         routed = route(column("dataset", index) or column("data_source", index),
                        column("ground_truth", index))

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import threading
 
+from verifier.code import testset
 from verifier.code.languages import LANGUAGES, find_language, language_names
 from verifier.code.runner import CodeRunner
 from verifier.config import Settings, load_settings
 from verifier.sandbox import SandboxUnavailable
 from verifier.sandbox.factory import get_backend
-from verifier.schemas import CodeItem, Result
+from verifier.schemas import CodeItem, CompressedTests, Result
 
 _runner_lock = threading.Lock()
 _runner: CodeRunner | None = None
@@ -50,14 +51,28 @@ def installed_languages(settings: Settings | None = None) -> list[str]:
     return [name for name, lang in LANGUAGES.items() if all(t in tools for t in lang.tools)]
 
 
-def check_code_item(item: CodeItem) -> str | None:
-    """Why the API should refuse this item (422), or None. Cheap; no sandbox involved. It knows
-    the languages by the same names and aliases as the runner."""
+def check_code_item(item: CodeItem, settings: Settings | None = None) -> str | None:
+    """Why the API should refuse this item (422), or None. No sandbox involved; a compressed
+    test set is decoded (bounded, once per distinct payload). It knows the languages by the
+    same names and aliases as the runner."""
     language = find_language(item.language)
     if language is None:
         return f"language: unsupported {item.language!r}; supported: {language_names()}"
-    if item.tests.type != "stdio" and language.name != "python":
-        return f"tests.type: {item.tests.type!r} tests are only supported for python"
+    tests = item.tests
+    if isinstance(tests, CompressedTests):
+        try:
+            tests = testset.check(tests, (settings or process_settings()).max_tests_bytes)
+        except testset.TestSetError as exc:
+            return str(exc)
+    if tests.type != "stdio" and language.name != "python":
+        return f"tests.type: {tests.type!r} tests are only supported for python"
+    if item.scoring == "subtasks" and getattr(tests, "subtasks", None) is None:
+        return "scoring: 'subtasks' needs tests.subtasks"
+    for role in ("checker", "interactor"):
+        program = getattr(tests, role, None)
+        if program is not None and find_language(program.language) is None:
+            return (f"tests.{role}.language: unsupported {program.language!r}; supported: "
+                    f"{language_names()}")
     return None
 
 

@@ -15,11 +15,15 @@ import secrets
 import signal
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from verifier.code import interactive, testset
 from verifier.code.compare import stdout_matches, values_equal
 from verifier.code.extract import extract_code
+from verifier.code.judges import OUTPUT, JudgeVerdict, PreparedJudge, prepare_judge
 from verifier.code.languages import MIB, Language, find_language, stack_mb
+from verifier.code.subtasks import score_subtasks
 from verifier.config import Settings
 from verifier.lru import LRU
 from verifier.sandbox import (
@@ -30,7 +34,16 @@ from verifier.sandbox import (
     SandboxLimits,
 )
 from verifier.sandbox.backend import JAIL_ENV
-from verifier.schemas import AssertTests, CallTests, CodeItem, Limits, Result, Status, StdioTests
+from verifier.schemas import (
+    AssertTests,
+    CallTests,
+    CodeItem,
+    JudgeProgram,
+    Limits,
+    Result,
+    Status,
+    StdioTests,
+)
 
 RUN_NPROC = 64 + 8  # the program's processes and threads, plus the jail's own few
 PYTHON_MEMORY_OVERHEAD_MB = 64  # room for the interpreter; the memory verdict still counts it
@@ -38,6 +51,7 @@ RUNTIME_OVERHEAD_MB = {"address_space": 32, "heap": 384}  # beyond the limit: pi
 STDERR_DETAIL_CHARS = 1000
 COMPILE_MESSAGE_CHARS = 4000
 COMPILE_FAILURES_KEPT = 256  # failed compilations remembered (by source), not run again
+MAX_SUPPORT_FILE_BYTES = 4 * MIB  # a file of VERIFIER_SUPPORT_FILES_DIR
 OOM_SIGNATURES = ("MemoryError", "std::bad_alloc", "java.lang.OutOfMemoryError",
                   "JavaScript heap out of memory", "Fatal process OOM", "memory allocation of",
                   "Cannot allocate memory", "cannot allocate memory", "out of memory")
@@ -76,6 +90,13 @@ class TestVerdict:
     status: Status
     outcome: RunOutcome
     message: str = ""
+    score: float | None = None  # a judge program's partial score; else 1 correct, 0 not
+
+    @property
+    def points(self) -> float:
+        if self.score is not None:
+            return self.score
+        return 1.0 if self.status is Status.correct else 0.0
 
     def detail(self) -> dict[str, Any]:
         detail: dict[str, Any] = {
@@ -90,6 +111,8 @@ class TestVerdict:
             detail["stderr"] = stderr
         if self.message:
             detail["message"] = self.message
+        if self.score is not None:
+            detail["score"] = round(self.score, 9)
         return detail
 
 
@@ -104,6 +127,10 @@ class _Submission:
     source_name: str
     artefact: str | None = None
     compile_detail: dict[str, Any] = field(default_factory=dict)
+    support: dict[str, bytes] = field(default_factory=dict)  # beside the source (testlib.h)
+    checker: PreparedJudge | None = None
+    interactor: PreparedJudge | None = None
+    sampling: dict[str, Any] = field(default_factory=dict)  # what subsampling kept, if it did
 
 
 def _harness_record(channel: bytes, nonce: str) -> dict | None:
@@ -157,6 +184,8 @@ class CodeRunner:
         self._output_bytes = int(settings.output_limit_mb * MIB)
         self._compile_limits = compile_limits(settings.compile_time_s)
         self._compile_failures: LRU[str, dict] = LRU(COMPILE_FAILURES_KEPT)
+        self._time_multiplier = settings.time_multiplier
+        self._support_files = _support_files(settings.support_files_dir)
 
     # ----------------------------------------------------------------------- items
 
@@ -183,6 +212,14 @@ class CodeRunner:
         language = find_language(item.language)
         if language is None:
             return Result.infra_error(item.id, f"unsupported language {item.language!r}")
+        try:
+            tests, sampling = testset.prepare(item.tests, self.settings.max_tests_bytes)
+        except testset.TestSetError as exc:
+            return Result.infra_error(item.id, str(exc))
+        if item.scoring == "subtasks" and getattr(tests, "subtasks", None) is None:
+            return Result.infra_error(item.id, "scoring: 'subtasks' needs tests.subtasks")
+        item = item.model_copy(update={"tests": tests,
+                                       "limits": self._scaled(item.limits, language)})
         if not isinstance(item.tests, StdioTests) and language.name != "python":
             return Result.infra_error(
                 item.id, f"{item.tests.type} tests are only supported for python")
@@ -200,25 +237,77 @@ class CodeRunner:
         if missing:
             return Result.infra_error(item.id, f"{language.name} toolchain is not installed: "
                                                f"{', '.join(missing)}")
-        submission = _Submission(item, language, code, tools, language.source_name(code))
+        submission = _Submission(item, language, code, tools, language.source_name(code),
+                                 sampling=sampling)
         if language.compile is not None:
             failure = self._compile(submission)
             if failure is not None:
                 return failure
+        if isinstance(item.tests, StdioTests):
+            failure = self._prepare_judges(submission, item.tests)
+            if failure is not None:
+                return failure
         return self._run_tests(submission)
+
+    def _scaled(self, limits: Limits, language: Language) -> Limits:
+        """A program's limits with its language's time multiplier (VERIFIER_TIME_MULTIPLIERS)."""
+        factor = self._time_multiplier.get(language.name, 1.0)
+        return limits if factor == 1.0 else limits.model_copy(
+            update={"time_s": limits.time_s * factor})
+
+    # ----------------------------------------------------------------------- judge programs
+
+    def _prepare_judges(self, sub: _Submission, tests: StdioTests) -> Result | None:
+        """Compile the checker and the interactor (once per jail, cached like solutions); a
+        judge program that cannot be prepared is the dataset's fault: infra_error."""
+        for role, spec in (("checker", tests.checker), ("interactor", tests.interactor)):
+            if spec is None:
+                continue
+            prepared = self._prepare_judge(sub, role, spec)
+            if isinstance(prepared, str):
+                return Result.infra_error(sub.item.id, prepared)
+            setattr(sub, role, prepared)
+        return None
+
+    def _prepare_judge(self, sub: _Submission, role: str,
+                       spec: JudgeProgram) -> PreparedJudge | str:
+        language = find_language(spec.language)
+        if language is None:
+            return f"the {role}'s language {spec.language!r} is not supported"
+        missing = [tool for tool in language.tools if tool not in sub.tools]
+        if missing:
+            return f"the {role}'s toolchain is not installed: {', '.join(missing)}"
+        source = f"{role}.py" if language.name == "python" else language.source_name(spec.code)
+        support = {name: data for name, data in self._support_files.items() if name in spec.code}
+        support.update({f.name: f.content.encode() for f in spec.support_files})
+        program = _Submission(sub.item, language, spec.code, sub.tools, source, support=support)
+        if language.compile is not None:
+            failure = self._compile(program)
+            if failure is not None:
+                if failure.status is Status.compile_error:
+                    message = failure.detail.get("compile", {}).get("message", "")
+                    return f"the {role} does not compile: {message}"
+                return f"the {role} could not be compiled: {failure.detail.get('error')}"
+        return prepare_judge(spec, role, language, sub.tools, source, program.artefact,
+                             self._scaled(spec.limits, language), self._output_bytes,
+                             run_limits)
 
     # ----------------------------------------------------------------------- compile
 
     def _compile(self, sub: _Submission) -> Result | None:
         """Compile once per distinct source (cached in the jail by hash); a Result on failure."""
         argv = sub.language.compile(sub.tools, sub.source_name)
-        key = hashlib.sha256(json.dumps([argv, sub.source_name, sub.code]).encode()).hexdigest()
+        support = {name: data.decode() for name, data in sorted(sub.support.items())}
+        key = hashlib.sha256(json.dumps([argv, sub.source_name, sub.code, support] if support
+                                        else [argv, sub.source_name, sub.code]).encode()
+                             ).hexdigest()
         sub.artefact = key
         known_failure = self._compile_failures.get(key)
         if known_failure is not None:
             return self._compile_error(sub, known_failure)
         request = RunRequest(
-            argv=argv, limits=self._compile_limits, files={sub.source_name: sub.code.encode()},
+            argv=argv, limits=self._compile_limits,
+            files={**sub.support, sub.source_name: sub.code.encode()},
             store=ArtefactStore(key, sub.language.artefacts), env=dict(JAIL_ENV), proc=True,
             runner_runs=self.settings.sandbox_runner_runs)
         outcome = self.backend.run(request)
@@ -249,29 +338,47 @@ class CodeRunner:
     # ----------------------------------------------------------------------- tests
 
     def _run_tests(self, sub: _Submission) -> Result:
-        """Run the cases in order; `all` scoring stops at the first failure."""
+        """Run the cases in order (`subtasks`: subtask by subtask); `all` scoring stops at the
+        first failure, `subtasks` skips the rest of a subtask once it is lost."""
         item = sub.item
         total = _case_count(item)
-        verdicts: list[TestVerdict] = []
-        for index in range(total):
-            verdict = self._run_case(sub, index)
-            verdicts.append(verdict)
-            if verdict.status is Status.infra_error:
-                return Result.infra_error(item.id, verdict.message or "sandbox failure",
-                                          tests=[v.detail() for v in verdicts])
-            if verdict.status is Status.compile_error:
-                return self._compile_error(sub, {"status": "error", "message": verdict.message})
-            if verdict.status is not Status.correct and item.scoring == "all":
-                break
-        passed = sum(v.status is Status.correct for v in verdicts)
-        failures = [v for v in verdicts if v.status is not Status.correct]
+        verdicts: dict[int, TestVerdict] = {}  # by case, in the order they ran
+
+        def run(index: int) -> float | None:
+            verdict = verdicts[index] = self._run_case(sub, index)
+            if verdict.status in (Status.infra_error, Status.compile_error):
+                return None
+            return verdict.points
+
+        groups = None
+        if item.scoring == "subtasks":
+            groups = score_subtasks(item.tests.subtasks, run)
+        else:
+            for index in range(total):
+                if run(index) is None or (verdicts[index].status is not Status.correct
+                                          and item.scoring == "all"):
+                    break
+        ran = list(verdicts.values())
+        tests = [v.detail() | ({"case": i} if groups else {}) for i, v in verdicts.items()]
+        if ran and ran[-1].status is Status.infra_error:
+            return Result.infra_error(item.id, ran[-1].message or "sandbox failure", tests=tests)
+        if ran and ran[-1].status is Status.compile_error:
+            return self._compile_error(sub, {"status": "error", "message": ran[-1].message})
+        failures = [v for v in ran if v.status is not Status.correct]
         status = failures[0].status if failures else Status.correct
-        if item.scoring == "fraction":
-            reward = passed / total
+        if groups is not None:
+            reward = groups.reward
+        elif item.scoring == "fraction":
+            reward = sum(v.points for v in ran) / total
         else:
             reward = 1.0 if status is Status.correct else 0.0
-        detail: dict[str, Any] = {"language": sub.language.name, "passed": passed,
-                                  "total": total, "tests": [v.detail() for v in verdicts]}
+        detail: dict[str, Any] = {"language": sub.language.name,
+                                  "passed": sum(v.status is Status.correct for v in ran),
+                                  "total": total, "tests": tests}
+        if groups is not None:
+            detail["subtasks"] = groups.groups
+        if sub.sampling:
+            detail["sampled"] = sub.sampling
         if sub.compile_detail:
             detail["compile"] = sub.compile_detail
         return Result(id=item.id, reward=reward, status=status, detail=detail)
@@ -283,7 +390,7 @@ class CodeRunner:
         stdin = b""
         payload: dict[str, Any] | None = None
         if isinstance(tests, StdioTests):
-            stdin = tests.cases[index].input.encode()
+            stdin = tests.cases[index].input.encode()  # the one copy the worker makes
             if language.name == "python":
                 payload = {"mode": "stdio", "code": sub.code, "nonce": nonce}
         elif isinstance(tests, CallTests):
@@ -301,14 +408,40 @@ class CodeRunner:
             proc=language.name != "python",
             python_payload=None if payload is None else json.dumps(payload).encode(),
             warm_python=warm, runner_runs=self.settings.sandbox_runner_runs)
-        outcome = self.backend.run(request)
-        if outcome.missing_artefact:  # the jail was restarted and lost its cache: rebuild once
-            failure = self._compile(sub)
-            if failure is not None:
-                return TestVerdict(failure.status, RunOutcome(),
-                                   str(failure.detail.get("compile", {}).get("message", "")))
-            outcome = self.backend.run(request)
+        if isinstance(tests, StdioTests):
+            request = self._stdio_request(sub, request, index)
+        outcome = self._run(sub, request)
+        if isinstance(outcome, TestVerdict):
+            return outcome
         return self._judge(sub, index, outcome, nonce, payload is not None)
+
+    def _stdio_request(self, sub: _Submission, request: RunRequest, index: int) -> RunRequest:
+        """A stdio case's run: with its interactor beside it, or with its files (file I/O)."""
+        tests = sub.item.tests
+        case = tests.cases[index]
+        if sub.interactor is not None:
+            return interactive.pair(request, sub.interactor, request.stdin, case.output.encode())
+        if tests.input_file:
+            request.files = {**request.files, tests.input_file: request.stdin}
+            request.stdin, request.stdin_file = b"", tests.input_file
+        if tests.output_file:
+            request.collect = (tests.output_file,)
+        return request
+
+    def _run(self, sub: _Submission, request: RunRequest) -> RunOutcome | TestVerdict:
+        """Run a request; if the jail was restarted and lost its compiled programs, rebuild them
+        (the submission's and the judges') once and run it again."""
+        outcome = self.backend.run(request)
+        if not outcome.missing_artefact:
+            return outcome
+        failure = self._compile(sub) if sub.language.compile is not None else None
+        if failure is None and isinstance(sub.item.tests, StdioTests):
+            failure = self._prepare_judges(sub, sub.item.tests)
+        if failure is not None:
+            return TestVerdict(failure.status, RunOutcome(),
+                               str(failure.detail.get("compile", {}).get("message", "")
+                                   or failure.detail.get("error", "")))
+        return self.backend.run(request)
 
     def _judge(self, sub: _Submission, index: int, outcome: RunOutcome, nonce: str,
                harnessed: bool) -> TestVerdict:
@@ -318,14 +451,13 @@ class CodeRunner:
         record = _harness_record(outcome.channel, nonce) if harnessed else None
         if record is not None and "compile_error" in record:
             return TestVerdict(Status.compile_error, outcome, str(record["compile_error"]))
+        if sub.interactor is not None:  # the cgroup measured both programs: use the rusage
+            outcome.memory_peak_kb = None
         limited = _limit_status(outcome, language, item.limits)
+        if isinstance(tests, StdioTests):
+            return self._judge_stdio(sub, index, outcome, limited)
         if limited is not None:
             return TestVerdict(limited, outcome)
-        if isinstance(tests, StdioTests):
-            if outcome.exit_code != 0:
-                return TestVerdict(Status.runtime_error, outcome, _exit_message(outcome))
-            matched = stdout_matches(tests.cases[index].output, outcome.stdout, tests)
-            return TestVerdict(Status.correct if matched else Status.wrong, outcome)
         if record is None:
             message = ("exited before the tests finished" if outcome.exit_code == 0
                        else _exit_message(outcome))
@@ -340,6 +472,58 @@ class CodeRunner:
             return TestVerdict(Status.correct if matched else Status.wrong, outcome)
         passed = record.get("passed") is True
         return TestVerdict(Status.correct if passed else Status.wrong, outcome)
+
+    def _judge_stdio(self, sub: _Submission, index: int, outcome: RunOutcome,
+                     limited: Status | None) -> TestVerdict:
+        """A stdio case: the interactor's verdict, or the output (stdout, or the output file)
+        compared with the expected one or judged by the checker."""
+        tests = sub.item.tests
+        case = tests.cases[index]
+        if sub.interactor is not None:
+            exited = None if outcome.exit_code == 0 else _exit_message(outcome)
+            said = interactive.judge(outcome, sub.interactor, limited, exited)
+            if said.status is not Status.correct or sub.checker is None:
+                return _judged(said, outcome)
+            output = outcome.peer.files.get(OUTPUT, b"")
+        else:
+            if limited is not None:
+                return TestVerdict(limited, outcome)
+            if outcome.exit_code != 0:
+                return TestVerdict(Status.runtime_error, outcome, _exit_message(outcome))
+            output = outcome.stdout
+            if tests.output_file and tests.output_file in outcome.file_sizes:
+                if outcome.file_sizes[tests.output_file] > self._output_bytes:
+                    return TestVerdict(Status.output_limit, outcome,
+                                       f"{tests.output_file} is over the output limit")
+                output = outcome.files[tests.output_file]
+            if sub.checker is None:
+                matched = stdout_matches(case.output, output, tests)
+                return TestVerdict(Status.correct if matched else Status.wrong, outcome)
+        request = sub.checker.checker_request(case.input.encode(), output, case.output.encode(),
+                                              self.settings.sandbox_runner_runs)
+        checked = self._run(sub, request)
+        if isinstance(checked, TestVerdict):
+            return TestVerdict(Status.infra_error, outcome, f"the checker could not run: "
+                                                            f"{checked.message}")
+        return _judged(sub.checker.verdict(checked), outcome)
+
+
+def _support_files(directory: str) -> dict[str, bytes]:
+    """VERIFIER_SUPPORT_FILES_DIR's files (testlib.h...), read once: judge programs that name
+    one get it beside their source unless the request ships its own."""
+    if not directory:
+        return {}
+    files = {}
+    for path in sorted(Path(directory).iterdir()):
+        if path.is_file() and path.stat().st_size <= MAX_SUPPORT_FILE_BYTES:
+            files[path.name] = path.read_bytes()
+    return files
+
+
+def _judged(said: JudgeVerdict, outcome: RunOutcome) -> TestVerdict:
+    """A judge program's verdict as the test's; a partial score is kept."""
+    return TestVerdict(said.status, outcome, said.message,
+                       said.score if 0.0 < said.score < 1.0 else None)
 
 
 def _exit_message(outcome: RunOutcome) -> str:

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from verifier.sandbox.protocol import PEER
+
 # The jail's layout, the same for every backend: where its programs are, how its Python starts
 # (no site, no bytecode writing, UTF-8 mode), and the environment a run starts from.
 JAIL_HARNESS = "/opt/verifier"
@@ -68,6 +70,26 @@ class ArtefactStore:
 
 
 @dataclass
+class PeerRun:
+    """The second program of an interactive run (the interactor): its stdin is the run's
+    program's stdout and its stdout the program's stdin. Its files, artefact and work
+    directory are its own; the run's program (the solution) works in a directory, PID and mount
+    namespace of its own, and never sees them."""
+
+    argv: list[str]
+    limits: SandboxLimits
+    files: dict[str, bytes] = field(default_factory=dict)
+    artefact: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+    proc: bool = True
+    collect: tuple[str, ...] = ()
+
+    def header(self) -> dict:
+        return {"argv": self.argv, "limits": dict(vars(self.limits)), "artefact": self.artefact,
+                "env": self.env, "proc": self.proc, "collect": list(self.collect)}
+
+
+@dataclass
 class RunRequest:
     """One program run. `argv` uses the tool paths the backend reported in `tools()`."""
 
@@ -85,20 +107,34 @@ class RunRequest:
     # its PID and mount namespaces, though not a process, a file or a byte of memory (see
     # jail/runner.py); 1 gives every run namespaces of its own (VERIFIER_SANDBOX_RUNNER_RUNS).
     runner_runs: int = 1
+    # Files of the work directory that come back after the run (RunOutcome.files), each up to
+    # the output limit: a file-I/O program's output, a checker's result.
+    collect: tuple[str, ...] = ()
+    stdin_file: str | None = None  # one of `files`, opened as stdin too (file I/O)
+    peer: PeerRun | None = None  # an interactor talking to this program
 
     def header(self) -> dict:
         """The request as the supervisor reads it."""
-        return {"op": "run", "argv": self.argv, "limits": dict(vars(self.limits)),
-                "artefact": self.artefact, "env": self.env, "proc": self.proc,
-                "store": dict(vars(self.store)) if self.store else None,
-                "channel": self.python_payload is not None, "warm_python": self.warm_python,
-                "runner_runs": self.runner_runs}
+        header = {"op": "run", "argv": self.argv, "limits": dict(vars(self.limits)),
+                  "artefact": self.artefact, "env": self.env, "proc": self.proc,
+                  "store": dict(vars(self.store)) if self.store else None,
+                  "channel": self.python_payload is not None, "warm_python": self.warm_python,
+                  "runner_runs": self.runner_runs}
+        if self.collect:
+            header["collect"] = list(self.collect)
+        if self.stdin_file:
+            header["stdin_file"] = self.stdin_file
+        if self.peer is not None:
+            header["peer"] = self.peer.header()
+        return header
 
     def blobs(self) -> dict[str, bytes]:
-        blobs = {"stdin": self.stdin}
+        blobs = {} if self.stdin_file else {"stdin": self.stdin}
         if self.python_payload is not None:
             blobs["payload"] = self.python_payload
         blobs.update({f"file:{name}": data for name, data in self.files.items()})
+        if self.peer is not None:
+            blobs.update({f"{PEER}file:{name}": data for name, data in self.peer.files.items()})
         return blobs
 
 
@@ -124,10 +160,25 @@ class RunOutcome:
     error: str | None = None
     memory_peak_kb: int | None = None  # the run's peak, all processes (cgroup), when measured
     oom_killed: bool = False  # the run hit its cgroup memory limit
+    files: dict[str, bytes] = field(default_factory=dict)  # collected, up to the output limit
+    file_sizes: dict[str, int] = field(default_factory=dict)  # their full sizes
+    peer: RunOutcome | None = None  # how an interactive run's interactor ended
+    # At an interactive run's wall limit: what the program was blocked on ("stdin", "stdout",
+    # "running", "other"), None if not known.
+    blocked_on: str | None = None
 
     @classmethod
     def from_reply(cls, header: dict, blobs: dict[str, bytes]) -> RunOutcome:
-        return cls(exit_code=header.get("exit_code"), signal=header.get("signal"),
+        peer = header.get("peer")
+        sizes = header.get("files")
+        return cls(peer=None if not isinstance(peer, dict) else cls.from_reply(
+                       peer, {name[len(PEER):]: data for name, data in blobs.items()
+                              if name.startswith(PEER)}),
+                   files={name[5:]: data for name, data in blobs.items()
+                          if name.startswith("file:")},
+                   file_sizes=sizes if isinstance(sizes, dict) else {},
+                   blocked_on=header.get("blocked_on"),
+                   exit_code=header.get("exit_code"), signal=header.get("signal"),
                    cpu_s=header.get("cpu_s"), wall_s=header.get("wall_s", 0.0),
                    maxrss_kb=header.get("maxrss_kb"),
                    wall_timeout=bool(header.get("wall_timeout")),

@@ -16,8 +16,10 @@ import struct
 import time
 
 MAX_HEADER_BYTES = 16 * 1024 * 1024
+PEER = "peer:"  # an interactive run's second program: the prefix of its blobs and its files
 MAX_BLOB_BYTES = 256 * 1024 * 1024
 _LENGTH = struct.Struct(">I")
+_IOV_MAX = 1024  # buffers one writev(2) takes
 _ENCODER = json.JSONEncoder(separators=(",", ":"))  # one, not one per message as json.dumps
 
 
@@ -31,15 +33,19 @@ def _framed_header(header: dict, layout: list[tuple[str, int]]) -> bytes:
     return _LENGTH.pack(len(raw)) + raw
 
 
-def encode_message(header: dict, blobs: dict[str, bytes] | None = None) -> bytes:
-    """Serialise one message; `blobs` keeps its insertion order on the wire."""
+def write_message(fd: int, header: dict, blobs: dict[str, bytes] | None = None) -> None:
+    """Write one message; blobs go out as they are (gathered by writev), never joined into a
+    copy, so a large test input exists once in the writer's memory."""
     blobs = blobs or {}
     layout = [(name, len(data)) for name, data in blobs.items()]
-    return b"".join([_framed_header(header, layout), *blobs.values()])
-
-
-def write_message(fd: int, header: dict, blobs: dict[str, bytes] | None = None) -> None:
-    _write_all(fd, encode_message(header, blobs))
+    views = [memoryview(part) for part in (_framed_header(header, layout), *blobs.values())
+             if part]
+    while views:
+        written = os.writev(fd, views[:_IOV_MAX])
+        while views and written >= len(views[0]):
+            written -= len(views.pop(0))
+        if views:
+            views[0] = views[0][written:]
 
 
 def write_header(fd: int, header: dict, layout: list[tuple[str, int]]) -> None:

@@ -79,11 +79,11 @@ def _copy_entry(name: str, src_fd: int, dst_fd: int, budget: list[int]) -> bool:
     return True
 
 
-def place_artefact(spec: dict, cache_fd: int) -> None:
-    """Copy the compiled artefact the run names into the work directory."""
+def place_artefact(spec: dict, cache_fd: int, directory: str = WORKDIR) -> None:
+    """Copy the compiled artefact the run names into its work directory."""
     artefact_fd = os.open(spec["artefact"], os.O_RDONLY | os.O_DIRECTORY, dir_fd=cache_fd)
     try:
-        work_fd = os.open(WORKDIR, os.O_RDONLY | os.O_DIRECTORY)
+        work_fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
         try:
             budget = [spec["limits"]["tmpfs_bytes"]]
             for name in os.listdir(artefact_fd):

@@ -48,17 +48,22 @@ def _move(source: int, sink: int, size: int) -> tuple[int, OSError | None]:
     return moved, None
 
 
-def receive(channel_fd: int, layout: list[tuple[str, int]]) -> tuple[dict[str, int], str]:
-    """Take a request's blobs off the channel: each `file:NAME` into the work directory, any
-    other into a memfd of its name (returned). A blob that cannot be placed is drained, so the
-    channel stays in step, and named in the returned error."""
+def receive(channel_fd: int, layout: list[tuple[str, int]],
+            directories: dict[str, str] | None = None) -> tuple[dict[str, int], str]:
+    """Take a request's blobs off the channel: each `PREFIX:NAME` whose prefix `directories`
+    names (default: `file:` for the work directory) into that directory, any other into a
+    memfd of its name (returned). A blob that cannot be placed is drained, so the channel stays
+    in step, and named in the returned error."""
+    directories = directories or {"file:": WORKDIR}
     memfds: dict[str, int] = {}
     error = ""
     for name, size in layout:
         moved, failure = 0, None
+        place = next(((prefix, path) for prefix, path in directories.items()
+                      if name.startswith(prefix)), None)
         try:
-            if name.startswith("file:"):
-                sink = os.open(os.path.join(WORKDIR, name[5:]),
+            if place is not None:
+                sink = os.open(os.path.join(place[1], name[len(place[0]):]),
                                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
                 try:
                     moved, failure = _move(channel_fd, sink, size)

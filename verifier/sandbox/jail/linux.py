@@ -24,6 +24,9 @@ libc_holding_gil = ctypes.PyDLL(None, use_errno=True)
 # clone(2) by architecture; its flags come first everywhere listed (s390 differs: not listed).
 SYS_CLONE = {"x86_64": 56, "aarch64": 220, "riscv64": 220, "ppc64le": 120}.get(
     platform.machine())
+# read(2) and write(2), to tell what a blocked program waits for (see watch.blocked_on).
+SYS_READ, SYS_WRITE = {"x86_64": (0, 1), "aarch64": (63, 64), "riscv64": (63, 64),
+                       "ppc64le": (3, 4)}.get(platform.machine(), (None, None))
 
 
 def check(result: int, what: str) -> None:

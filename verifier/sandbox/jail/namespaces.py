@@ -15,8 +15,10 @@ import signal
 
 from linux import (
     CLONE_NEWIPC,
+    CLONE_NEWNS,
     CLONE_NEWPID,
     MNT_DETACH,
+    MS_BIND,
     MS_NODEV,
     MS_NOEXEC,
     MS_NOSUID,
@@ -30,12 +32,14 @@ from linux import (
 )
 
 WORKDIR = "/tmp"  # a run's work directory: the runner's own tmpfs, new for each run that used it
+SHM_FLAGS, SHM_OPTIONS = MS_NOSUID | MS_NODEV | MS_NOEXEC, "size=16m,nr_inodes=256,mode=0700"
 FS_IOC_GETFLAGS = 0x80086601
 SHM_INFO, SEM_INFO, MSG_INFO = 14, 19, 12
 
 
-def fork_in_new_pid_namespace() -> int:
-    """fork() whose child is PID 1 of a new PID namespace.
+def fork_in_new_pid_namespace(extra: int = 0) -> int:
+    """fork() whose child is PID 1 of a new PID namespace (and of the `extra` CLONE_NEW*
+    namespaces).
 
     unshare(CLONE_NEWPID) works once per process (and setns back to the jail's own namespace is
     refused: that namespace belongs to bubblewrap's outer user namespace), so this is clone()
@@ -44,7 +48,7 @@ def fork_in_new_pid_namespace() -> int:
     python_api = ctypes.pythonapi
     python_api.PyOS_BeforeFork()
     pid = libc_holding_gil.syscall(ctypes.c_long(SYS_CLONE),
-                                   ctypes.c_ulong(CLONE_NEWPID | signal.SIGCHLD),
+                                   ctypes.c_ulong(CLONE_NEWPID | extra | signal.SIGCHLD),
                                    None, None, None, None)
     if pid == 0:
         python_api.PyOS_AfterFork_Child()
@@ -77,6 +81,23 @@ def mount_proc(private: bool, replace: bool = False) -> None:
     else:
         mount("tmpfs", "/proc", "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC | MS_RDONLY,
               "size=4k,nr_inodes=4,mode=0555")
+
+
+# The namespaces a program of an interactive run gets to itself (see `isolate_program`).
+ISOLATED = CLONE_NEWPID | CLONE_NEWNS | CLONE_NEWIPC
+
+
+def isolate_program(directory: str, proc: bool) -> None:
+    """In a program forked with ISOLATED namespaces (it is PID 1 of its own), before it drops
+    its privileges: `directory` becomes its /tmp, and it gets its own /proc and /dev/shm.
+
+    The other program of its run (an interactor) keeps the runner's /tmp, /proc and /dev/shm,
+    now covered in this mount namespace: this program can neither see the other's files nor
+    address it (another PID namespace), and without privileges it cannot uncover them.
+    """
+    mount(directory, WORKDIR, None, MS_BIND)
+    mount_proc(proc)
+    mount("tmpfs", "/dev/shm", "tmpfs", SHM_FLAGS, SHM_OPTIONS)
 
 
 class Scratch:

@@ -16,7 +16,7 @@ import signal
 from dataclasses import dataclass
 
 import warm_python
-from namespaces import WORKDIR
+from namespaces import WORKDIR, fork_in_new_pid_namespace
 from privileges import drop_privileges
 
 SETUP_FD = 1023  # the program's end of the setup-error pipe; close-on-exec
@@ -54,6 +54,12 @@ class Launch:
     stdin_fd: int  # memfds, owned by the runner's request loop
     payload_fd: int = -1  # the harness reads its payload from here (fd 4)
     warm: bool = False  # warm Python: the harness runs in the fork itself, without exec
+    # An interactive run connects two programs: each one's stdout is the other's stdin (pipes
+    # the runner makes), instead of the output pipe the runner drains.
+    stdout_fd: int = -1
+    # An interactor ignores SIGPIPE (set before exec, it survives it): a solution that quits
+    # early makes its writes fail, which it reports as a verdict, instead of killing it.
+    ignore_sigpipe: bool = False
 
     def close_program_ends(self) -> None:
         for fd in self.pipes.write_ends():
@@ -100,18 +106,21 @@ def close_all_but(keep: set[int]) -> None:
     os.closerange(low, 1 << 16)
 
 
-def fork_program(oom_fd: int) -> int:
+def fork_program(oom_fd: int, namespaces: int = 0) -> int:
     """fork(), the child first in line for the OOM killer, this process back to its own score.
+    With `namespaces` (CLONE_NEW* flags), the child is PID 1 of a new PID namespace as well.
 
     Raising a score needs no privilege and returning to the inherited one is allowed, so the
     supervisor and runners stay the last choice when a run exhausts the jail's memory cgroup.
     """
     own = os.pread(oom_fd, 16, 0).strip()
     os.pwrite(oom_fd, b"1000", 0)
+    pid = 0
     try:
-        return os.fork()
+        pid = fork_in_new_pid_namespace(namespaces) if namespaces else os.fork()
+        return pid
     finally:
-        if os.getpid() == 1:  # the runner itself, not the child
+        if pid:  # the runner itself, not the child
             with contextlib.suppress(OSError):
                 os.pwrite(oom_fd, own, 0)
 
@@ -125,7 +134,7 @@ def become_program(launch: Launch) -> None:
     pipes = launch.pipes
     os.dup2(pipes.setup_w, SETUP_FD, inheritable=False)
     os.dup2(launch.stdin_fd, 0)
-    os.dup2(pipes.out_w, 1)
+    os.dup2(launch.stdout_fd if launch.stdout_fd >= 0 else pipes.out_w, 1)
     os.dup2(pipes.err_w, 2)
     keep = {SETUP_FD}
     if pipes.chan_w >= 0:
@@ -144,4 +153,6 @@ def become_program(launch: Launch) -> None:
         warm_python.run()  # exits the process
     for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
         signal.signal(sig, signal.SIG_DFL)
+    if launch.ignore_sigpipe:
+        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     os.execve(launch.argv[0], launch.argv, launch.env)

@@ -16,6 +16,7 @@ import fcntl
 import mmap
 import os
 import signal
+import stat
 import struct
 import time
 
@@ -26,7 +27,6 @@ from linux import (
     CLONE_NEWIPC,
     CLONE_NEWNS,
     MS_NODEV,
-    MS_NOEXEC,
     MS_NOSUID,
     MS_PRIVATE,
     MS_REC,
@@ -35,12 +35,33 @@ from linux import (
     libc,
     mount,
 )
-from namespaces import WORKDIR, Scratch, kill_namespace, mount_proc, renew_run_state
+from namespaces import (
+    ISOLATED,
+    SHM_FLAGS,
+    SHM_OPTIONS,
+    WORKDIR,
+    Scratch,
+    isolate_program,
+    kill_namespace,
+    mount_proc,
+    renew_run_state,
+)
 from privileges import lock_down_future_privileges
-from program import SETUP_FD, become_program, close_all_but, fork_program, prepare_launch
-from watch import watch
+from program import (
+    SETUP_FD,
+    Launch,
+    become_program,
+    close_all_but,
+    fork_program,
+    prepare_launch,
+)
+from protocol import PEER
+from watch import Program, watch
 
 RUNNER_GRACE_S = 10.0  # beyond the run's wall limit, before the supervisor gives up on a runner
+# An interactive run's solution works here, which becomes its /tmp in a mount namespace of its
+# own; the interactor keeps the work directory itself (see namespaces.isolate_program).
+SOLUTION_DIR = f"{WORKDIR}/.solution"
 
 
 class Board:
@@ -80,8 +101,7 @@ def runner_main(number: int, channel: Channel, proc: bool, board: Board) -> None
     oom_fd = os.open("/proc/self/oom_score_adj", os.O_RDWR)
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
     workdir = Scratch(WORKDIR, MS_NOSUID | MS_NODEV, "nr_inodes=4096,mode=0700")
-    shm = Scratch("/dev/shm", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-                   "size=16m,nr_inodes=256,mode=0700")
+    shm = Scratch("/dev/shm", SHM_FLAGS, SHM_OPTIONS)
     mount_proc(proc)
     lock_down_future_privileges()
     fcntl.flock(lock_fd, fcntl.LOCK_EX)  # one runner at a time reads the worker's channel
@@ -89,8 +109,8 @@ def runner_main(number: int, channel: Channel, proc: bool, board: Board) -> None
     while True:
         try:
             spec, layout = protocol.read_header(channel.host_in)
-            problem = _size_workdir(workdir, spec)  # before the request's files arrive
-            inputs, receive_error = receive(channel.host_in, layout)
+            problem = _prepare_workdir(workdir, spec)  # before the request's files arrive
+            inputs, receive_error = receive(channel.host_in, layout, _directories(spec))
         except protocol.ProtocolError:
             channel.note(eof=number)  # the worker closed the channel: the jail shuts down
             os._exit(0)
@@ -108,7 +128,7 @@ def runner_main(number: int, channel: Channel, proc: bool, board: Board) -> None
             if problem or receive_error:
                 reply = {"error": problem or receive_error}
             else:
-                if spec.get("op") == "run" and bool(spec.get("proc")) != proc:
+                if spec.get("op") == "run" and _wants_proc(spec) != proc:
                     proc = not proc
                     mount_proc(proc, replace=True)  # the guess (or the last run's) was wrong
                 reply, parts = _serve(spec, inputs, cache_fd, oom_fd, channel)
@@ -129,14 +149,32 @@ def _runs_allowed(spec: dict) -> int:
     return runs if isinstance(runs, int) and runs > 0 else 1
 
 
-def _size_workdir(workdir: Scratch, spec: dict) -> str:
-    """Give the work directory the run's size limit; an error message if the spec is bad."""
+def _prepare_workdir(workdir: Scratch, spec: dict) -> str:
+    """Give the work directory the run's size limit (and an interactive run's solution its
+    directory); an error message if the spec is bad."""
     try:
         if spec.get("op") == "run":
             workdir.limit(int(spec["limits"]["tmpfs_bytes"]))
+            if spec.get("peer"):
+                os.mkdir(SOLUTION_DIR, 0o700)
         return ""
     except (OSError, KeyError, TypeError, ValueError) as exc:
         return f"bad run request: {exc!r}"
+
+
+def _directories(spec: dict) -> dict[str, str]:
+    """Where a request's file blobs go: the program's work directory; in an interactive run,
+    the solution's and (prefixed) the interactor's."""
+    if spec.get("peer"):
+        return {"file:": SOLUTION_DIR, f"{PEER}file:": WORKDIR}
+    return {"file:": WORKDIR}
+
+
+def _wants_proc(spec: dict) -> bool:
+    """The runner's own /proc: the run's program's choice; an interactive run's runner needs
+    one (to see what its programs wait for at the wall limit), which only its interactor sees
+    (the solution mounts its own)."""
+    return bool(spec.get("peer") or spec.get("proc"))
 
 
 def _serve(spec: dict, inputs: dict[str, int], cache_fd: int, oom_fd: int,
@@ -146,16 +184,23 @@ def _serve(spec: dict, inputs: dict[str, int], cache_fd: int, oom_fd: int,
         return {"pong": True}, []
     if spec.get("op") != "run":
         return {"error": f"unknown op {spec.get('op')!r}"}, []
-    store, artefact = spec.get("store"), spec.get("artefact")
+    store, peer = spec.get("store"), spec.get("peer")
     if store and cached(cache_fd, store["key"]):
         channel.note(used=store["key"])
         return {"cached": True}, []
-    if artefact:
-        if not cached(cache_fd, artefact):
-            return {"missing_artefact": True}, []
-        channel.note(used=artefact)
-        place_artefact(spec, cache_fd)
-    if "stdin" not in inputs:
+    placed = [(spec, SOLUTION_DIR if peer else WORKDIR)] + ([(peer, WORKDIR)] if peer else [])
+    for program, directory in placed:
+        if program.get("artefact"):
+            if not cached(cache_fd, program["artefact"]):
+                return {"missing_artefact": True}, []
+            channel.note(used=program["artefact"])
+            place_artefact(program, cache_fd, directory)
+    if spec.get("stdin_file"):  # file I/O: the input file is stdin as well
+        if "stdin" in inputs:
+            os.close(inputs["stdin"])
+        inputs["stdin"] = os.open(os.path.join(placed[0][1], spec["stdin_file"]),
+                                  os.O_RDONLY | os.O_NOFOLLOW)
+    elif "stdin" not in inputs:
         inputs["stdin"] = os.memfd_create("stdin", 0)
     reply, parts = _run_here(spec, inputs, cache_fd, oom_fd)
     if store and "stored_bytes" in reply:
@@ -165,24 +210,43 @@ def _serve(spec: dict, inputs: dict[str, int], cache_fd: int, oom_fd: int,
 
 def _run_here(spec: dict, inputs: dict[str, int], cache_fd: int,
               oom_fd: int) -> tuple[dict, list[tuple[str, int, int, int]]]:
-    limits = spec["limits"]
-    launch = prepare_launch(spec, inputs)
-    pipes = launch.pipes
+    """Run the request's program (and an interactive run's interactor beside it), watch them,
+    collect the files the request asks back, store a compile run's artefacts."""
+    peer = spec.get("peer")
+    launches = [prepare_launch(spec, inputs)]  # an isolated solution's /tmp is its directory
+    talk: list[int] = []
+    if peer:  # each program's stdout is the other's stdin
+        to_peer, to_solution = os.pipe(), os.pipe()
+        talk = [*to_peer, *to_solution]
+        launches[0].stdin_fd, launches[0].stdout_fd = to_solution[0], to_peer[1]
+        launches.append(prepare_launch(peer, {"stdin": to_peer[0]}))
+        launches[1].stdout_fd, launches[1].ignore_sigpipe = to_solution[1], True
     started = time.monotonic()
-    program = fork_program(oom_fd)
-    if program == 0:
-        try:
-            become_program(launch)
-        except BaseException as exc:
-            os.write(SETUP_FD, f"sandbox setup failed: {exc!r}".encode())
-        os._exit(127)
-    launch.close_program_ends()
-    program_fd = os.pidfd_open(program)
-    report, parts = watch(limits, pipes, program, program_fd, started)
-    os.close(program_fd)
-    report["setup_error"] = os.read(pipes.setup_r, 4096).decode(errors="replace")
-    for fd in (*pipes.read_ends(), pipes.setup_r):  # a runner serves many runs: no fd leaks
+    programs = []
+    for index, launch in enumerate(launches):
+        isolated = bool(peer) and index == 0
+        pid = fork_program(oom_fd, ISOLATED if isolated else 0)
+        if pid == 0:
+            _become(launch, bool(spec.get("proc")) if isolated else None)
+        launch.close_program_ends()
+        programs.append(Program(pid, os.pidfd_open(pid), launch.pipes,
+                                prefix=PEER if index else ""))
+    for fd in talk:
         os.close(fd)
+    reports, parts = watch(spec["limits"], programs, started)
+    output_cap = spec["limits"]["output_bytes"]
+    requests = [(spec, SOLUTION_DIR), (peer, WORKDIR)] if peer else [(spec, WORKDIR)]
+    for program, report, (request, directory) in zip(programs, reports, requests, strict=True):
+        os.close(program.pidfd)
+        report["setup_error"] = os.read(program.pipes.setup_r, 4096).decode(errors="replace")
+        for fd in (*program.pipes.read_ends(), program.pipes.setup_r):  # no fd leaks
+            os.close(fd)
+        report["files"], collected = _collect(request.get("collect") or [], directory,
+                                              output_cap, program.prefix)
+        parts += collected
+    report = reports[0]
+    if peer:
+        report["peer"] = reports[1]
     if spec.get("store") and report["exit_code"] == 0 and not (
             report["wall_timeout"] or report["output_exceeded"]):
         try:
@@ -190,3 +254,42 @@ def _run_here(spec: dict, inputs: dict[str, int], cache_fd: int,
         except OSError as exc:
             report["store_error"] = str(exc)
     return report, parts
+
+
+def _become(launch: Launch, isolated_proc: bool | None) -> None:
+    """In the fork: become the program (never returns); an interactive run's solution first
+    gets its own /tmp, /proc and /dev/shm (`isolated_proc`: whether its /proc is a procfs)."""
+    try:
+        if isolated_proc is not None:
+            isolate_program(SOLUTION_DIR, isolated_proc)
+        become_program(launch)
+    except BaseException as exc:
+        message = f"sandbox setup failed: {exc!r}".encode()
+        for fd in (SETUP_FD, launch.pipes.setup_w):  # the first if become_program set it up
+            try:
+                os.write(fd, message)
+                break
+            except OSError:
+                continue
+    os._exit(127)
+
+
+def _collect(names: list[str], directory: str, cap: int, prefix: str
+             ) -> tuple[dict[str, int], list[tuple[str, int, int, int]]]:
+    """The files a run asks back (file I/O's output, a checker's result): each regular file of
+    `directory` named, up to `cap` bytes, as reply parts `file:NAME`; their full sizes."""
+    sizes: dict[str, int] = {}
+    parts = []
+    for name in names:
+        try:
+            fd = os.open(os.path.join(directory, name),
+                         os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            continue
+        size = os.fstat(fd)
+        if not stat.S_ISREG(size.st_mode):
+            os.close(fd)
+            continue
+        sizes[name] = size.st_size
+        parts.append((f"{prefix}file:{name}", fd, 0, min(size.st_size, cap)))
+    return sizes, parts
