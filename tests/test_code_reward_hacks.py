@@ -7,7 +7,7 @@ import shutil
 import pytest
 
 from verifier.code import run_code_items
-from verifier.sandbox.pyharness import compile_tests
+from verifier.sandbox.jail.pyharness import compile_tests
 from verifier.schemas import CodeItem
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")

@@ -114,9 +114,9 @@ class ContainerSettings:
 def harness_payload() -> bytes:
     """The sandbox package as the bootstrap reads it (only the standard-library modules)."""
     files = {"verifier/__init__.py": ""}
-    for path in sorted(SANDBOX_DIR.glob("*.py")):
+    for path in sorted(SANDBOX_DIR.rglob("*.py")):
         if path.name != Path(__file__).name:
-            files[f"verifier/sandbox/{path.name}"] = path.read_text()
+            files[f"verifier/sandbox/{path.relative_to(SANDBOX_DIR)}"] = path.read_text()
     raw = json.dumps(files).encode()
     return struct.pack(">I", len(raw)) + raw
 

@@ -49,8 +49,9 @@ import traceback
 from dataclasses import dataclass
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-if HERE not in sys.path:
-    sys.path.insert(0, HERE)
+for _path in (HERE, os.path.join(HERE, "jail")):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
 
 import protocol  # noqa: E402
 import pyharness  # noqa: E402

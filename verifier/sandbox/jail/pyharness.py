@@ -41,7 +41,7 @@ import types
 CHANNEL_FD = 3
 PAYLOAD_FD = 4
 SOLUTION_PATH = "/tmp/solution.py"
-_HERE = os.path.dirname(os.path.abspath(__file__))
+_SANDBOX = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # the jail's /opt/verifier
 _IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: implemented in C, attributes cannot be set
 
 PRELOADED = ("array", "bisect", "collections", "copy", "functools", "heapq", "itertools", "math",
@@ -69,7 +69,7 @@ def reset_interpreter() -> None:
     stack records whether its file is seekable when it is built.
     """
     sys.argv = ["solution.py"]
-    sys.path[:] = [p for p in sys.path if p and not p.startswith(_HERE)]
+    sys.path[:] = [p for p in sys.path if p and not p.startswith(_SANDBOX)]
     streams = []
     for fd, template, mode in ((0, sys.__stdin__, "rb"), (1, sys.__stdout__, "wb"),
                                (2, sys.__stderr__, "wb")):
