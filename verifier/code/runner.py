@@ -237,7 +237,7 @@ class CodeRunner:
             argv=argv, limits=compile_limits(), files={sub.source_name: sub.code.encode()},
             store=ArtefactStore(key, sub.language.artefacts), env=dict(JAIL_ENV), proc=True)
         outcome = self.backend.run(request)
-        if outcome.error:
+        if outcome.error and not outcome.too_large:
             return Result.infra_error(sub.item.id, f"compile step failed: {outcome.error}")
         if outcome.cached:
             sub.compile_detail = {"status": "cached"}
@@ -247,7 +247,9 @@ class CodeRunner:
                                   "wall_ms": round(outcome.wall_s * 1e3, 3)}
             return None
         message = (outcome.stdout + outcome.stderr).decode("utf-8", errors="replace")
-        if outcome.wall_timeout or outcome.signal == signal.SIGXCPU:
+        if outcome.too_large:
+            message = f"{outcome.too_large}\n{message}"
+        elif outcome.wall_timeout or outcome.signal == signal.SIGXCPU:
             message = f"compilation exceeded its time limit\n{message}"
         elif outcome.output_exceeded:
             message = f"compilation produced too much output\n{message}"

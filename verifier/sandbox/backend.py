@@ -118,6 +118,7 @@ class RunOutcome:
     missing_artefact: bool = False
     stored: bool = False
     error: str | None = None
+    too_large: str | None = None  # the compiled artefacts were over the cache's limit
     memory_peak_kb: int | None = None  # the run's peak, all processes (cgroup), when measured
     oom_killed: bool = False  # the run hit its cgroup memory limit
 
@@ -134,7 +135,7 @@ class RunOutcome:
                    stderr_bytes=header.get("stderr_bytes", 0),
                    cached=bool(header.get("cached")),
                    missing_artefact=bool(header.get("missing_artefact")),
-                   stored="stored_bytes" in header,
+                   stored="stored_bytes" in header, too_large=header.get("too_large"),
                    error=header.get("error") or header.get("store_error")
                    or header.get("setup_error") or None)
 
