@@ -69,18 +69,10 @@ def _refused(operation: str):
     return refuse
 
 
-class Remote:
+class Remote(wire.Proxy):
     """An object of the solution's, seen from the tests (see the module doc)."""
 
-    __slots__ = ("_peer", "_handle", "_type")
-
-    def __init__(self, peer: wire.Peer, handle: int, type_name: str) -> None:
-        object.__setattr__(self, "_peer", peer)
-        object.__setattr__(self, "_handle", handle)
-        object.__setattr__(self, "_type", type_name)
-
-    def _ask(self, op: str, *args):
-        return self._peer.value(self._peer.request(op, self._handle, *args))
+    __slots__ = ()
 
     def __call__(self, *args, **kwargs):
         peer = self._peer
@@ -89,18 +81,6 @@ class Remote:
         if len(reply) > 2:
             _write_back(peer, reply[2], args, kwargs)
         return result
-
-    def __getattr__(self, name: str):
-        return self._ask("getattr", name)
-
-    def __setattr__(self, name: str, value) -> None:
-        self._ask("setattr", name, self._peer.encode(value))
-
-    def __iter__(self):
-        return self._ask("iter")
-
-    def __next__(self):
-        return self._ask("next")
 
     def __len__(self) -> int:
         raise NoLength(f"the tests got the solution's {self._type} where plain data is needed "

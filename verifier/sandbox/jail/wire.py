@@ -149,3 +149,30 @@ class Peer:
         if entry is None or entry[1] not in kinds:
             raise TypeError("that operation is not available on this object")
         return entry[0]
+
+
+class Proxy:
+    """An object of the other side's: reading and setting its attributes and iterating it go
+    through the pipe. Each side's policy subclasses it with what else its proxies do."""
+
+    __slots__ = ("_peer", "_handle", "_type")
+
+    def __init__(self, peer: Peer, handle: int, type_name: str) -> None:
+        object.__setattr__(self, "_peer", peer)
+        object.__setattr__(self, "_handle", handle)
+        object.__setattr__(self, "_type", type_name)
+
+    def _ask(self, op: str, *args):
+        return self._peer.value(self._peer.request(op, self._handle, *args))
+
+    def __getattr__(self, name: str):
+        return self._ask("getattr", name)
+
+    def __setattr__(self, name: str, value) -> None:
+        self._ask("setattr", name, self._peer.encode(value))
+
+    def __iter__(self):
+        return self._ask("iter")
+
+    def __next__(self):
+        return self._ask("next")
