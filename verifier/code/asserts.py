@@ -109,19 +109,20 @@ def plan(source: str) -> AssertPlan:
         tree = ast.parse(source, "<tests>")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise BrokenTests(f"the assert tests do not parse: {exc}") from None
-    bound = _bound_names(tree)
-    split = sorted(((node, *found) for node, stays in _asserts(tree)
-                    if not stays and (found := _split(node, bound)) is not None),
+    survey = _Survey(tree)
+    split = sorted(((node, *found) for node, stays in survey.asserts
+                    if not stays and (found := _split(node, survey.bound)) is not None),
                    key=lambda entry: (entry[0].lineno, entry[0].col_offset))
     return AssertPlan(source=_rewrite(source, [(node, computed) for node, _, computed in split]),
-                    sites=tuple(site for _, site, _ in split),
-                    names=_names(tree), attr_bases=sorted(
-                        {n.value.id for n in ast.walk(tree)
-                         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)}))
+                      sites=tuple(site for _, site, _ in split),
+                      names=None if survey.dynamic else sorted(survey.names),
+                      attr_bases=sorted(survey.attr_bases))
 
 
 def _without_comments(source: str) -> str:
     """The source with every comment removed (they end their line: nothing else moves)."""
+    if "#" not in source:
+        return source
     lines = source.splitlines(keepends=True)
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
@@ -136,15 +137,55 @@ def _without_comments(source: str) -> str:
     return "".join(lines)
 
 
-def _asserts(tree: ast.AST):
-    """Every assert, and whether it must stay in the tests (inside a loop or `try`)."""
-    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
-    while stack:
-        node, inside = stack.pop()
-        if isinstance(node, ast.Assert):
-            yield node, inside
-        inside = inside or isinstance(node, _STAYS)
-        stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+class _Survey:
+    """One walk over the tests: their asserts (and which must stay: inside a loop or `try`),
+    the names they bind and how, the names they look up, and those they use as modules."""
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.asserts: list[tuple[ast.Assert, bool]] = []
+        self.bound: dict[str, set[str]] = {}
+        self.names: set[str] = set()
+        self.attr_bases: set[str] = set()
+        self.dynamic = False  # the tests may look up any name (`globals()`, `import solution`)
+        stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+        while stack:
+            node, inside = stack.pop()
+            self._visit(node, inside)
+            inside = inside or isinstance(node, _STAYS)
+            stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+
+    def _bind(self, name: str, how: str = "=") -> None:
+        self.bound.setdefault(name, set()).add(how)
+
+    def _visit(self, node: ast.AST, inside: bool) -> None:
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                self.names.add(node.id)
+                self.dynamic |= node.id in _DYNAMIC
+            else:
+                self._bind(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            self.attr_bases.add(node.value.id)
+        elif isinstance(node, ast.Assert):
+            self.asserts.append((node, inside))
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            self._bind(node.name)
+        elif isinstance(node, ast.arg):
+            self._bind(node.arg)
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            self._bind(node.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                self.dynamic |= alias.name == "solution"
+                self._bind(alias.asname or alias.name.split(".")[0],
+                           f"import {alias.name}" if alias.asname is None else "=")
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if node.module == "solution":
+                    self.dynamic |= alias.name == "*"
+                    self.names.add(alias.name)
+                self._bind(alias.asname or alias.name, "=" if alias.asname else
+                           f"from {node.module} import {alias.name}")
 
 
 def _literal(node: ast.expr) -> tuple[bool, Any]:
@@ -218,46 +259,6 @@ def _is_isclose(func: ast.expr, bound: dict[str, set[str]]) -> bool:
     if isinstance(func, ast.Name) and func.id == "isclose":
         return bound.get("isclose", set()) == {"from math import isclose"}
     return False
-
-
-def _bound_names(tree: ast.AST) -> dict[str, set[str]]:
-    """Every name the tests bind, with how ("import math", "from math import isclose", "=")."""
-    bound: dict[str, set[str]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            bound.setdefault(node.id, set()).add("=")
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            bound.setdefault(node.name, set()).add("=")
-        elif isinstance(node, ast.arg):
-            bound.setdefault(node.arg, set()).add("=")
-        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
-            bound.setdefault(node.name, set()).add("=")
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                how = f"import {alias.name}" if alias.asname is None else "="
-                bound.setdefault(alias.asname or alias.name.split(".")[0], set()).add(how)
-        elif isinstance(node, ast.ImportFrom):
-            for alias in node.names:
-                how = f"from {node.module} import {alias.name}" if alias.asname is None else "="
-                bound.setdefault(alias.asname or alias.name, set()).add(how)
-    return bound
-
-
-def _names(tree: ast.AST) -> list[str] | None:
-    """The names the tests may look up in the solution; None when they could look up any."""
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            if node.id in _DYNAMIC:
-                return None
-            names.add(node.id)
-        elif isinstance(node, ast.ImportFrom) and node.module == "solution":
-            if any(alias.name == "*" for alias in node.names):
-                return None
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.Import) and any(a.name == "solution" for a in node.names):
-            return None
-    return sorted(names)
 
 
 def _rewrite(source: str, edits: list[tuple[ast.Assert, ast.expr]]) -> str:
