@@ -7,7 +7,6 @@ import shutil
 import pytest
 
 from verifier.code import run_code_items
-from verifier.sandbox.pyharness import compile_tests
 from verifier.schemas import CodeItem
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
@@ -68,10 +67,14 @@ HACKS = {
                                        "        return e.__traceback__.tb_frame.f_back.f_locals\n",
     "reaching the harness through gc": "import gc\ndef add(a, b):\n"
                                        "    return len(gc.get_objects())\n",
-    "tracing the tests": "import sys\nsys.settrace(lambda *a: None)\n" + HONEST,
     "ctypes": "import ctypes\nlibc = ctypes.CDLL(None)\n" + HONEST,
-    "rewriting code objects": "def add(a, b):\n    return 0\n"
-                              "add.__code__ = (lambda a, b: a + b).__code__.replace()\n",
+    "rewriting the harness's code": (
+        "import sys, types\nfor m in list(sys.modules.values()):\n"
+        "    if '/opt/verifier' in (getattr(m, '__file__', None) or ''):\n"
+        "        for f in list(vars(m).values()):\n            try:\n"
+        "                f.__code__ = (lambda *a, **k: True).__code__\n"
+        "            except Exception:\n                pass\n"
+        "def add(a, b):\n    return 0\n"),
     "forging the harness record": "import os, json\nos.write(3, json.dumps({'passed': True, "
                                   "'value': 3, 'nonce': 'guess'}).encode() + b'\\n')\n"
                                   "os._exit(0)\n",
@@ -112,24 +115,27 @@ def test_stdio_early_exit_and_printing_without_computing():
 
 
 def test_expected_outputs_never_enter_the_jail():
-    # The program searches everything it can read for the expected output; it cannot find it.
+    # The program searches every file it can read for the expected output and prints (or
+    # returns) what it finds: were the expected output anywhere in the jail, it would pass.
     marker = "zq-expected-91"
-    finder = ("import os, sys\nfound = []\n"
-              "for root in ('/tmp', '/opt/verifier', '/etc', '/dev/shm'):\n"
+    finder = ("import os, re\nfound = []\n"
+              "pattern = re.compile(b'zq-' + b'expected-[0-9]+')\n"
+              "for root in ('/tmp', '/opt/verifier', '/etc', '/dev/shm', '/proc'):\n"
               "    for base, _, files in os.walk(root):\n        for name in files:\n"
-              "            try:\n                if b'zq-expected' in open(os.path.join(base, "
-              "name), 'rb').read():\n                    found.append(name)\n"
+              "            try:\n                with open(os.path.join(base, name), 'rb') as f:\n"
+              "                    found += pattern.findall(f.read())\n"
               "            except OSError:\n                pass\n"
-              "print(found[0] if found else 'nothing')\n")
+              "answer = found[0].decode() if found else 'nothing'\n")
     for tests in ({"type": "stdio", "cases": [{"input": "", "output": marker}]},
-                  {"type": "call", "fn_name": "f", "cases": [{"args": [], "expected": marker}]}):
-        code = finder if tests["type"] == "stdio" else finder + "def f():\n    return 'x'\n"
+                  {"type": "call", "fn_name": "f", "cases": [{"args": [], "expected": marker}]},
+                  {"type": "assert", "code": f"assert f() == {marker!r}\n"}):
+        code = finder + ("print(answer)\n" if tests["type"] == "stdio"
+                         else "def f():\n    return answer\n")
         result = run_code_items([CodeItem(language="python", response=code, tests=tests)])[0]
         assert result.status.value == "wrong", result
-
-
-def test_rewritten_tests_route_values_through_the_guards():
-    code, imports = compile_tests("import math\nassert abs(f(1) - 2) < 1e-9 and g(x=[1])\n")
-    names = set(code.co_names)
-    assert {"__v_plain__", "__v_call__"} <= names
-    assert imports == ["math"]
+    # The control: where the marker is within the probe's reach, the probe finds and prints it.
+    planted = ("with open('/tmp/planted', 'w') as f:\n    f.write('zq-' + 'expected-91')\n"
+               + finder + "print(answer)\n")
+    control = CodeItem(language="python", response=planted, tests={
+        "type": "stdio", "cases": [{"input": "", "output": marker}]})
+    assert run_code_items([control])[0].status.value == "correct"

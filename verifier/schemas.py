@@ -6,12 +6,20 @@ FastAPI or Celery. The API, the workers, the CLI and the client all speak these 
 
 from __future__ import annotations
 
-import json
 from enum import StrEnum
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, field_serializer, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    TypeAdapter,
+    field_serializer,
+    field_validator,
+    model_validator,
+)
 
+from verifier import strict_json
 from verifier.item_kinds import (
     FormatItem,
     InstructionsItem,
@@ -46,7 +54,7 @@ class Status(StrEnum):
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
 
 # --------------------------------------------------------------------------- tests of code
@@ -160,6 +168,16 @@ class CallCase(_Model):
     kwargs: dict[str, Any] = Field(default_factory=dict)
     expected: Any = None
 
+    @field_validator("args", "kwargs", "expected")
+    @classmethod
+    def _strict_json(cls, value: Any) -> Any:
+        """Finite numbers, nesting within strict_json.MAX_DEPTH (NaN would match nothing and
+        be written as null; deep values break everything downstream)."""
+        problem = strict_json.problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
 
 class CallTests(_Sampled):
     """Call `fn_name(*args, **kwargs)` and compare its JSON-serialised return value."""
@@ -216,11 +234,20 @@ def _dataset_tests_to_v1(raw: Any) -> Any:
                                                                                strict=True)],
         }
     if "test" in raw and "entry_point" in raw:
+        _strings(raw, "test", "entry_point")
         return {"type": "assert", "code": f"{raw['test']}\n\ncheck({raw['entry_point']})\n"}
     if "test_list" in raw:
         setup = raw.get("test_setup_code") or ""
+        _strings({"test_setup_code": setup, **{f"test_list.{i}": t for i, t in enumerate(
+            raw["test_list"] if isinstance(raw["test_list"], list) else [None])}})
         return {"type": "assert", "code": "\n".join([setup, *raw["test_list"]]) + "\n"}
     return raw
+
+
+def _strings(fields: dict[str, Any], *names: str) -> None:
+    for name in names or fields:
+        if not isinstance(fields[name], str):
+            raise ValueError(f"tests.{name} must be a string")
 
 
 def _looks_like_tests(data: dict[str, Any]) -> bool:
@@ -354,8 +381,10 @@ def item_from_label(response: str, label: str | dict[str, Any],
     decoded: Any = label
     if isinstance(label, str) and label.lstrip().startswith("{"):
         try:
-            decoded = json.loads(label)
-        except json.JSONDecodeError:
+            decoded = strict_json.loads(label)  # NaN or deep nesting: a ValueError
+        except strict_json.JSONRefused as exc:
+            raise ValueError(f"the label's JSON at {exc}") from None
+        except ValueError:
             decoded = None
     data: dict[str, Any] | None = None
     if isinstance(decoded, dict):

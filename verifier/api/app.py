@@ -13,6 +13,7 @@ from fastapi.responses import JSONResponse
 from verifier import __version__
 from verifier.api.middleware import BodySizeLimit, RequestId, RequestMetrics
 from verifier.api.routes import health, jobs, openrlhf, status, verify
+from verifier.api.strict_body import RefusedBody
 from verifier.cache import MemoryCache, RedisCache
 from verifier.config import Settings, load_settings
 from verifier.executors import ServiceUnavailable
@@ -63,6 +64,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                   for e in exc.errors()]
         summary = "; ".join(f"{_field(e['loc'])}: {e['msg']}" for e in errors[:5])
         return JSONResponse({"detail": errors, "error": summary}, status_code=422)
+
+    @app.exception_handler(RefusedBody)
+    async def _refused(_: Request, exc: RefusedBody) -> JSONResponse:
+        return JSONResponse({"detail": exc.errors, "error": exc.detail}, status_code=422)
 
     @app.exception_handler(InvalidItems)
     async def _unservable(_: Request, exc: InvalidItems) -> JSONResponse:

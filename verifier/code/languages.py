@@ -77,7 +77,8 @@ def stack_mb(memory_mb: int) -> int:
 LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
     Language(
         name="python", tools=("python",), source_name=_fixed("solution.py"),
-        run=lambda t, s, m, c: [t["python"], *JAIL_PYTHON_FLAGS, f"{JAIL_HARNESS}/pyharness.py"],
+        run=lambda t, s, m, c: [t["python"], *JAIL_PYTHON_FLAGS,
+                                f"{JAIL_HARNESS}/pyharness.py"],
         aliases=("py", "python3"), env={"PYTHONHASHSEED": "0"}),
     Language(
         name="c", tools=("gcc",), source_name=_fixed("main.c"),

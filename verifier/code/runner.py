@@ -1,14 +1,15 @@
 """Score code items: extract, compile once, run every test case in the jail, judge outside it.
 
 The jail only ever receives the program, its stdin, and (Python) the harness payload; expected
-outputs stay in this process and are compared here. A verdict needs positive evidence: stdio
-tests a zero exit status *and* the expected output; `call` and `assert` tests the harness's
-record carrying the run's nonce, written only when the work is done.
+outputs stay in this process and are compared here: stdio outputs, `call` return values, and
+the constants of every assert the tests' plan takes out of them (asserts.py). A verdict needs
+positive evidence: stdio tests a zero exit status *and* the expected output; `call` and `assert`
+tests the judge's records carrying the run's nonce, written only when the work is done, by a
+process the solution cannot reach (see verifier/sandbox/jail/judge.py).
 """
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
 import secrets
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from verifier.code import interactive, testset
+from verifier.code.asserts import BrokenTests, plan
 from verifier.code.compare import stdout_matches, values_equal
 from verifier.code.extract import extract_code
 from verifier.code.judges import OUTPUT, JudgeVerdict, PreparedJudge, prepare_judge
@@ -133,16 +135,18 @@ class _Submission:
     sampling: dict[str, Any] = field(default_factory=dict)  # what subsampling kept, if it did
 
 
-def _harness_record(channel: bytes, nonce: str) -> dict | None:
-    """The harness's record for this run: the last line on the channel with the run's nonce."""
-    for line in reversed(channel.splitlines()):
+def _harness_records(channel: bytes, nonce: str) -> list[dict]:
+    """The judge's records for this run, in order: the lines on the channel with its nonce.
+    Whatever else is there (nothing but the judge writes there) is skipped, never trusted."""
+    records = []
+    for line in channel.splitlines():
         try:
             record = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
-        if isinstance(record, dict) and record.get("nonce") == nonce:
-            return record
-    return None
+        if type(record) is dict and record.get("nonce") == nonce:
+            records.append(record)
+    return records
 
 
 def _out_of_memory(outcome: RunOutcome, language: Language, limits: Limits) -> bool:
@@ -225,9 +229,9 @@ class CodeRunner:
                 item.id, f"{item.tests.type} tests are only supported for python")
         if isinstance(item.tests, AssertTests):
             try:
-                ast.parse(item.tests.code)
-            except (SyntaxError, ValueError) as exc:
-                return Result.infra_error(item.id, f"the assert tests do not parse: {exc}")
+                plan(item.tests.code)
+            except BrokenTests as exc:
+                return Result.infra_error(item.id, str(exc))
         code = extract_code(item.response, (language.name, *language.aliases))
         if not code.strip():
             return Result(id=item.id, reward=0.0, status=Status.no_answer,
@@ -311,7 +315,7 @@ class CodeRunner:
             store=ArtefactStore(key, sub.language.artefacts), env=dict(JAIL_ENV), proc=True,
             runner_runs=self.settings.sandbox_runner_runs)
         outcome = self.backend.run(request)
-        if outcome.error:
+        if outcome.error and not outcome.too_large:
             return Result.infra_error(sub.item.id, f"compile step failed: {outcome.error}")
         if outcome.cached:
             sub.compile_detail = {"status": "cached"}
@@ -321,7 +325,9 @@ class CodeRunner:
                                   "wall_ms": round(outcome.wall_s * 1e3, 3)}
             return None
         message = (outcome.stdout + outcome.stderr).decode("utf-8", errors="replace")
-        if outcome.wall_timeout or outcome.signal == signal.SIGXCPU:
+        if outcome.too_large:
+            message = f"{outcome.too_large}\n{message}"
+        elif outcome.wall_timeout or outcome.signal == signal.SIGXCPU:
             message = f"compilation exceeded its time limit\n{message}"
         elif outcome.output_exceeded:
             message = f"compilation produced too much output\n{message}"
@@ -388,17 +394,19 @@ class CodeRunner:
         tests = item.tests
         nonce = secrets.token_hex(16)
         stdin = b""
-        payload: dict[str, Any] | None = None
+        payload: bytes | None = None
         if isinstance(tests, StdioTests):
             stdin = tests.cases[index].input.encode()  # the one copy the worker makes
             if language.name == "python":
-                payload = {"mode": "stdio", "code": sub.code, "nonce": nonce}
+                payload = _payload("stdio", {"code": sub.code, "nonce": nonce})
         elif isinstance(tests, CallTests):
             case = tests.cases[index]
-            payload = {"mode": "call", "code": sub.code, "nonce": nonce, "fn_name": tests.fn_name,
-                       "args": case.args, "kwargs": case.kwargs}
+            payload = _payload("call", {"code": sub.code, "nonce": nonce,
+                                        "fn_name": tests.fn_name, "args": case.args,
+                                        "kwargs": case.kwargs})
         else:
-            payload = {"mode": "assert", "code": sub.code, "nonce": nonce, "tests": tests.code}
+            payload = _payload("assert", {"code": sub.code, "nonce": nonce,
+                                          **plan(tests.code).payload()})
         warm = payload is not None and self.settings.python_warm
         request = RunRequest(
             argv=language.run(sub.tools, sub.source_name, item.limits.memory_mb, sub.code),
@@ -406,7 +414,7 @@ class CodeRunner:
             files={} if sub.artefact or payload else {sub.source_name: sub.code.encode()},
             artefact=sub.artefact, env={**JAIL_ENV, **language.env},
             proc=language.name != "python",
-            python_payload=None if payload is None else json.dumps(payload).encode(),
+            python_payload=payload,
             warm_python=warm, runner_runs=self.settings.sandbox_runner_runs)
         if isinstance(tests, StdioTests):
             request = self._stdio_request(sub, request, index)
@@ -448,11 +456,18 @@ class CodeRunner:
         item, language, tests = sub.item, sub.language, sub.item.tests
         if outcome.error or outcome.missing_artefact:
             return TestVerdict(Status.infra_error, outcome, outcome.error or "artefact missing")
-        record = _harness_record(outcome.channel, nonce) if harnessed else None
+        records = _harness_records(outcome.channel, nonce) if harnessed else []
+        ends = [r for r in records if "site" not in r]
+        record = ends[-1] if ends else None
         if record is not None and "compile_error" in record:
             return TestVerdict(Status.compile_error, outcome, str(record["compile_error"]))
         if sub.interactor is not None:  # the cgroup measured both programs: use the rusage
             outcome.memory_peak_kb = None
+        if isinstance(tests, AssertTests):
+            failed = plan(tests.code).failed_site([r for r in records if "site" in r])
+            if failed is not None:  # judged here, so its expected value never entered the jail
+                return TestVerdict(Status.wrong, outcome,
+                                   f"AssertionError at line {failed.line} of the tests")
         limited = _limit_status(outcome, language, item.limits)
         if isinstance(tests, StdioTests):
             return self._judge_stdio(sub, index, outcome, limited)
@@ -462,7 +477,7 @@ class CodeRunner:
             message = ("exited before the tests finished" if outcome.exit_code == 0
                        else _exit_message(outcome))
             return TestVerdict(Status.runtime_error, outcome, message)
-        if "failed" in record or "invalid" in record:
+        if "failed" in record:
             return TestVerdict(Status.wrong, outcome, str(record.get("failed") or "")[:200])
         if outcome.exit_code != 0:
             return TestVerdict(Status.runtime_error, outcome, _exit_message(outcome))
@@ -524,6 +539,12 @@ def _judged(said: JudgeVerdict, outcome: RunOutcome) -> TestVerdict:
     """A judge program's verdict as the test's; a partial score is kept."""
     return TestVerdict(said.status, outcome, said.message,
                        said.score if 0.0 < said.score < 1.0 else None)
+
+
+def _payload(mode: str, fields: dict[str, Any]) -> bytes:
+    """The harness's payload: its mode on the first line (all the harness reads before it
+    forks the solution's process, see pyharness.py), then the JSON."""
+    return f"{mode}\n{json.dumps(fields)}".encode()
 
 
 def _exit_message(outcome: RunOutcome) -> str:

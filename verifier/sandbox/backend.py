@@ -28,8 +28,7 @@ SANDBOX_DIR = Path(__file__).resolve().parent
 JAIL_DIR = SANDBOX_DIR / "jail"
 # Host modules the jail's programs import too (standard library only), and the Python harness
 # while it lives in this folder.
-JAIL_SHARED = (SANDBOX_DIR / "protocol.py", SANDBOX_DIR.parent / "lru.py",
-               SANDBOX_DIR / "pyharness.py")
+JAIL_SHARED = (SANDBOX_DIR / "protocol.py", SANDBOX_DIR.parent / "lru.py")
 
 
 def jail_files() -> dict[str, str]:
@@ -158,6 +157,7 @@ class RunOutcome:
     missing_artefact: bool = False
     stored: bool = False
     error: str | None = None
+    too_large: str | None = None  # the compiled artefacts were over the cache's limit
     memory_peak_kb: int | None = None  # the run's peak, all processes (cgroup), when measured
     oom_killed: bool = False  # the run hit its cgroup memory limit
     files: dict[str, bytes] = field(default_factory=dict)  # collected, up to the output limit
@@ -189,7 +189,7 @@ class RunOutcome:
                    stderr_bytes=header.get("stderr_bytes", 0),
                    cached=bool(header.get("cached")),
                    missing_artefact=bool(header.get("missing_artefact")),
-                   stored="stored_bytes" in header,
+                   stored="stored_bytes" in header, too_large=header.get("too_large"),
                    error=header.get("error") or header.get("store_error")
                    or header.get("setup_error") or None)
 

@@ -6,10 +6,11 @@ from fastapi import APIRouter, Depends, HTTPException, status
 from pydantic import ValidationError
 
 from verifier.api.deps import ServiceDep, require_api_key
+from verifier.api.strict_body import StrictJSONRoute
 from verifier.schemas import OpenRLHFRequest, OpenRLHFResponse, Status, item_from_label
 
 router = APIRouter(prefix="/openrlhf", tags=["openrlhf"],
-                   dependencies=[Depends(require_api_key)])
+                   dependencies=[Depends(require_api_key)], route_class=StrictJSONRoute)
 
 
 @router.post("/get_reward", response_model=OpenRLHFResponse)

@@ -5,9 +5,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends
 
 from verifier.api.deps import ServiceDep, require_api_key
+from verifier.api.strict_body import StrictJSONRoute
 from verifier.schemas import VerifyRequest, VerifyResponse
 
-router = APIRouter(prefix="/v1", tags=["verify"], dependencies=[Depends(require_api_key)])
+router = APIRouter(prefix="/v1", tags=["verify"], dependencies=[Depends(require_api_key)],
+                   route_class=StrictJSONRoute)
 
 
 @router.post("/verify", response_model=VerifyResponse)

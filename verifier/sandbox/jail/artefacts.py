@@ -40,6 +40,25 @@ def _remove_tree(path: str) -> None:
         os.rmdir(path)
 
 
+def _remove_at(name: str, dir_fd: int) -> None:
+    """Remove the tree `name` below the directory `dir_fd`, if there is one."""
+    try:
+        os.stat(name, dir_fd=dir_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return
+    for _, dirs, files, root_fd in os.fwalk(name, topdown=False, dir_fd=dir_fd):
+        for entry in files:
+            os.unlink(entry, dir_fd=root_fd)
+        for entry in dirs:
+            os.rmdir(entry, dir_fd=root_fd)
+    os.rmdir(name, dir_fd=dir_fd)
+
+
+class ArtefactsTooLarge(OSError):
+    """A compile step's outputs are over the cache's share for one artefact: the program's
+    doing (a huge static array), never the sandbox's."""
+
+
 def cached(cache_fd: int, key: str) -> bool:
     try:
         return stat.S_ISDIR(os.stat(key, dir_fd=cache_fd, follow_symlinks=False).st_mode)
@@ -66,7 +85,7 @@ def _copy_entry(name: str, src_fd: int, dst_fd: int, budget: list[int]) -> bool:
         return False
     budget[0] -= info.st_size
     if budget[0] < 0:
-        raise OSError("artefacts are larger than the cache allows")
+        raise ArtefactsTooLarge("the compiled program is larger than the artefact cache allows")
     src = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=src_fd)
     dst = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, info.st_mode & 0o755,
                   dir_fd=dst_fd)
@@ -98,6 +117,7 @@ def store_artefacts(spec: dict, cache_fd: int) -> int:
     """Copy the compile run's outputs into the cache (atomically, by rename). Returns bytes."""
     store = spec["store"]
     temporary = store["key"] + ".partial"
+    _remove_at(temporary, cache_fd)  # what a store that failed half-way left
     os.mkdir(temporary, 0o700, dir_fd=cache_fd)
     budget = [STORE_MAX_BYTES]
     tmp_fd = os.open(temporary, os.O_RDONLY | os.O_DIRECTORY, dir_fd=cache_fd)
@@ -106,6 +126,9 @@ def store_artefacts(spec: dict, cache_fd: int) -> int:
         for path in store["paths"]:
             if not _copy_entry(path, work_fd, tmp_fd, budget):
                 raise OSError(f"artefact {path} is not a regular file or directory")
+    except BaseException:
+        _remove_at(temporary, cache_fd)  # a failed store keeps no space in the cache
+        raise
     finally:
         os.close(tmp_fd)
         os.close(work_fd)

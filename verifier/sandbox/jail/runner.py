@@ -21,7 +21,14 @@ import struct
 import time
 
 import protocol
-from artefacts import ARTEFACTS, cached, place_artefact, store_artefacts
+from artefacts import (
+    ARTEFACTS,
+    STORE_MAX_BYTES,
+    ArtefactsTooLarge,
+    cached,
+    place_artefact,
+    store_artefacts,
+)
 from channel import HOST_LOCK, Channel, receive, send_reply
 from linux import (
     CLONE_NEWIPC,
@@ -251,6 +258,8 @@ def _run_here(spec: dict, inputs: dict[str, int], cache_fd: int,
             report["wall_timeout"] or report["output_exceeded"]):
         try:
             report["stored_bytes"] = store_artefacts(spec, cache_fd)
+        except ArtefactsTooLarge as exc:
+            report["too_large"] = f"{exc} ({STORE_MAX_BYTES >> 20} MiB)"
         except OSError as exc:
             report["store_error"] = str(exc)
     return report, parts

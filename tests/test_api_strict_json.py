@@ -1,0 +1,124 @@
+"""Strict JSON at the door: NaN, Infinity and deep nesting are 422s naming the field, on every
+route that takes a body, and no body at all gets a 500."""
+
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from verifier.strict_json import MAX_DEPTH
+
+ROUTES = ["/v1/verify", "/v1/jobs"]
+RETURNS_NONE = "def f(*a, **k):\n    return None\n"
+
+
+def call_item(case: str) -> str:
+    """A raw body (JSON text, so it can hold what json.dumps would not write) with one call case."""
+    return ('{"items": [{"kind": "code", "language": "python", "response": '
+            + json.dumps(RETURNS_NONE) + ', "tests": {"type": "call", "fn_name": "f", '
+            '"cases": [' + case + ']}}]}')
+
+
+def post(url: str, route: str, body: str) -> httpx.Response:
+    return httpx.post(f"{url}{route}", content=body.encode(),
+                      headers={"content-type": "application/json"}, timeout=60)
+
+
+def deep(levels: int, leaf: str = "1") -> str:
+    return "[" * levels + leaf + "]" * levels
+
+
+REFUSED_VALUES = {
+    "expected Infinity": ('{"args": [], "expected": Infinity}', "expected", "Infinity"),
+    "expected -Infinity": ('{"args": [], "expected": -Infinity}', "expected", "Infinity"),
+    "expected NaN": ('{"args": [], "expected": NaN}', "expected", "NaN"),
+    "NaN inside args": ('{"args": [1, [2, NaN]], "expected": 1}', "args", "NaN"),
+    "Infinity in kwargs": ('{"kwargs": {"x": Infinity}, "expected": 1}', "kwargs", "Infinity"),
+    "args nested past the limit": (
+        '{"args": [' + deep(MAX_DEPTH + 50) + '], "expected": 1}', "args", "deeper"),
+    "expected nested far past the limit": (
+        '{"args": [], "expected": ' + deep(100_000) + '}', "expected", "deeper"),
+}
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("case", sorted(REFUSED_VALUES))
+def test_non_finite_and_deep_values_are_422s_naming_the_field(verifier_url: str, route: str,
+                                                              case: str):
+    body, field, word = REFUSED_VALUES[case]
+    response = post(verifier_url, route, call_item(body))
+    assert response.status_code == 422, (response.status_code, response.text[:500])
+    error = response.json()["error"]
+    assert "items.0" in error and field in error and word in error, error
+
+
+@pytest.mark.parametrize("route", ROUTES)
+def test_the_limit_itself_is_accepted(verifier_url: str, route: str):
+    body = call_item('{"args": [' + deep(MAX_DEPTH - 1) + '], "expected": null}')
+    response = post(verifier_url, route, body)
+    assert response.status_code in (200, 202), response.text[:500]
+
+
+@pytest.mark.parametrize("field", ["abs_tol", "rel_tol"])
+def test_non_finite_tolerances_and_limits_are_refused(verifier_url: str, field: str):
+    stdio = ('{"items": [{"kind": "code", "response": "print(1)", "tests": {"type": "stdio", '
+             '"compare": "float", "cases": [{"output": "1"}], "' + field + '": Infinity}}]}')
+    response = post(verifier_url, "/v1/verify", stdio)
+    assert response.status_code == 422 and field in response.json()["error"], response.text
+    limits = ('{"items": [{"kind": "code", "response": "print(1)", "limits": {"time_s": NaN}, '
+              '"tests": {"type": "stdio", "cases": [{"output": "1"}]}}]}')
+    response = post(verifier_url, "/v1/verify", limits)
+    assert response.status_code == 422 and "time_s" in response.json()["error"], response.text
+
+
+def test_openrlhf_labels_and_bodies_are_strict(verifier_url: str):
+    def reward(body: str) -> httpx.Response:
+        return post(verifier_url, "/openrlhf/get_reward", body)
+
+    deep_label = json.dumps({"kind": "code", "tests": {"type": "call", "fn_name": "f", "cases": [
+        {"args": [], "expected": 1}]}}).replace('"expected": 1', '"expected": ' + deep(5000))
+    nan_label = '{"kind": "code", "tests": {"type": "call", "fn_name": "f", "cases": ' \
+                '[{"args": [], "expected": NaN}]}}'
+    for label, word in ((deep_label, "deeper"), (nan_label, "NaN")):
+        body = json.dumps({"query": [RETURNS_NONE], "labels": [label]})
+        response = reward(body)
+        assert response.status_code == 422, (response.status_code, response.text[:300])
+        assert "labels.0" in response.text and word in response.text, response.text[:300]
+    response = reward('{"query": [NaN], "labels": ["1"]}')
+    assert response.status_code == 422 and "query.0" in response.json()["error"]
+    response = reward('{"query": ["x"], "labels": [' + deep(10_000, '"1"') + ']}')
+    assert response.status_code == 422 and "labels.0" in response.json()["error"]
+
+
+# Bodies of every odd shape: none may get a 500 (nor a hang).
+ODD_BODIES = [
+    '{"items": [{"kind": "code", "response": "x", "tests": {"test_list": [1, 2]}}]}',
+    '{"items": [{"kind": "code", "response": "x", "tests": {"test": 5, "entry_point": []}}]}',
+    '{"items": [{"kind": "code", "response": "x", "tests": {"inputs": 1, "outputs": 2}}]}',
+    '{"items": [{"kind": "code", "response": "x", "tests": {"inputs": [1], "outputs": [2, 3]}}]}',
+    '{"items": [{"kind": "code", "response": "x", "tests": {"inputs": [[1]], "outputs": [[2]],'
+    ' "fn_name": ["f"]}}]}',
+    '{"items": [{"kind": "math", "response": ' + deep(600, '"x"') + ', "answer": "1"}]}',
+    '{"items": [{"kind": "math", "response": "1", "answer": ' + deep(200_000) + '}]}',
+    '{"items": [{"kind": "code", "response": "x", "limits": {"memory_mb": 1' + "0" * 5000 + '},'
+    ' "tests": {"type": "stdio", "cases": [{"output": "1"}]}}]}',
+    '{"items": ' + deep(50_000, "{}") + '}',
+    '{"items": [' + ",".join(['{"kind": "math", "response": "1", "answer": "1"}'] * 3) + '], '
+    '"extra": NaN}',
+    deep(300_000),
+    '{"items": [{"kind": "code", "response": "x", "tests": {"type": "call", "fn_name": "f", '
+    '"cases": [{"args": ' + deep(90) + ', "kwargs": {"a": ' + deep(90) + '}}]}}]}',
+    "[1, 2",
+    '"just a string"',
+    "",
+]
+
+
+@pytest.mark.parametrize("route", [*ROUTES, "/openrlhf/get_reward"])
+def test_no_body_gets_a_500(verifier_url: str, route: str):
+    for body in ODD_BODIES:
+        response = post(verifier_url, route, body)
+        assert response.status_code < 500, (body[:120], response.status_code, response.text[:300])
+        assert response.status_code in (200, 202, 413, 422), (body[:120], response.text[:300])

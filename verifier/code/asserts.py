@@ -1,0 +1,282 @@
+"""Assert tests, split between the worker and the jail: expected values stay out of the jail.
+
+Most asserts compare a value the solution's code computes with a constant written in the tests.
+The worker takes each of those out of the tests before they enter the jail and puts in its place
+a call that records the computed value (`__verifier_site__(i, X)`); it then judges the recorded
+values itself, so the constant never enters the jail at all. The forms it judges, where K is a
+literal (`ast.literal_eval`) and X anything else:
+
+    assert X == K        also !=, <, <=, >, >=, either side, chains (0 <= X < K), X in K,
+                         X not in K, and `is` / `is not` with None, True or False
+    assert math.isclose(X, K, rel_tol=K, abs_tol=K)       (or isclose, from math; either order)
+    assert abs(X - K) < K                                 (or <=, or K - X)
+
+Asserts inside loops, `try` blocks or `while` stay in the tests (their constants are rarely
+constant, and a loop could record without end), as does every other form; those run in the
+judge (see verifier/sandbox/jail/judge.py), out of the solution's reach. Comments are dropped;
+line numbers are kept, so a failure names the line of the tests it came from.
+
+The plan also names what the judge should ask the solution's process for: the names the tests
+look up, and which of them the tests use as modules (`math.isclose`).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import io
+import math
+import operator
+import tokenize
+from dataclasses import dataclass
+from typing import Any
+
+from verifier.sandbox.jail import values
+
+SITE_FUNCTION = "__verifier_site__"
+_SLOT = object()  # where the recorded value goes among a site's operands
+_COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
+            ast.LtE: operator.le, ast.Gt: operator.gt, ast.GtE: operator.ge,
+            ast.In: lambda a, b: a in b, ast.NotIn: lambda a, b: a not in b,
+            ast.Is: operator.is_, ast.IsNot: operator.is_not}
+_SINGLETONS = (None, True, False)
+_STAYS = (ast.For, ast.AsyncFor, ast.While, ast.Try, ast.TryStar, ast.Lambda)
+_DYNAMIC = frozenset({"globals", "locals", "vars", "eval", "exec", "__import__", "dir"})
+
+
+class BrokenTests(ValueError):
+    """The tests themselves are broken: the dataset's fault, not the solution's."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """One assert the worker judges: `holds(value)` is the assert with X's value in place."""
+
+    line: int
+    kind: str  # "compare", "isclose" or "absdiff"
+    ops: tuple = ()  # compare: the operators; absdiff: the one comparing with the tolerance
+    operands: tuple = ()  # compare: constants and _SLOT; isclose/absdiff: (K, tolerance...)
+    options: tuple = ()  # isclose: (name, value) keyword arguments
+
+    def holds(self, value: Any) -> bool:
+        try:
+            if self.kind == "compare":
+                items = [value if o is _SLOT else o for o in self.operands]
+                return all(op(left, right) for op, left, right
+                           in zip(self.ops, items, items[1:], strict=False))
+            if self.kind == "isclose":
+                if type(value) not in (int, float) or type(self.operands[0]) not in (int, float):
+                    return False  # what math.isclose itself would refuse (or a bool)
+                return math.isclose(value, self.operands[0], **dict(self.options))
+            return bool(self.ops[0](abs(value - self.operands[0]), self.operands[1]))
+        except Exception:  # an operation the value does not support: the assert fails
+            return False
+
+
+@dataclass(frozen=True)
+class AssertPlan:
+    """What the jail runs, what the worker judges, and which names the judge needs."""
+
+    source: str
+    sites: tuple[Site, ...]
+    names: list[str] | None  # None: every name (the tests look names up dynamically)
+    attr_bases: list[str]
+
+    def payload(self) -> dict[str, Any]:
+        return {"tests": self.source, "names": self.names, "attr_bases": self.attr_bases,
+                "site_function": SITE_FUNCTION}
+
+    def failed_site(self, records: list[dict]) -> Site | None:
+        """The first site whose recorded value breaks its assert, if any."""
+        for record in records:
+            site = record.get("site")
+            if type(site) is not int or not 0 <= site < len(self.sites):
+                return Site(line=0, kind="unknown")
+            try:
+                value = values.decode(record.get("value"))
+            except (values.BadWire, RecursionError):
+                return self.sites[site]
+            if not self.sites[site].holds(value):
+                return self.sites[site]
+        return None
+
+
+@functools.lru_cache(maxsize=256)
+def plan(source: str) -> AssertPlan:
+    """Split `source` (trusted tests); raises BrokenTests if it is not Python."""
+    try:
+        source = _without_comments(source)
+        tree = ast.parse(source, "<tests>")
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        raise BrokenTests(f"the assert tests do not parse: {exc}") from None
+    survey = _Survey(tree)
+    split = sorted(((node, *found) for node, stays in survey.asserts
+                    if not stays and (found := _split(node, survey.bound)) is not None),
+                   key=lambda entry: (entry[0].lineno, entry[0].col_offset))
+    return AssertPlan(source=_rewrite(source, [(node, computed) for node, _, computed in split]),
+                      sites=tuple(site for _, site, _ in split),
+                      names=None if survey.dynamic else sorted(survey.names),
+                      attr_bases=sorted(survey.attr_bases))
+
+
+def _without_comments(source: str) -> str:
+    """The source with every comment removed (they end their line: nothing else moves)."""
+    if "#" not in source:
+        return source
+    lines = source.splitlines(keepends=True)
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return source  # ast.parse will say what is wrong
+    for token in reversed(tokens):
+        if token.type == tokenize.COMMENT:
+            row, col = token.start
+            line = lines[row - 1]
+            ending = line[len(line.rstrip("\r\n")):]
+            lines[row - 1] = line[:col] + line[token.end[1]:len(line) - len(ending)] + ending
+    return "".join(lines)
+
+
+class _Survey:
+    """One walk over the tests: their asserts (and which must stay: inside a loop or `try`),
+    the names they bind and how, the names they look up, and those they use as modules."""
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.asserts: list[tuple[ast.Assert, bool]] = []
+        self.bound: dict[str, set[str]] = {}
+        self.names: set[str] = set()
+        self.attr_bases: set[str] = set()
+        self.dynamic = False  # the tests may look up any name (`globals()`, `import solution`)
+        stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+        while stack:
+            node, inside = stack.pop()
+            self._visit(node, inside)
+            inside = inside or isinstance(node, _STAYS)
+            stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+
+    def _bind(self, name: str, how: str = "=") -> None:
+        self.bound.setdefault(name, set()).add(how)
+
+    def _visit(self, node: ast.AST, inside: bool) -> None:
+        if isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Load):
+                self.names.add(node.id)
+                self.dynamic |= node.id in _DYNAMIC
+            else:
+                self._bind(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            self.attr_bases.add(node.value.id)
+        elif isinstance(node, ast.Assert):
+            self.asserts.append((node, inside))
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            self._bind(node.name)
+        elif isinstance(node, ast.arg):
+            self._bind(node.arg)
+        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
+            self._bind(node.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                self.dynamic |= alias.name == "solution"
+                self._bind(alias.asname or alias.name.split(".")[0],
+                           f"import {alias.name}" if alias.asname is None else "=")
+        elif isinstance(node, ast.ImportFrom):
+            for alias in node.names:
+                if node.module == "solution":
+                    self.dynamic |= alias.name == "*"
+                    self.names.add(alias.name)
+                self._bind(alias.asname or alias.name, "=" if alias.asname else
+                           f"from {node.module} import {alias.name}")
+
+
+def _literal(node: ast.expr) -> tuple[bool, Any]:
+    try:
+        return True, ast.literal_eval(node)
+    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return False, None
+
+
+def _split(node: ast.Assert, bound: dict[str, set[str]]) -> tuple[Site, ast.expr] | None:
+    """The site and the computed expression X of a judgeable assert, else None."""
+    test, line = node.test, node.lineno
+    if isinstance(test, ast.Compare) and (absdiff := _split_absdiff(test, line, bound)):
+        return absdiff
+    if isinstance(test, ast.Compare):
+        operands = [test.left, *test.comparators]
+        found = [_literal(o) for o in operands]
+        computed = [i for i, (is_constant, _) in enumerate(found) if not is_constant]
+        if len(computed) != 1 or not all(type(op) in _COMPARE for op in test.ops):
+            return None
+        if any(isinstance(op, ast.In | ast.NotIn) and i + 1 == computed[0]
+               for i, op in enumerate(test.ops)):
+            return None  # `K in X`: X may be an iterator the comparison would consume
+        if any(isinstance(op, ast.Is | ast.IsNot) for op in test.ops) and not all(
+                any(v is s for s in _SINGLETONS) for i, (_, v) in enumerate(found)
+                if i != computed[0]):
+            return None  # identity with anything but a singleton is not portable
+        constants = tuple(_SLOT if i == computed[0] else v for i, (_, v) in enumerate(found))
+        return Site(line, "compare", tuple(_COMPARE[type(op)] for op in test.ops),
+                    constants), operands[computed[0]]
+    if isinstance(test, ast.Call) and _is_isclose(test.func, bound) and len(test.args) == 2:
+        found = [_literal(a) for a in test.args]
+        options = [(k.arg, _literal(k.value)) for k in test.keywords]
+        if (sum(not c for c, _ in found) != 1 or any(k is None or not c for k, (c, _) in options)
+                or any(k not in ("rel_tol", "abs_tol") for k, _ in options)):
+            return None
+        index = 0 if not found[0][0] else 1
+        return Site(line, "isclose", (), (found[1 - index][1],),
+                    tuple((k, v) for k, (_, v) in options)), test.args[index]
+    return None
+
+
+def _split_absdiff(test: ast.Compare, line: int,
+                   bound: dict[str, set[str]]) -> tuple[Site, ast.expr] | None:
+    """`abs(X - K) < T` (or <=, K - X, or T > abs(...)), where the tests never rebind abs."""
+    if "abs" in bound or len(test.ops) != 1:
+        return None
+    op, left, right = type(test.ops[0]), test.left, test.comparators[0]
+    if op in (ast.Gt, ast.GtE):
+        op, left, right = {ast.Gt: ast.Lt, ast.GtE: ast.LtE}[op], right, left
+    if op not in (ast.Lt, ast.LtE) or not (
+            isinstance(left, ast.Call) and isinstance(left.func, ast.Name)
+            and left.func.id == "abs" and len(left.args) == 1 and not left.keywords
+            and isinstance(left.args[0], ast.BinOp) and isinstance(left.args[0].op, ast.Sub)):
+        return None
+    difference = left.args[0]
+    (tolerance_known, tolerance), (first_known, first), (second_known, second) = (
+        _literal(right), _literal(difference.left), _literal(difference.right))
+    if not tolerance_known or first_known == second_known:
+        return None
+    computed = difference.right if first_known else difference.left
+    constant = first if first_known else second
+    return Site(line, "absdiff", (_COMPARE[op],), (constant, tolerance)), computed
+
+
+def _is_isclose(func: ast.expr, bound: dict[str, set[str]]) -> bool:
+    """`math.isclose` or `isclose`, where the tests bind those names only by importing them."""
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        return (func.attr == "isclose" and func.value.id == "math"
+                and bound.get("math", set()) <= {"import math"})
+    if isinstance(func, ast.Name) and func.id == "isclose":
+        return bound.get("isclose", set()) == {"from math import isclose"}
+    return False
+
+
+def _rewrite(source: str, edits: list[tuple[ast.Assert, ast.expr]]) -> str:
+    """Replace each judged assert by the call recording X, keeping every line where it was."""
+    data = source.encode()
+    starts = [0]
+    for line in data.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+
+    def offset(line: int, col: int) -> int:
+        return starts[line - 1] + col
+
+    for site, (node, computed) in reversed(list(enumerate(edits))):  # in source order
+        begin, end = offset(node.lineno, node.col_offset), offset(node.end_lineno,
+                                                                   node.end_col_offset)
+        inner = data[offset(computed.lineno, computed.col_offset):
+                     offset(computed.end_lineno, computed.end_col_offset)]
+        padding = b"\n" * (data[begin:end].count(b"\n") - inner.count(b"\n"))
+        data = data[:begin] + f"{SITE_FUNCTION}({site}, ".encode() + inner + padding + b")" \
+            + data[end:]
+    return data.decode()

@@ -1,0 +1,146 @@
+"""The Python harness, run inside the jail: the entry of every Python run.
+
+Two entries behave identically: `run_forked` in a process forked from the runner's warm
+interpreter, and `python3 pyharness.py` (the cold path). Both read the payload from fd 4: its
+first line names the mode (`stdio`, `call` or `assert`), the rest is JSON.
+
+stdio runs the solution as `__main__` in this process and ends the way the interpreter does
+(threads joined, atexit run, streams flushed); the worker compares stdout outside the jail.
+
+call and assert runs are judged by two processes: this one becomes the judge (judge.py), which
+forks the contestant (contestant.py) that runs the solution. The first line of the payload is
+all this process reads before that fork, so the contestant never holds anything of the tests;
+it closes the channel to the worker (fd 3) and the payload before the solution runs. Only the
+judge writes records, and only when the work is done: exiting early, in any way, leaves none.
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import builtins
+import ctypes
+import json
+import linecache
+import os
+import signal
+import sys
+import types
+
+import contestant
+import interpreter
+import judge
+import wire
+from interpreter import reset_interpreter
+
+CHANNEL_FD = 3
+PAYLOAD_FD = 4
+SOLUTION_PATH = contestant.SOLUTION_PATH
+MAX_MESSAGE = 64 << 20  # one value between the two processes of a judged run
+PR_SET_DUMPABLE = 4
+_libc = ctypes.CDLL(None, use_errno=True)  # loaded in the warm interpreter, before any fork
+
+PRELOADED = ("array", "bisect", "collections", "copy", "functools", "heapq", "itertools", "math",
+             "operator", "random", "re", "statistics", "string", "typing",
+             "dataclasses", "atexit", "_sitebuiltins", "traceback", "hashlib", "fractions",
+             "decimal", "datetime", "textwrap", "numbers", "enum", "importlib")
+
+__all__ = ["preload", "reset_interpreter", "run_forked"]
+
+
+def preload() -> None:
+    """Import what solutions and tests commonly use, once, in the warm interpreter."""
+    for name in PRELOADED:
+        __import__(name)
+
+
+def run_forked() -> None:
+    """Warm path: this process was forked from a runner that has set the run's environment and
+    called `reset_interpreter`. Never returns."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # as a fresh interpreter has it
+    _execute()
+
+
+def _cold_main() -> None:
+    reset_interpreter()
+    _execute()
+
+
+def _execute() -> None:
+    try:
+        head = os.pread(PAYLOAD_FD, 16, 0)
+        mode = head[:head.index(b"\n")].decode()
+        if mode == "stdio":
+            payload = _read_payload(len(mode) + 1)
+            _run_stdio(payload["code"], payload["nonce"])
+        elif mode in ("call", "assert"):
+            _run_judged(mode)
+        os.write(2, f"harness: unknown mode {mode!r}\n".encode())
+    except BaseException as exc:  # a broken payload or harness: never the solution's doing
+        os.write(2, f"harness failed: {exc!r}\n".encode(errors="replace"))
+    os._exit(125)
+
+
+def _read_payload(offset: int) -> dict:
+    """The payload after its first line, from the memfd on PAYLOAD_FD (read at its exact
+    size: one small buffer)."""
+    raw = os.pread(PAYLOAD_FD, os.fstat(PAYLOAD_FD).st_size - offset, offset)
+    os.close(PAYLOAD_FD)
+    return json.loads(raw)
+
+
+# --------------------------------------------------------------------------- judged runs
+
+
+def _run_judged(mode: str) -> None:
+    """Fork the contestant, then read the payload and judge. Never returns."""
+    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # inherited by the contestant too
+    to_contestant, to_judge = os.pipe(), os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            for fd in (CHANNEL_FD, PAYLOAD_FD, to_contestant[1], to_judge[0]):
+                os.close(fd)
+            contestant.main(to_contestant[0], to_judge[1], MAX_MESSAGE)
+        finally:
+            os._exit(1)
+    os.close(to_contestant[0])
+    os.close(to_judge[1])
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    payload = _read_payload(len(mode) + 1)
+    peer = wire.Peer(to_judge[0], to_contestant[1], judge.Judge(), MAX_MESSAGE)
+    judge.main(mode, payload, peer, pid)
+
+
+# --------------------------------------------------------------------------- stdio
+
+
+def _run_stdio(code: str, nonce: str) -> None:
+    # The solution is not a file in the jail (a run that writes nothing leaves the work
+    # directory as new); tracebacks still quote its lines, from here.
+    linecache.cache[SOLUTION_PATH] = (len(code), None, code.splitlines(True), SOLUTION_PATH)
+    try:
+        solution = compile(code, SOLUTION_PATH, "exec")
+    except BaseException as exc:  # the solution's compile error, reported as such
+        sys.__excepthook__(type(exc), exc, None)
+        record = {"nonce": nonce, "compile_error": f"{type(exc).__name__}: {exc}"[:1000]}
+        os.write(CHANNEL_FD, (json.dumps(record) + "\n").encode())
+        os._exit(1)
+    os.close(CHANNEL_FD)
+    main = types.ModuleType("__main__")
+    main.__file__ = SOLUTION_PATH
+    main.__builtins__ = builtins
+    sys.modules["__main__"] = main
+    status = 0
+    try:
+        exec(solution, main.__dict__)
+    except SystemExit as exc:
+        status = interpreter.system_exit_status(exc)
+    except BaseException as exc:
+        exc.__traceback__ = exc.__traceback__.tb_next  # start at the solution, as python would
+        sys.excepthook(type(exc), exc, exc.__traceback__)
+        status = 1
+    os._exit(interpreter.finalize(status))
+
+
+if __name__ == "__main__":
+    _cold_main()
