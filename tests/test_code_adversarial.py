@@ -17,8 +17,9 @@ import shutil
 import httpx
 import pytest
 
+from verifier.code import process_settings
 from verifier.code.runner import CodeRunner
-from verifier.sandbox import get_backend
+from verifier.sandbox.factory import get_backend
 from verifier.schemas import CodeItem
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
@@ -677,7 +678,8 @@ def test_an_oversized_program_is_a_compile_error_every_time_it_is_compiled():
     language, code, tests = OWN_FAULTS["C with a 200 MiB initialised array"]
     item = CodeItem(language=language, response=code.replace("{1}", "{2}"), tests=tests)
     for _ in range(2):
-        result = CodeRunner(get_backend()).run_items([item])[0]
+        settings = process_settings()
+        result = CodeRunner(get_backend(settings), settings).run_items([item])[0]
         assert (result.status.value, result.reward) == ("compile_error", 0.0), result
 
 
