@@ -3,9 +3,19 @@
 Pure string work in linear time with no sympy, so it runs in the calling process without a
 time limit: only the symbolic comparison needs the killable helper (see `isolation.py`).
 
-Order of preference, as in the design: the last `\\boxed{}` (a run of boxes at the very end,
-joined by commas, "and" or "or", is read as one list), then "final answer is …" / "answer: …",
-then the last number of the completion.
+The cascade; the first step that finds something wins:
+
+1. the last `\\boxed{}` / `\\fbox{}`: a run of boxes joined by commas, "and" or "or" is one list;
+   when the reference is a list, boxes further apart ("\\boxed{1} papers and \\boxed{2} bins")
+   are too;
+2. the last answer statement ("final answer", "the answer is", "Answer:", or a correction such
+   as "Actually, no: it is ..."), taking the value it states ("The largest $n$ is 34" -> 34);
+   a statement after the last box wins over it: the last stated answer counts;
+3. the last math environment (`$…$`, `$$…$$`, `\\(…\\)`, `\\[…\\]`), a run of them joined by
+   commas, "and" or "or" being one list; or the last number, when one follows it ("so
+   $d = \\frac{90}{n}$ … there are 12 such sequences" -> 12).
+
+A completion that closes a `<think>` block is read after it when an answer is found there.
 """
 
 from __future__ import annotations
@@ -19,37 +29,61 @@ BOX_COMMANDS = ("\\boxed", "\\fbox")
 MAX_BOX_CHARS = 10_000
 # Boxes chained at the end of a completion ("\boxed{2} and \boxed{3}") that are looked at.
 MAX_BOX_RUN = 16
-# "final answer is" and the last number are only looked for near the end of a completion.
+# Answer statements, math environments and the last number are looked for near the end only.
 ANSWER_PHRASE_TAIL_CHARS = 4_000
+MATH_TAIL_CHARS = 4_000
 LAST_NUMBER_TAIL_CHARS = 1_000
-# Boxes further apart than this are separate statements, not one answer list.
+# Boxes further apart than this are separate statements, not one answer list; when the
+# reference is a list, boxes up to LIST_BOX_GAP_CHARS apart with a separator between are.
 MAX_BOX_GAP_CHARS = 64
+LIST_BOX_GAP_CHARS = 70
 # How far after the final box a hedge ("\boxed{4} (or maybe 5)") is looked for.
 TRAILING_HEDGE_CHARS = 200
-# How much of the line after "final answer is" is read.
+# How much of the line after "final answer is" is read, and the longest stated text answer.
 ANSWER_LINE_CHARS = 500
+MAX_TEXT_ANSWER_CHARS = 60
+THINK_END = "</think>"
 
+# Between boxes of one list: punctuation, spacing, math delimiters, "and"/"or", a label
+# ("x = \boxed{2} or x = \boxed{3}"). Atomic groups keep a failing gap linear.
 _BOX_GAP = re.compile(
-    r"[\s$.,;:]*(?:(?P<word>and|or)|\\text\{\s*(?P<text_word>and|or)\s*\}|\\q?quad|\\[,;])?"
-    r"[\s$.,;:]*(?:\\?[A-Za-z]+(?:_\{?\w+\}?)?\s*=)?\s*",  # "x = \boxed{2} or x = \boxed{3}"
-    re.IGNORECASE,
-)
+    r"(?:(?>[\s$.,;:])|(?>\\q?quad\b)|(?>\\[,;! ])|(?>\\[()\[\]])|(?>\b(?:and|or)\b)|"
+    r"(?>\\text\{\s*(?:and|or)?\s*\})|(?>\\?[A-Za-z]+(?:_\{?\w+\}?)?\s*=))*",
+    re.IGNORECASE)
+_LIST_SEPARATOR = re.compile(r"[,;]|\\q?quad|\b(?:and|or)\b", re.IGNORECASE)
+_OR = re.compile(r"\bor\b", re.IGNORECASE)
 _TRAILING_HEDGE = re.compile(
     r"\b(?:maybe|perhaps|possibly|probably|not\s+sure|unsure|"
     r"or\s+(?:maybe\s+|perhaps\s+)?(?:[-\d$]|\\boxed))",
-    re.IGNORECASE,
-)
+    re.IGNORECASE)
 # The mandatory "is"/":"/"=" after a bare "answer" sits in a lookahead over one character class,
 # so a failing candidate costs linear time, never backtracking between adjacent `\s*`.
-_ANSWER_PHRASE = re.compile(r"\bfinal\s+answer\b|\banswer\b(?=[\s*]*(?:is\b|:|=))", re.IGNORECASE)
-_ANSWER_LEAD = re.compile(r"[\s*]*(?:is\b|:|=)?[\s*:]*", re.IGNORECASE)
-_LEADING_NUMBER_THEN_WORDS = re.compile(r"(-?[\d.,/]*\d)\s+[A-Za-z]")
-_MATH_SEGMENT = re.compile(r"\$\$(.+?)\$\$|\$(.+?)\$|\\\((.+?)\\\)|\\\[(.+?)\\\]", re.DOTALL)
+_ANSWER_PHRASE = re.compile(
+    r"\bfinal\s+answer\b|"
+    r"\banswers?\b(?=[\s*]*(?:is\b|are\b|:|=|would\s+be\b|should\s+be\b|will\s+be\b))|"
+    r"\b(?:actually|wait|oops|sorry|correction|on\s+second\s+thought|scratch\s+that|"
+    r"i\s+made\s+an?\s+(?:mistake|error))\b[^.\n]{0,40}?"
+    r"\b(?:it\s+is|it's|it\s+should\s+be|should\s+be|is\s+actually)\b",
+    re.IGNORECASE)
+_ANSWER_LEAD = re.compile(
+    r"[\s*]*(?:is\b|are\b|:|=|would\s+be\b|should\s+be\b|will\s+be\b)?[\s*:]*", re.IGNORECASE)
+_QUOTES = re.compile(r'^(?:\s*\\?["`])+|(?:\\?["`]\s*)+$')
 _HOPE_SUFFIX = re.compile(r"\s*I hope it is correct\.?\s*$", re.IGNORECASE)
-_SENTENCE_END = re.compile(r"\.(?:\s|$)")
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
+_CLAUSE_END = re.compile(
+    r",?\s+(?:which|where|so|since|because|as|but|that|when|for|meaning|i\.e\.|hence|thus)\b",
+    re.IGNORECASE)
+_COPULA = re.compile(r"\b(?:is|are|was|were|equals?|be)\b|(?<![<>!=\\])=(?!=)", re.IGNORECASE)
+_NUMBER_THEN_WORDS = re.compile(
+    r"(-?[\d.,/]*\d(?:\s*(?:\\?%|percent\b|pct\b))?)\s+(?!percent\b|pct\b)[A-Za-z]{2}")
+_VALUE_START = re.compile(r"[-+(\[{\\|.\d]")
+_MATH_DELIMITER = re.compile(r"\\\\|\\\$|\$\$|\$|\\\(|\\\)|\\\[|\\\]")
+_CLOSER = {"$$": "$$", "$": "$", "\\(": "\\)", "\\[": "\\]"}
+_ENV_GAP = re.compile(r"[\s,;.]*(?:(?P<word>and|or)\b)?[\s,;]*", re.IGNORECASE)
 _LAST_NUMBER = re.compile(
-    r"\\[dt]?frac\{-?\d+\}\{-?\d+\}|(?<![\w.])-?\d+(?:,\d{3})*(?:\.\d+)?(?:\s*/\s*\d+)?"
-)
+    r"-?\\[dtc]?frac\{-?\d+\}\{-?\d+\}|"
+    r"(?<![\w.,])-?(?:[1-9]\d{0,2}(?: \d{3})+(?![\d,])|\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?|\.\d+)"
+    r"(?:\s*(?:\\?%|percent\b|pct\b))?")
 
 
 @dataclass(frozen=True)
@@ -65,18 +99,45 @@ class Extraction:
     problem: str | None = None
 
 
-def extract_answer(response: str) -> Extraction:
-    """Take the final answer out of a whole completion."""
-    boxed = _extract_boxed(response)
+def extract_answer(response: str, list_expected: bool = False) -> Extraction:
+    """Take the final answer out of a whole completion.
+
+    `list_expected`: the reference lists several answers, so boxes spread over a sentence
+    ("\\boxed{(2, 2)} for part (a) and \\boxed{(1, 1)}") are read as one list.
+    """
+    think_end = response.rfind(THINK_END)
+    if think_end >= 0:
+        after_thinking = _cascade(response[think_end + len(THINK_END):], list_expected)
+        if after_thinking.source != "none":
+            return after_thinking
+    return _cascade(response, list_expected)
+
+
+def _cascade(text: str, list_expected: bool) -> Extraction:
+    boxed = _extract_boxed(text, list_expected)
+    tail_start = max(0, len(text) - ANSWER_PHRASE_TAIL_CHARS)
+    statement = _last_statement(text[tail_start:])
     if boxed is not None:
-        return boxed
-    phrase = _extract_after_answer_phrase(response[-ANSWER_PHRASE_TAIL_CHARS:])
-    if phrase:
-        return Extraction(phrase, "final_answer")
-    number = _extract_last_number(response[-LAST_NUMBER_TAIL_CHARS:])
-    if number:
-        return Extraction(number, "last_number")
-    return Extraction(None, "none", "no \\boxed{}, answer phrase or number found")
+        extraction, box_end = boxed
+        if statement is not None and tail_start + statement[0] >= box_end:
+            return Extraction(statement[1], "final_answer")
+        return extraction
+    if statement is not None:
+        return Extraction(statement[1], "final_answer")
+    tail = text[-MATH_TAIL_CHARS:]
+    envs = math_environments(tail)
+    after_math = envs[-1][1] if envs else 0
+    number = _last_match(_LAST_NUMBER, tail[max(after_math, len(tail) - LAST_NUMBER_TAIL_CHARS):])
+    if number is not None:
+        return Extraction(number.group(0), "last_number")
+    if envs:
+        math = _env_run(tail, envs, len(envs) - 1, backwards=True)
+        if math:
+            return Extraction(math, "math")
+    return Extraction(None, "none", "no \\boxed{}, answer statement, math or number found")
+
+
+# --------------------------------------------------------------------------- boxes
 
 
 def find_box(text: str, end: int | None = None) -> tuple[int, int, str | None] | None:
@@ -127,58 +188,166 @@ def _box_argument(text: str, position: int) -> tuple[int, str | None]:
     return limit, None
 
 
-def _extract_boxed(response: str) -> Extraction | None:
-    last = find_box(response)
+def box_run(text: str, list_expected: bool) -> tuple[list[str], bool, int, int] | None:
+    """The last box and the boxes chained before it: (contents, joined by "or", start, end).
+
+    Contents are None-free; an unclosed last box gives None. Boxes are chained when only
+    punctuation, spacing, "and"/"or" or a label lies between them, or (`list_expected`) a short
+    phrase with a separator ("\\boxed{1} papers and \\boxed{2} bins").
+    """
+    last = find_box(text)
     if last is None:
         return None
     start, end, content = last
     if content is None:
-        return Extraction(None, "boxed", "the last \\boxed{} is never closed")
+        return [], False, start, end
     contents = [content]
     joined_by_or = False
     for _ in range(MAX_BOX_RUN - 1):
-        previous = find_box(response, start)
-        if (previous is None or previous[2] is None or previous[1] > start
-                or start - previous[1] > MAX_BOX_GAP_CHARS):
+        previous = find_box(text, start)
+        if previous is None or previous[2] is None or previous[1] > start:
             break
-        gap = _BOX_GAP.fullmatch(response, previous[1], start)
-        if gap is None:
+        gap_text = text[previous[1]:start]
+        gap = _BOX_GAP.fullmatch(gap_text) if len(gap_text) <= MAX_BOX_GAP_CHARS else None
+        if gap is not None:
+            joined_by_or = joined_by_or or _OR.search(gap_text) is not None
+        elif not (list_expected and _loosely_listed(gap_text, previous[2], contents[0])):
             break
-        joined_by_or = joined_by_or or (gap["word"] or gap["text_word"] or "").lower() == "or"
         contents.insert(0, previous[2])
         start = previous[0]
-    distinct = list(dict.fromkeys(c.strip() for c in contents))
+    return list(dict.fromkeys(c.strip() for c in contents)), joined_by_or, start, end
+
+
+def _loosely_listed(gap: str, before: str, after: str) -> bool:
+    """Boxes a short phrase apart: one list when a separator is in it (as math-verify reads)."""
+    if len(gap) < 10:
+        return True
+    return (len(gap) < LIST_BOX_GAP_CHARS and before.strip() != after.strip()
+            and _LIST_SEPARATOR.search(gap) is not None)
+
+
+def _extract_boxed(response: str, list_expected: bool) -> tuple[Extraction, int] | None:
+    run = box_run(response, list_expected)
+    if run is None:
+        return None
+    contents, joined_by_or, _, end = run
+    if not contents:
+        return Extraction(None, "boxed", "the last \\boxed{} is never closed"), end
     # Whether "or" is a hedge depends on the reference (one answer, or several solutions):
     # the grader decides, as for an "or" inside a single box.
-    answer = (" \\text{ or } " if joined_by_or else ", ").join(distinct)
+    answer = (" \\text{ or } " if joined_by_or else ", ").join(contents)
     trailing = response[end:end + TRAILING_HEDGE_CHARS].split("\n", 1)[0]
-    if _TRAILING_HEDGE.search(trailing):
-        return Extraction(answer, "boxed", "hedged: the text after the box offers alternatives")
-    return Extraction(answer, "boxed")
+    problem = ("hedged: the text after the box offers alternatives"
+               if _TRAILING_HEDGE.search(trailing) else None)
+    return Extraction(answer, "boxed", problem), end
 
 
-def _extract_after_answer_phrase(tail: str) -> str | None:
-    last_match = _last_match(_ANSWER_PHRASE, tail)
-    if last_match is None:
+# --------------------------------------------------------------------------- statements
+
+
+def _last_statement(tail: str) -> tuple[int, str] | None:
+    """The last answer statement that states a value: (its start in `tail`, the value)."""
+    phrase = _last_match(_ANSWER_PHRASE, tail)
+    if phrase is None:
         return None
-    after = tail[last_match.end():last_match.end() + ANSWER_LINE_CHARS]
-    line = after[_ANSWER_LEAD.match(after).end():].split("\n", 1)[0].strip()
-    line = _HOPE_SUFFIX.sub("", line)
-    math = _MATH_SEGMENT.search(line)
-    if math is not None:
-        return next(group for group in math.groups() if group is not None).strip() or None
-    sentence_end = _SENTENCE_END.search(line)
-    if sentence_end is not None:
-        line = line[:sentence_end.start()]
-    number = _LEADING_NUMBER_THEN_WORDS.match(line)  # "18 dollars" -> "18"
+    after = tail[phrase.end():phrase.end() + ANSWER_LINE_CHARS]
+    line = after[_ANSWER_LEAD.match(after).end():].split("\n", 1)[0]
+    value = stated_value(_HOPE_SUFFIX.sub("", line))
+    return (phrase.start(), value) if value else None
+
+
+def stated_value(text: str) -> str | None:
+    """The value a sentence states: "The largest $n$ is 34." -> 34, "$x = 3$" -> x = 3."""
+    text = _QUOTES.sub("", text).strip(" *:")
+    envs = math_environments(text)
+    if envs and envs[0][0] == 0:  # the statement opens with math: that is the value
+        return _env_run(text, envs, 0) or None
+    sentence = text[:_sentence_end(text, envs)]
+    if _VALUE_START.match(sentence):
+        number = _NUMBER_THEN_WORDS.match(sentence)  # "12 apples" -> 12
+        if number is not None:
+            return number[1]
+        clause = _CLAUSE_END.search(sentence)
+        value = sentence[:clause.start()] if clause else sentence
+        return value.strip(" *.,") or None
+    copula = _last_outside(_COPULA, sentence, envs)
+    if copula is not None:
+        return stated_value(sentence[copula.end():])
+    inner = [env for env in envs if env[1] <= len(sentence)]
+    if inner:
+        return inner[-1][2].strip() or None
+    number = _last_match(_LAST_NUMBER, sentence)
     if number is not None:
-        line = number.group(1)
-    return line.strip(" *.") or None
+        return number.group(0)
+    sentence = sentence.strip(" *.,")
+    return sentence if 0 < len(sentence) <= MAX_TEXT_ANSWER_CHARS else None
 
 
-def _extract_last_number(tail: str) -> str | None:
-    last_match = _last_match(_LAST_NUMBER, tail)
-    return last_match.group(0) if last_match is not None else None
+def _sentence_end(text: str, envs: list[tuple[int, int, str]]) -> int:
+    for match in _SENTENCE_END.finditer(text):
+        if not any(start <= match.start() < end for start, end, _ in envs):
+            return match.start()
+    return len(text)
+
+
+def _last_outside(pattern: re.Pattern[str], text: str,
+                  envs: list[tuple[int, int, str]]) -> re.Match[str] | None:
+    last = None
+    for match in pattern.finditer(text):
+        if not any(start <= match.start() < end for start, end, _ in envs):
+            last = match
+    return last
+
+
+# --------------------------------------------------------------------------- math environments
+
+
+def math_environments(text: str) -> list[tuple[int, int, str]]:
+    """Every `$…$`, `$$…$$`, `\\(…\\)`, `\\[…\\]` in order: (start, end, content). Linear time.
+
+    An inline `$` whose partner is on a later line was a stray dollar (a price): the scan
+    restarts at the second one.
+    """
+    envs: list[tuple[int, int, str]] = []
+    opener: tuple[str, int, int] | None = None
+    for match in _MATH_DELIMITER.finditer(text):
+        token = match.group()
+        if token in ("\\\\", "\\$"):
+            continue
+        if opener is None:
+            if token in _CLOSER:
+                opener = (token, match.start(), match.end())
+            continue
+        kind, start, content_start = opener
+        if token != _CLOSER[kind]:
+            continue
+        content = text[content_start:match.start()]
+        if kind == "$" and "\n" in content:
+            opener = (token, match.start(), match.end())
+            continue
+        envs.append((start, match.end(), content))
+        opener = None
+    return envs
+
+
+def _env_run(text: str, envs: list[tuple[int, int, str]], index: int,
+             backwards: bool = False) -> str:
+    """Environment `index` and its neighbours joined by commas, "and" or "or", as one list."""
+    first = last = index
+    step = -1 if backwards else 1
+    joined_by_or = False
+    while 0 <= (neighbour := (first if backwards else last) + step) < len(envs):
+        left, right = (neighbour, first) if backwards else (last, neighbour)
+        gap = _ENV_GAP.fullmatch(text, envs[left][1], envs[right][0])
+        if gap is None or not envs[neighbour][2].strip():
+            break
+        joined_by_or = joined_by_or or (gap["word"] or "").lower() == "or"
+        if backwards:
+            first = neighbour
+        else:
+            last = neighbour
+    contents = [content.strip() for _, _, content in envs[first:last + 1] if content.strip()]
+    return (" \\text{ or } " if joined_by_or else ", ").join(contents)
 
 
 def _last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
