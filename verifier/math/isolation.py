@@ -64,7 +64,11 @@ class GradingProcess:
               options: MathOptions | None = None) -> tuple[Status, str | None]:
         """Grade in the helper; at most `timeout_s` once the helper runs (twice that if the
         helper dies mid-item, which is retried once on a fresh helper: an idle helper killed
-        from outside, e.g. by the OOM killer, is only noticed when the next item is sent)."""
+        from outside, e.g. by the OOM killer, is only noticed when the next item is sent).
+
+        A reference the helper has not parsed before gets a deadline of its own first (it is
+        parsed once per helper and kept), so a slow reference does not eat the answer's time.
+        """
         known_failure = self._slow_golds.get(gold)
         if known_failure is not None:
             return Status.infra_error, known_failure
@@ -101,8 +105,9 @@ class GradingProcess:
                 return None
             if message == GOLD_PARSE_STARTED:
                 parsing_gold = True
-            elif message == GOLD_PARSE_DONE:
+            elif message == GOLD_PARSE_DONE:  # the answer gets a whole deadline of its own
                 parsing_gold = False
+                deadline = time.monotonic() + timeout_s
             elif message == RETIRING:
                 retiring = True
             else:
