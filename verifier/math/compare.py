@@ -110,6 +110,10 @@ def _equivalent(gold: Any, pred: Any, options: MathOptions) -> bool:
             return _equivalent(gold, _last_relation(pred).rhs, options)
         return (options.relation_for_set and isinstance(gold, Set)
                 and _guarded(_collections_equal, gold, _as_set(pred), options))
+    gold_vector, pred_vector = _as_vector(gold, pred), _as_vector(pred, gold)
+    if gold_vector is not None or pred_vector is not None:  # a column vector and a tuple
+        return _guarded(_in_order, gold_vector or _args(gold), pred_vector or _args(pred),
+                        options)
     if isinstance(gold, Set | Tuple) or isinstance(pred, Set | Tuple):
         return _guarded(_collections_equal, gold, pred, options)
     if _is_matrix(gold) or _is_matrix(pred):
@@ -291,6 +295,18 @@ def _evaluated(collection: Set) -> Set:
 
 
 # --------------------------------------------------------------------------- matrices, expressions
+
+
+def _as_vector(matrix: Any, other: Any) -> tuple | None:
+    """A one-row or one-column matrix as the tuple of its entries, when the other side is a
+    tuple (`\\begin{pmatrix} 2 \\\\ -1 \\end{pmatrix}` and `(2, -1)`)."""
+    matrix = _evaluated_matrix(matrix) if _is_matrix(matrix) else None
+    if not isinstance(matrix, MatrixBase) or 1 not in matrix.shape:
+        return None
+    if isinstance(other, Tuple):
+        return tuple(matrix)
+    pair = _open_interval_as_pair(other, Tuple(*matrix))
+    return tuple(matrix) if pair is not None else None
 
 
 def _is_matrix(expr: Any) -> bool:

@@ -24,6 +24,8 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
+from verifier.math.normalize import latex_symbols
+
 BOX_COMMANDS = ("\\boxed", "\\fbox")
 # A box whose closing brace is not within this many characters is treated as unclosed.
 MAX_BOX_CHARS = 10_000
@@ -60,13 +62,14 @@ _TRAILING_HEDGE = re.compile(
 # so a failing candidate costs linear time, never backtracking between adjacent `\s*`.
 _ANSWER_PHRASE = re.compile(
     r"\bfinal\s+answer\b|"
-    r"\banswers?\b(?=[\s*]*(?:is\b|are\b|:|=|would\s+be\b|should\s+be\b|will\s+be\b))|"
+    r"\banswers?\b(?=[\s*]*(?:is\b|are\b|:|=|(?:would|should|will|must)\s+be\b))|"
+    r"\b(?:correct|right|best)\s+(?:option|choice)\b(?=[\s*]*(?:is\b|:))|"
     r"\b(?:actually|wait|oops|sorry|correction|on\s+second\s+thought|scratch\s+that|"
     r"i\s+made\s+an?\s+(?:mistake|error))\b[^.\n]{0,40}?"
     r"\b(?:it\s+is|it's|it\s+should\s+be|should\s+be|is\s+actually)\b",
     re.IGNORECASE)
 _ANSWER_LEAD = re.compile(
-    r"[\s*]*(?:is\b|are\b|:|=|would\s+be\b|should\s+be\b|will\s+be\b)?[\s*:]*", re.IGNORECASE)
+    r"[\s*]*(?:is\b|are\b|:|=|(?:would|should|will|must)\s+be\b)?[\s*:]*", re.IGNORECASE)
 _QUOTES = re.compile(r'^(?:\s*\\?["`])+|(?:\\?["`]\s*)+$')
 _HOPE_SUFFIX = re.compile(r"\s*I hope it is correct\.?\s*$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
@@ -82,7 +85,8 @@ _CLOSER = {"$$": "$$", "$": "$", "\\(": "\\)", "\\[": "\\]"}
 _ENV_GAP = re.compile(r"[\s,;.]*(?:(?P<word>and|or)\b)?[\s,;]*", re.IGNORECASE)
 _LAST_NUMBER = re.compile(
     r"-?\\[dtc]?frac\{-?\d+\}\{-?\d+\}|"
-    r"(?<![\w.,])-?(?:[1-9]\d{0,2}(?: \d{3})+(?![\d,])|\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?|\.\d+)"
+    r"(?<![\w.,])-?\d+(?:\.\d+)?\s*(?:\\times|\\cdot|\*)\s*10\^\{?[-+]?\d+\}?|"
+    r"(?<![\w.,^_])-?(?:[1-9]\d{0,2}(?: \d{3})+(?![\d,])|\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?|\.\d+)"
     r"(?:\s*(?:\\?%|percent\b|pct\b))?")
 
 
@@ -105,6 +109,7 @@ def extract_answer(response: str, list_expected: bool = False) -> Extraction:
     `list_expected`: the reference lists several answers, so boxes spread over a sentence
     ("\\boxed{(2, 2)} for part (a) and \\boxed{(1, 1)}") are read as one list.
     """
+    response = latex_symbols(response)
     think_end = response.rfind(THINK_END)
     if think_end >= 0:
         after_thinking = _cascade(response[think_end + len(THINK_END):], list_expected)
@@ -274,8 +279,8 @@ def stated_value(text: str) -> str | None:
     if copula is not None:
         return stated_value(sentence[copula.end():])
     inner = [env for env in envs if env[1] <= len(sentence)]
-    if inner:
-        return inner[-1][2].strip() or None
+    if inner:  # "that $x = 2$ or $x = 3$"
+        return _env_run(sentence, inner, len(inner) - 1, backwards=True) or None
     number = _last_match(_LAST_NUMBER, sentence)
     if number is not None:
         return number.group(0)

@@ -12,6 +12,7 @@ decimal written with a comma, or the list 2, 74; the comparison tries both.
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from functools import lru_cache
 
 from verifier.math.shape import split_top_level
@@ -53,6 +54,7 @@ _FONT = re.compile(
     r"\\(?:mathrm|mathit|mathbf|mathsf|mathtt|mathnormal|textbf|textit|textrm|textnormal|"
     r"textup|textsf|texttt|mbox|hbox)\s*\{")
 _LETTER_IN_TEXT = re.compile(r"\\text\s*\{\s*([A-Za-z])\s*\}")
+_NUMBER_IN_TEXT = re.compile(r"\\text\s*\{\s*(-?\d[\d.,]*(?:\s+[A-Za-z]+)*)\s*\}")
 _OPERATOR_NAME = re.compile(r"\\operatorname\s*\{\s*([A-Za-z]+)\s*\}")
 _KNOWN_OPERATORS = frozenset((
     "sin", "cos", "tan", "cot", "sec", "csc", "arcsin", "arccos", "arctan", "sinh", "cosh",
@@ -69,7 +71,8 @@ _SPACING = re.compile(r"(?<!\\)\\(?:q?quad|[,;: ]|thinspace|enspace|hspace\{[^{}
 
 _CURRENCY = re.compile(r"\\\$|\\(?:euro|pounds|yen)\b|[€£¥₹]|^\$(?=\s*[\d.])|"
                        r"(?<![A-Za-z])(?:USD|EUR|GBP|Rs\.?)(?![A-Za-z])")
-_DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?(?:\s*[CF](?![A-Za-z]))?|\\circ\b|\\degree\b|"
+_DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?(?:\s*(?:\\text\s*\{\s*)?[CF](?![A-Za-z])\s*\}?)?|"
+                      r"\\circ\b|\\degree\b|"
                       r"\^\s*\{\s*\\text\{\s*o\s*\}\s*\}")
 _PERCENT_WORD = re.compile(r"\s*(?:\\text\{\s*)?(?:percentage|percent|pct)\b(?:\s*\})?")
 _RELATION_SPELLING = re.compile(r"\\(?:geqslant|leqslant|gt|lt)(?![A-Za-z])")
@@ -80,11 +83,13 @@ _CONNECTOR = re.compile(
 _APPROX = re.compile(r"\\approx|\\simeq")
 _LABEL = re.compile(r"[A-Za-z](?:_\{?[\w]+\}?)?")
 _SCIENTIFIC = re.compile(r"(?<![\w.\\])(\d+(?:\.\d+)?)\s*[eE]\s*([+-]?\d+)(?![\w.])")
+_REPEATING_DECIMAL = re.compile(r"(?<![\d.])(\d*)\.(\d*)\\(?:overline|bar|dot)\s*\{(\d+)\}")
 _LEADING_DECIMAL_POINT = re.compile(r"(?<![\w.}])\.(?=\d)")
 
 # Units after a value: `5\text{ cm}^2`, `125 miles`, `12 hours ago`, `100m^2`.
 _TEXT_UNIT = re.compile(r"(?<=[\d}).\s])\s*\\text\s*\{\s*(?P<unit>[A-Za-z][A-Za-z ./\-]*"
                         r"(?:\^?\d)?)\s*\}\s*(?:\^\s*\{?\d\}?)?\s*$")
+_UNIT_JOINER = re.compile(r"(?:\s|/|\\cdot)*$")
 _WORD_UNITS = re.compile(r"(?<=[\d}).])\s+(?P<words>[A-Za-z]+(?:\s+[A-Za-z]+){0,3})"
                          r"\s*(?:\^\s*\{?\d\}?)?\s*$")
 _ATTACHED_UNIT = re.compile(r"(?<=\d)(?P<unit>[A-Za-z]{2,3}|m(?=\s*\^))\s*(?:\^\s*\{?\d\}?)?\s*$")
@@ -93,7 +98,7 @@ _ATTACHED_UNIT = re.compile(r"(?<=\d)(?P<unit>[A-Za-z]{2,3}|m(?=\s*\^))\s*(?:\^\
 @lru_cache(maxsize=NORMALIZE_CACHE_SIZE)
 def normalize(text: str) -> str:
     """The answer in the spelling the literal comparisons and the parser expect."""
-    text = strip_wrappers(undouble_backslashes(text.translate(_UNICODE_TO_LATEX).strip()))
+    text = strip_wrappers(undouble_backslashes(latex_symbols(text).strip()))
     text = _COMMA_THEN_NEGATIVE_SPACE.sub(",", text)
     text = _BRACED_COMMA.sub(",", text)
     text = _NOISE.sub("", text)
@@ -106,9 +111,11 @@ def normalize(text: str) -> str:
     text = _DEGREES.sub("", text)
     text = _PERCENT_WORD.sub(r"\\%", text)
     text = _RELATION_SPELLING.sub(lambda m: _RELATION_SYMBOLS[m[0]], text)
+    text = _REPEATING_DECIMAL.sub(_repeating_as_fraction, text)
     text = _LEADING_DECIMAL_POINT.sub("0.", text)
     text = _SCIENTIFIC.sub(r"\1\\times 10^{\2}", text)
     text = _drop_units(text.strip(_TRAILING_PUNCTUATION))
+    text = _LETTER_IN_TEXT.sub(r"\1", text)  # `\mathrm{e}` after units: `5\,\mathrm{m}`
     text = _CONNECTOR.sub(", ", text).strip(" ,")
     text = _resolve_approximation(text)
     text = _expand_plus_minus(text)
@@ -117,6 +124,11 @@ def normalize(text: str) -> str:
     if grouped is not None:  # `1,000,000` or `1 000`: the whole answer is one number
         text = text.replace(grouped["sep"], "")
     return text
+
+
+def latex_symbols(text: str) -> str:
+    """Unicode math symbols as LaTeX: `−7` -> `-7`, `√2` -> `\\sqrt2`, `π` -> `\\pi`."""
+    return text.translate(_UNICODE_TO_LATEX)
 
 
 def readings(text: str) -> list[str]:
@@ -166,21 +178,30 @@ def _closes_at_end(text: str, opened: int) -> bool:
     return False
 
 
+def _repeating_as_fraction(match: re.Match[str]) -> str:
+    """`0.1\\overline{6}` -> `\\frac{1}{6}`: a repeating decimal is an exact fraction."""
+    whole, fixed, repeating = match[1] or "0", match[2], match[3]
+    value = (Fraction(int(whole)) + Fraction(int(fixed or "0"), 10 ** len(fixed))
+             + Fraction(int(repeating), (10 ** len(repeating) - 1) * 10 ** len(fixed)))
+    return f"\\frac{{{value.numerator}}}{{{value.denominator}}}"
+
+
 def _unwrap_fonts(text: str) -> str:
-    """Font commands become `\\text{…}`; a lone letter in one is that letter (`\\mathrm{e}`)."""
+    """Font commands become `\\text{…}` (a lone letter in one is unwrapped after units are
+    dropped: `\\mathrm{e}` is Euler's number); `\\text{5 apples}` is `5 apples`."""
     text = _FONT.sub(r"\\text{", text)
-    text = _LETTER_IN_TEXT.sub(r"\1", text)
+    text = _NUMBER_IN_TEXT.sub(r"\1", text)  # `\text{5 apples}`
     return _OPERATOR_NAME.sub(
         lambda m: f"\\{m[1]}" if m[1] in _KNOWN_OPERATORS else f"\\text{{{m[1]}}}", text)
 
 
 def _drop_units(text: str) -> str:
     """Drop a unit written after a value (`5\\text{ cm}^2`, `125 miles`, `100m^2`)."""
-    for _ in range(2):  # `3 \text{ m} \text{ per second}`
+    for _ in range(3):  # `3 \text{ m} \text{ per second}`, `5 \text{ m} / \text{s}`
         match = _TEXT_UNIT.search(text)
-        if match is None or _is_connector(match["unit"]):
+        if match is None or not _is_text_unit(match["unit"]):
             break
-        text = text[:match.start()].rstrip()
+        text = _UNIT_JOINER.sub("", text[:match.start()])
     match = _WORD_UNITS.search(text)
     if match is not None:
         words = match["words"].split()
@@ -199,8 +220,12 @@ def _is_unit_word(word: str) -> bool:
     return word in SHORT_UNITS or lowered in SHORT_UNITS or len(word) >= 3
 
 
-def _is_connector(unit: str) -> bool:
-    return unit.strip().lower() in ("and", "or")
+def _is_text_unit(unit: str) -> bool:
+    """`\\text{ cm}`, `\\text{ miles}`; not `\\text{ and }` or a letter like `\\mathrm{i}`."""
+    unit = unit.strip()
+    if unit.lower() in ("and", "or"):
+        return False
+    return len(unit) > 1 or unit in SHORT_UNITS
 
 
 def _resolve_approximation(text: str) -> str:

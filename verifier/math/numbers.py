@@ -95,8 +95,13 @@ def _agree(gold: Reading, pred: Reading, options: MathOptions) -> bool:
             return exact_gold == exact_pred  # 10^{100} + 1 is not 10^{100}
         scale = max(abs(exact_gold), abs(exact_pred))
         return bool(difference <= max(scale * _RELATIVE_SLACK, _ABSOLUTE_ZERO))
-    # A decimal answer must be the reference rounded to the digits it shows; if only the
-    # reference is a decimal, the same holds the other way round.
+    if pred.ulp is None and not isinstance(exact_pred, Rational):
+        # An irrational answer against a decimal reference: the reference is that value
+        # rounded (`0.7071` and `\\frac{\\sqrt{2}}{2}`, `3.14` and `\\pi`). A fraction must be the
+        # decimal itself (`0.3` is not `\\frac{1}{3}`, `3.14` not `\\frac{22}{7}`).
+        return bool(difference <= gold.ulp / 2 * (1 + _RELATIVE_SLACK))
+    # A decimal answer must be the reference rounded to the digits it shows, and agree with an
+    # exact reference to six decimal places as math-verify rounds.
     ulp = pred.ulp if pred.ulp is not None else gold.ulp
     return (bool(difference <= ulp / 2 * (1 + _RELATIVE_SLACK))
             and _rounded(exact_gold) == _rounded(exact_pred))
