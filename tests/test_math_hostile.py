@@ -67,6 +67,10 @@ HOSTILE_BOXES = {
     "division_by_zero": "\\frac{1}{0}",
     "indeterminate": "\\frac{0}{0}",
     "infinities": "\\infty - \\infty",
+    "unit_words": "1" + " meters" * 120,
+    "text_groups": "\\text{a}" * 120,
+    "plus_minus_items": ", ".join(["1 \\pm 2"] * 150),
+    "digit_groups": "1" + ",\\!000" * 140,
 }
 
 
@@ -89,6 +93,11 @@ HOSTILE_COMPLETIONS = {
     "huge_answer_phrase": "The final answer is " + "9" * 100_000,
     "answer_then_whitespace": ("answer" + " " * 2_000 + "**" + " " * 2_000) * 50,
     "unclosed_math_delimiters": "answer: " + "\\(" * 100_000,
+    "megabyte_of_dollars": "$" * 1_000_000,
+    "listed_math_environments": "$1$ and " * 100_000,
+    "statement_of_math": "The answer is " + "$x$ " * 50_000,
+    "closed_thinking_blocks": "<think>" + "</think>" * 100_000,
+    "spaced_digit_groups": "1" + " 000" * 200_000,
 }
 
 
