@@ -40,8 +40,8 @@ BATCH = 64
 # math", lists the same rules.
 DELIBERATE = {
     ("$1 - \\frac{1}{\\mathrm{e}}$", "$1 + \\frac{1}{\\mathrm{e}}$"):
-        "different values are wrong: math-verify cannot parse \\mathrm{e} there and compares "
-        "what is left of both sides, 1 and 1",
+        "different values are wrong: math-verify's unit stripping eats \\mathrm{e}} and it "
+        "compares what is left of both sides, 1 and 1",
     ("\\\\boxed{W(n) = 1 \\\\text{ and } W(n) = -1", "W(x)=1orW(x)=-1"):
         "a reference listing two solutions needs both: the completion has no box, statement or "
         "math, and its last number, -1, is one of them",

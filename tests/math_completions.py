@@ -1,6 +1,11 @@
-"""Completions around an answer, and the real checker's verdict on them, for the math tables."""
+"""Completions around an answer, the real checker's verdict on them, and table rows as
+parameters: shared by the math tables."""
 
 from __future__ import annotations
+
+from typing import Any
+
+import pytest
 
 from verifier.math import check_math
 from verifier.schemas import MathItem
@@ -18,3 +23,9 @@ def unboxed(answer: str) -> str:
 
 def verdict(reference: str, completion: str) -> str:
     return check_math(MathItem(response=completion, answer=reference)).status
+
+
+def labelled(tables: dict[str, list[tuple[str, str, str]]]) -> list[Any]:
+    """Table rows as pytest parameters, each named by its kind and its two sides."""
+    return [pytest.param(*row, id=f"{kind}: {row[0]} | {row[1]}")
+            for kind, rows in tables.items() for row in rows]

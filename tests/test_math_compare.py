@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.math_completions import unboxed, verdict
+from tests.math_completions import labelled, unboxed, verdict
 
 C, W = "correct", "wrong"
 
@@ -142,46 +142,18 @@ NUMBERS_GUARDS = [  # the digits an answer shows still count
 ]
 
 
-@pytest.mark.parametrize(("reference", "completion", "expected"),
-                         EQUATIONS_FIXED + EQUATIONS_GUARDS)
-def test_equations(reference: str, completion: str, expected: str) -> None:
-    assert verdict(reference, completion) == expected
+TABLES = {
+    "equation": EQUATIONS_FIXED + EQUATIONS_GUARDS,
+    "inequality": INEQUALITIES_FIXED + INEQUALITIES_GUARDS,
+    "relation and set": RELATIONS_AND_SETS_FIXED + RELATIONS_AND_SETS_GUARDS,
+    "set and tuple": SETS_AND_TUPLES_FIXED + SETS_AND_TUPLES_GUARDS,
+    "matrix": MATRICES_FIXED + MATRICES_GUARDS,
+    "text": TEXT_FIXED + TEXT_GUARDS,
+    "time and ratio": TIMES_AND_RATIOS_FIXED + TIMES_AND_RATIOS_GUARDS,
+    "number": NUMBERS_FIXED + NUMBERS_GUARDS,
+}
 
 
-@pytest.mark.parametrize(("reference", "completion", "expected"),
-                         INEQUALITIES_FIXED + INEQUALITIES_GUARDS)
-def test_inequalities(reference: str, completion: str, expected: str) -> None:
-    assert verdict(reference, completion) == expected
-
-
-@pytest.mark.parametrize(("reference", "completion", "expected"),
-                         RELATIONS_AND_SETS_FIXED + RELATIONS_AND_SETS_GUARDS)
-def test_relations_against_sets(reference: str, completion: str, expected: str) -> None:
-    assert verdict(reference, completion) == expected
-
-
-@pytest.mark.parametrize(("reference", "completion", "expected"),
-                         SETS_AND_TUPLES_FIXED + SETS_AND_TUPLES_GUARDS)
-def test_sets_and_tuples(reference: str, completion: str, expected: str) -> None:
-    assert verdict(reference, completion) == expected
-
-
-@pytest.mark.parametrize(("reference", "completion", "expected"), MATRICES_FIXED + MATRICES_GUARDS)
-def test_matrices(reference: str, completion: str, expected: str) -> None:
-    assert verdict(reference, completion) == expected
-
-
-@pytest.mark.parametrize(("reference", "completion", "expected"), TEXT_FIXED + TEXT_GUARDS)
-def test_text_answers(reference: str, completion: str, expected: str) -> None:
-    assert verdict(reference, completion) == expected
-
-
-@pytest.mark.parametrize(("reference", "completion", "expected"),
-                         TIMES_AND_RATIOS_FIXED + TIMES_AND_RATIOS_GUARDS)
-def test_times_and_ratios(reference: str, completion: str, expected: str) -> None:
-    assert verdict(reference, completion) == expected
-
-
-@pytest.mark.parametrize(("reference", "completion", "expected"), NUMBERS_FIXED + NUMBERS_GUARDS)
-def test_numbers(reference: str, completion: str, expected: str) -> None:
+@pytest.mark.parametrize(("reference", "completion", "expected"), labelled(TABLES))
+def test_same_answer(reference: str, completion: str, expected: str) -> None:
     assert verdict(reference, completion) == expected

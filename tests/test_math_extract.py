@@ -32,8 +32,44 @@ EXTRACTIONS = [
     ("\\boxedx{3} is not a box, 9 is the number", "9", "last_number"),
 ]
 
+# Answers outside \boxed{} that the cascade must read as the value stated: (completion,
+# extracted answer, source).
+CASCADE = [
+    # an answer statement takes the value it states, not the first math in it
+    ("Final Answer: The largest $n$ is 34.", "34", "final_answer"),
+    ("Final Answer: The volume of $ABCDEFGH$ is 120. I hope it is correct.", "120",
+     "final_answer"),
+    ("Final Answer: Jane started growing Sphere 3 hours ago.", "3", "final_answer"),
+    ("The final answer is that $x = 2$ or $x = 3$.", "x = 2 \\text{ or } x = 3", "final_answer"),
+    ("The final answer is \\\"$12 $ and $13 $\\\". I hope it is correct.", "12, 13",
+     "final_answer"),
+    ("The correct option is (B).", "(B)", "final_answer"),
+    ("The answer is \u22127.", "-7", "final_answer"),
+    # the last stated answer wins: a correction, or a statement after the last box
+    ("The answer is $\\frac12$. Actually, no: it is $\\frac13$.", "\\frac13", "final_answer"),
+    ("So $x = \\boxed{200}$ after six months.\nFinal Answer: The final answer is $10,455$. "
+     "I hope it is correct.", "10,455", "final_answer"),
+    # else the last math environment, whichever delimiters it has
+    ("Therefore $x \\geq 5$ is the solution.", "x \\geq 5", "math"),
+    ("Answer \\( (9+1) \\)", "(9+1)", "math"),
+    ("The identity matrix is $ \\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix} $.",
+     "\\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix}", "math"),
+    ("$\\frac13 $", "\\frac13", "math"),
+    ("We obtain\n$$\n(1, +\\infty)\n$$", "(1, +\\infty)", "math"),
+    ("The valid values are $1$, $2$ and $3$.", "1, 2, 3", "math"),
+    # else the last number, in any of the ways numbers are written
+    ("Soucis : 2,74 $ a..", "2,74", "last_number"),
+    (".4", ".4", "last_number"),
+    ("-\\frac{10}{9}", "-\\frac{10}{9}", "last_number"),
+    ("The total is 1 000 000.", "1 000 000", "last_number"),
+    ("There are 6.02 \u00d7 10^23 molecules.", "6.02 \\times  10^23", "last_number"),
+    # after a closed <think> block when an answer follows it
+    ("<think>\nIt might be \\boxed{3}.\n</think>\nThe answer is $4$.", "4", "final_answer"),
+]
 
-@pytest.mark.parametrize(("completion", "answer", "source"), EXTRACTIONS)
+
+
+@pytest.mark.parametrize(("completion", "answer", "source"), EXTRACTIONS + CASCADE)
 def test_extracts_the_final_answer(completion: str, answer: str, source: str) -> None:
     extraction = extract_answer(completion)
     assert (extraction.answer, extraction.source, extraction.problem) == (answer, source, None)
@@ -91,48 +127,6 @@ MEGABYTE_COMPLETIONS = {
 def test_megabyte_completions_are_handled(completion: str) -> None:
     extraction = extract_answer(completion)
     assert extraction.answer is None or len(extraction.answer) <= MAX_BOX_CHARS
-
-
-# Answers outside \boxed{} that the cascade must read as the value stated: (completion,
-# extracted answer, source).
-CASCADE = [
-    # an answer statement takes the value it states, not the first math in it
-    ("Final Answer: The largest $n$ is 34.", "34", "final_answer"),
-    ("Final Answer: The volume of $ABCDEFGH$ is 120. I hope it is correct.", "120",
-     "final_answer"),
-    ("Final Answer: Jane started growing Sphere 3 hours ago.", "3", "final_answer"),
-    ("The final answer is that $x = 2$ or $x = 3$.", "x = 2 \\text{ or } x = 3", "final_answer"),
-    ("The final answer is \\\"$12 $ and $13 $\\\". I hope it is correct.", "12, 13",
-     "final_answer"),
-    ("The correct option is (B).", "(B)", "final_answer"),
-    ("The answer is \u22127.", "-7", "final_answer"),
-    # the last stated answer wins: a correction, or a statement after the last box
-    ("The answer is $\\frac12$. Actually, no: it is $\\frac13$.", "\\frac13", "final_answer"),
-    ("So $x = \\boxed{200}$ after six months.\nFinal Answer: The final answer is $10,455$. "
-     "I hope it is correct.", "10,455", "final_answer"),
-    # else the last math environment, whichever delimiters it has
-    ("Therefore $x \\geq 5$ is the solution.", "x \\geq 5", "math"),
-    ("Answer \\( (9+1) \\)", "(9+1)", "math"),
-    ("The identity matrix is $ \\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix} $.",
-     "\\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix}", "math"),
-    ("$\\frac13 $", "\\frac13", "math"),
-    ("We obtain\n$$\n(1, +\\infty)\n$$", "(1, +\\infty)", "math"),
-    ("The valid values are $1$, $2$ and $3$.", "1, 2, 3", "math"),
-    # else the last number, in any of the ways numbers are written
-    ("Soucis : 2,74 $ a..", "2,74", "last_number"),
-    (".4", ".4", "last_number"),
-    ("-\\frac{10}{9}", "-\\frac{10}{9}", "last_number"),
-    ("The total is 1 000 000.", "1 000 000", "last_number"),
-    ("There are 6.02 \u00d7 10^23 molecules.", "6.02 \\times  10^23", "last_number"),
-    # after a closed <think> block when an answer follows it
-    ("<think>\nIt might be \\boxed{3}.\n</think>\nThe answer is $4$.", "4", "final_answer"),
-]
-
-
-@pytest.mark.parametrize(("completion", "answer", "source"), CASCADE)
-def test_cascade_reads_the_stated_value(completion: str, answer: str, source: str) -> None:
-    extraction = extract_answer(completion)
-    assert (extraction.answer, extraction.source, extraction.problem) == (answer, source, None)
 
 
 # Boxes spread over a phrase are one list when the reference is a list: (reference, completion).

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.math_completions import boxed, unboxed, verdict
+from tests.math_completions import boxed, labelled, unboxed, verdict
 from verifier.math.normalize import normalize
 
 C, W = "correct", "wrong"
@@ -98,29 +98,17 @@ CHOICES_GUARDS = [
 ]
 
 
-@pytest.mark.parametrize(("reference", "completion", "expected"),
-                         SEPARATORS_FIXED + SEPARATORS_GUARDS)
-def test_separators(reference: str, completion: str, expected: str) -> None:
-    assert verdict(reference, completion) == expected
+TABLES = {
+    "separator": SEPARATORS_FIXED + SEPARATORS_GUARDS,
+    "wrapper": WRAPPERS_FIXED + WRAPPERS_GUARDS,
+    "unit": UNITS_FIXED + UNITS_GUARDS,
+    "label": LABELS_FIXED + LABELS_GUARDS,
+    "choice": CHOICES_FIXED + CHOICES_GUARDS,
+}
 
 
-@pytest.mark.parametrize(("reference", "completion", "expected"), WRAPPERS_FIXED + WRAPPERS_GUARDS)
-def test_text_and_font_wrappers(reference: str, completion: str, expected: str) -> None:
-    assert verdict(reference, completion) == expected
-
-
-@pytest.mark.parametrize(("reference", "completion", "expected"), UNITS_FIXED + UNITS_GUARDS)
-def test_units_degrees_currency_percent(reference: str, completion: str, expected: str) -> None:
-    assert verdict(reference, completion) == expected
-
-
-@pytest.mark.parametrize(("reference", "completion", "expected"), LABELS_FIXED + LABELS_GUARDS)
-def test_left_hand_sides(reference: str, completion: str, expected: str) -> None:
-    assert verdict(reference, completion) == expected
-
-
-@pytest.mark.parametrize(("reference", "completion", "expected"), CHOICES_FIXED + CHOICES_GUARDS)
-def test_choice_letters(reference: str, completion: str, expected: str) -> None:
+@pytest.mark.parametrize(("reference", "completion", "expected"), labelled(TABLES))
+def test_one_spelling(reference: str, completion: str, expected: str) -> None:
     assert verdict(reference, completion) == expected
 
 
