@@ -55,6 +55,7 @@ RELATIONS_AND_SETS_FIXED = [  # a relation reference, an interval or set answer
     ("0<f(x)<1", unboxed("(0,1)"), C),
     ("x \\ge 5", unboxed("[5, \\infty)"), C),
     ("x^2 = 4", unboxed("\\{-2, 2\\}"), C),
+    ("x < 2 \\text{ or } x > 3", unboxed("(-\\infty, 2) \\cup (3, \\infty)"), C),
 ]
 RELATIONS_AND_SETS_GUARDS = [
     ("x \\in [-2,7]", unboxed("-2 \\le x \\le 7"), W),  # by default a set reference wants a set

@@ -44,6 +44,7 @@ CASCADE = [
     ("The final answer is \\\"$12 $ and $13 $\\\". I hope it is correct.", "12, 13",
      "final_answer"),
     ("The correct option is (B).", "(B)", "final_answer"),
+    ("The answer is 3 (three).", "3", "final_answer"),
     ("The answer is \u22127.", "-7", "final_answer"),
     # the last stated answer wins: a correction, or a statement after the last box
     ("The answer is $\\frac12$. Actually, no: it is $\\frac13$.", "\\frac13", "final_answer"),

@@ -102,7 +102,7 @@ def _equivalent(gold: Any, pred: Any, options: MathOptions) -> bool:
         return _equivalent(gold_label[1], pred, options)
     if _is_relation(gold) and _is_relation(pred):
         return _relations_equal(gold, pred, options)
-    if _is_relation(gold):
+    if _is_relation(gold) or _are_alternatives(gold) and isinstance(pred, Interval | Union):
         return (options.set_for_relation and isinstance(pred, Set)
                 and _guarded(_collections_equal, _as_set(gold), pred, options))
     if _is_relation(pred):
@@ -225,8 +225,17 @@ def _solution_sets_equal(gold: Basic, pred: Basic, options: MathOptions) -> bool
     return _collections_equal(_as_set(gold), _as_set(pred), options)
 
 
+def _are_alternatives(expr: Any) -> bool:
+    """A list of inequalities: `x < 2 \\text{ or } x > 3` (read as a list) holds where any does."""
+    return isinstance(expr, FiniteSet) and all(
+        _is_relation(arg) and not _is_equation(arg) for arg in expr.args)
+
+
 def _as_set(relation: Basic) -> Set:
-    """Where a relation in one variable holds (`1 \\le |z| \\le 3/2` -> two intervals)."""
+    """Where a relation in one variable holds (`1 \\le |z| \\le 3/2` -> two intervals), or any
+    of a list of inequalities does."""
+    if isinstance(relation, FiniteSet):
+        return Union(*(_as_set(arg) for arg in relation.args))
     return unwrap_fcs(relation).as_set()
 
 

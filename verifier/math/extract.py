@@ -78,7 +78,7 @@ _CLAUSE_END = re.compile(
     re.IGNORECASE)
 _COPULA = re.compile(r"\b(?:is|are|was|were|equals?|be)\b|(?<![<>!=\\])=(?!=)", re.IGNORECASE)
 _NUMBER_THEN_WORDS = re.compile(
-    r"(-?[\d.,/]*\d(?:\s*(?:\\?%|percent\b|pct\b))?)\s+(?!percent\b|pct\b)[A-Za-z]{2}")
+    r"(-?[\d.,/]*\d(?:\s*(?:\\?%|percent\b|pct\b))?)\s+\(?(?!percent\b|pct\b)[A-Za-z]{2}")
 _VALUE_START = re.compile(r"[-+(\[{\\|.\d]")
 _MATH_DELIMITER = re.compile(r"\\\\|\\\$|\$\$|\$|\\\(|\\\)|\\\[|\\\]")
 _CLOSER = {"$$": "$$", "$": "$", "\\(": "\\)", "\\[": "\\]"}
