@@ -45,6 +45,7 @@ CASCADE = [
      "final_answer"),
     ("The correct option is (B).", "(B)", "final_answer"),
     ("The answer is 3 (three).", "3", "final_answer"),
+    ("Final answer: Evelyn, since she is the fastest at 5 m/s.", "Evelyn", "final_answer"),
     ("The answer is \u22127.", "-7", "final_answer"),
     # the last stated answer wins: a correction, or a statement after the last box
     ("The answer is $\\frac12$. Actually, no: it is $\\frac13$.", "\\frac13", "final_answer"),
@@ -70,7 +71,17 @@ CASCADE = [
 
 
 
-@pytest.mark.parametrize(("completion", "answer", "source"), EXTRACTIONS + CASCADE)
+# Statements that state no value, or only words before more math, do not count.
+STATEMENT_GUARDS = [
+    ("The answer is $\\boxed{5}$. The answer is correct.", "5", "boxed"),
+    ("Answer: Let us think step by step. We get $x = 5$.", "x = 5", "math"),
+    ("The answer is not 5. Checking again, $x = 7$.", "x = 7", "math"),
+    ("\\boxed{5}\n\nSo the final answer is Evelyn.", "5", "boxed"),
+]
+
+
+@pytest.mark.parametrize(("completion", "answer", "source"),
+                         EXTRACTIONS + CASCADE + STATEMENT_GUARDS)
 def test_extracts_the_final_answer(completion: str, answer: str, source: str) -> None:
     extraction = extract_answer(completion)
     assert (extraction.answer, extraction.source, extraction.problem) == (answer, source, None)

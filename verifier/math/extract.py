@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections import deque
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from verifier.math.normalize import latex_symbols
 
@@ -71,11 +72,18 @@ _ANSWER_PHRASE = re.compile(
 _ANSWER_LEAD = re.compile(
     r"[\s*]*(?:is\b|are\b|:|=|(?:would|should|will|must)\s+be\b)?[\s*:]*", re.IGNORECASE)
 _QUOTES = re.compile(r'^(?:\s*\\?["`])+|(?:\\?["`]\s*)+$')
+# "the answer is not 5", "the answer is correct": statements that state no value.
+_NO_VALUE = re.compile(
+    r"(?:not|never|no\s+longer|unlikely)\b|(?:(?:in)?correct|wrong|right|above|below|as follows|"
+    r"(?:shown|given)\s+(?:above|below)|clear|obvious|the same|unique)\W*$", re.IGNORECASE)
+_MATH_OR_NUMBER = re.compile(r"[\d$\\]")
 _HOPE_SUFFIX = re.compile(r"\s*I hope it is correct\.?\s*$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 _CLAUSE_END = re.compile(
     r",?\s+(?:which|where|so|since|because|as|but|that|when|for|meaning|i\.e\.|hence|thus)\b",
     re.IGNORECASE)
+_COMMA_CLAUSE = re.compile(
+    r",\s+(?:which|where|since|because|as|but|so|hence|thus|i\.e\.)\b", re.IGNORECASE)
 _COPULA = re.compile(r"\b(?:is|are|was|were|equals?|be)\b|(?<![<>!=\\])=(?!=)", re.IGNORECASE)
 _NUMBER_THEN_WORDS = re.compile(
     r"(-?[\d.,/]*\d(?:\s*(?:\\?%|percent\b|pct\b))?)\s+\(?(?!percent\b|pct\b)[A-Za-z]{2}")
@@ -122,13 +130,16 @@ def _cascade(text: str, list_expected: bool) -> Extraction:
     boxed = _extract_boxed(text, list_expected)
     tail_start = max(0, len(text) - ANSWER_PHRASE_TAIL_CHARS)
     statement = _last_statement(text[tail_start:])
+    if statement is not None and statement.is_text and (
+            boxed is not None or _MATH_OR_NUMBER.search(text, tail_start + statement.end)):
+        statement = None  # "Answer: Let's think step by step." says nothing over later math
     if boxed is not None:
         extraction, box_end = boxed
-        if statement is not None and tail_start + statement[0] >= box_end:
-            return Extraction(statement[1], "final_answer")
+        if statement is not None and tail_start + statement.start >= box_end:
+            return Extraction(statement.value, "final_answer")
         return extraction
     if statement is not None:
-        return Extraction(statement[1], "final_answer")
+        return Extraction(statement.value, "final_answer")
     tail = text[-MATH_TAIL_CHARS:]
     envs = math_environments(tail)
     after_math = envs[-1][1] if envs else 0
@@ -250,20 +261,37 @@ def _extract_boxed(response: str, list_expected: bool) -> tuple[Extraction, int]
 # --------------------------------------------------------------------------- statements
 
 
-def _last_statement(tail: str) -> tuple[int, str] | None:
-    """The last answer statement that states a value: (its start in `tail`, the value)."""
+class _Statement(NamedTuple):
+    start: int
+    end: int  # the end of the sentence stating a text value, else of its line
+    value: str
+    is_text: bool  # words only ("Evelyn"): no digit, no LaTeX
+
+
+def _last_statement(tail: str) -> _Statement | None:
+    """The last answer statement that states a value, positions in `tail`."""
     phrase = _last_match(_ANSWER_PHRASE, tail)
     if phrase is None:
         return None
     after = tail[phrase.end():phrase.end() + ANSWER_LINE_CHARS]
-    line = after[_ANSWER_LEAD.match(after).end():].split("\n", 1)[0]
+    lead = _ANSWER_LEAD.match(after).end()
+    line = after[lead:].split("\n", 1)[0]
     value = stated_value(_HOPE_SUFFIX.sub("", line))
-    return (phrase.start(), value) if value else None
+    if not value:
+        return None
+    is_text = _MATH_OR_NUMBER.search(value) is None
+    said = len(line)
+    if is_text and value in line:  # to the end of the sentence that says it
+        sentence_end = _SENTENCE_END.search(line, line.find(value) + len(value))
+        said = sentence_end.start() if sentence_end else len(line)
+    return _Statement(phrase.start(), phrase.end() + lead + said, value, is_text)
 
 
 def stated_value(text: str) -> str | None:
     """The value a sentence states: "The largest $n$ is 34." -> 34, "$x = 3$" -> x = 3."""
     text = _QUOTES.sub("", text).strip(" *:")
+    if _NO_VALUE.match(text):  # "the answer is not 5", "the answer is correct"
+        return None
     envs = math_environments(text)
     if envs and envs[0][0] == 0:  # the statement opens with math: that is the value
         return _env_run(text, envs, 0) or None
@@ -275,6 +303,8 @@ def stated_value(text: str) -> str | None:
         clause = _CLAUSE_END.search(sentence)
         value = sentence[:clause.start()] if clause else sentence
         return value.strip(" *.,") or None
+    clause = _last_outside(_COMMA_CLAUSE, sentence, envs, first=True)
+    sentence = sentence[:clause.start()] if clause else sentence  # "Evelyn, since she …"
     copula = _last_outside(_COPULA, sentence, envs)
     if copula is not None:
         return stated_value(sentence[copula.end():])
@@ -295,11 +325,14 @@ def _sentence_end(text: str, envs: list[tuple[int, int, str]]) -> int:
     return len(text)
 
 
-def _last_outside(pattern: re.Pattern[str], text: str,
-                  envs: list[tuple[int, int, str]]) -> re.Match[str] | None:
+def _last_outside(pattern: re.Pattern[str], text: str, envs: list[tuple[int, int, str]],
+                  first: bool = False) -> re.Match[str] | None:
+    """The last (or first) match of `pattern` that is not inside a math environment."""
     last = None
     for match in pattern.finditer(text):
         if not any(start <= match.start() < end for start, end, _ in envs):
+            if first:
+                return match
             last = match
     return last
 
