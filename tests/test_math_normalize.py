@@ -56,6 +56,8 @@ UNITS_FIXED = [
     ("18.90", boxed("\u00a318.90"), C),
     ("\\frac{1}{3}", unboxed("0.\\overline{3}"), C),  # a repeating decimal is a fraction
     ("\\frac{1}{6}", unboxed("0.1\\overline{6}"), C),
+    ("3000000", boxed("3 \\text{ million}"), C),  # a multiplier, not a unit
+    ("3", boxed("3 \\text{ million}"), W),
 ]
 UNITS_GUARDS = [
     ("28\\%", unboxed("28 \\text{ percent}"), C),
@@ -64,6 +66,7 @@ UNITS_GUARDS = [
     ("30", unboxed("31^\\circ \\text{C}"), W),
     ("\\frac{1}{3}", unboxed("0.\\overline{6}"), W),
     ("3", unboxed("3 \\text{ i}"), W),  # a lone letter is no unit: 3i
+    ("25", boxed("5 \\text{ squared}"), W),
 ]
 
 LABELS_FIXED = [

@@ -24,10 +24,15 @@ SHORT_UNITS = frozenset((
     "sec", "ft", "in", "yd", "mi", "lb", "lbs", "oz", "kn", "kmh", "mph", "kph", "m2", "cm2",
     "km2", "m3", "cm3", "rs", "usd", "eur", "yr", "yrs", "mo",
 ))
-# Words after a number that are not units.
+# Words after a number that are not units: they change the value or the expression.
 NOT_UNITS = frozenset((
-    "and", "or", "pi", "sin", "cos", "tan", "log", "ln", "exp", "sqrt",
+    "and", "or", "pi", "sin", "cos", "tan", "log", "ln", "exp", "sqrt", "times", "plus",
+    "minus", "over", "squared", "cubed", "factorial", "hundred", "dozen", "half", "halves",
+    "third", "thirds", "quarter", "quarters", "thousand", "million", "billion", "trillion",
 ))
+_MULTIPLIER = re.compile(r"(?<=\d)\s*(?:\\text\s*\{\s*(?P<text>thousand|million|billion|trillion)"
+                         r"\s*\}|(?P<word>thousand|million|billion|trillion)\b)", re.IGNORECASE)
+_POWER_OF = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
 
 _UNICODE_TO_LATEX = str.maketrans({
     "\u2212": "-", "\u2013": "-", "\u00d7": "\\times ", "\u00b7": "\\cdot ", "\u22c5": "\\cdot ",
@@ -114,6 +119,8 @@ def normalize(text: str) -> str:
     text = _REPEATING_DECIMAL.sub(_repeating_as_fraction, text)
     text = _LEADING_DECIMAL_POINT.sub("0.", text)
     text = _SCIENTIFIC.sub(r"\1\\times 10^{\2}", text)
+    text = _MULTIPLIER.sub(  # `3 million` is 3 \times 10^{6}, not 3 of some unit
+        lambda m: f" \\times 10^{{{_POWER_OF[(m['text'] or m['word']).lower()]}}}", text)
     text = _drop_units(text.strip(_TRAILING_PUNCTUATION))
     text = _LETTER_IN_TEXT.sub(r"\1", text)  # `\mathrm{e}` after units: `5\,\mathrm{m}`
     text = _CONNECTOR.sub(", ", text).strip(" ,")
