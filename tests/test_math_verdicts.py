@@ -190,17 +190,24 @@ def test_sll_failure_falls_back_to_ll() -> None:
 
 
 def test_no_text_is_evaluated_while_grading(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Grade the table and code-like answers in this process with `eval` and sympy's
-    `parse_expr` (what `sympify` of a string runs) spied on: neither may be called."""
+    """Grade every table (this file's, the comparison and normalisation tables) and code-like
+    answers in this process with `eval` and sympy's `parse_expr` (what `sympify` of a string
+    runs) spied on: neither may be called."""
     import builtins
 
     import sympy.parsing.sympy_parser as sympy_parser
 
+    from tests import test_math_compare, test_math_normalize
     from verifier.math import grade as grading
+    from verifier.math.extract import extract_answer
+    from verifier.math.reference import reference_answer
 
     pairs = [(p, g) for g, p, _ in TABLE] + [
         ("__import__('os').system('true')", "0"), ("0", "__import__('os').system('true')"),
         ("eval('1')", "1"), ("5 \\text{ cm}", "5"), ("1,000", "1000")]
+    pairs += [(extract_answer(completion).answer or "", reference_answer(reference))
+              for tables in (test_math_compare.TABLES, test_math_normalize.TABLES)
+              for rows in tables.values() for reference, completion, _ in rows]
     grading.warm_up()
     for prediction, gold in pairs:  # lazy imports inside sympy run their own constant strings
         grading.grade(prediction, gold)
