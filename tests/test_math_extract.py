@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from verifier.math import check_math
-from verifier.math.extract import MAX_BOX_CHARS, Extraction, extract_answer, find_box
+from verifier.math.boxes import MAX_BOX_CHARS, find_box
+from verifier.math.extract import Extraction, extract_answer
 from verifier.schemas import MathItem
 
 EXTRACTIONS = [

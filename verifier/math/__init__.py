@@ -1,9 +1,10 @@
 """Math checker: final-answer extraction and symbolic comparison on math-verify's parser.
 
 `check_math` finds the reference's answer and the completion's final answer in the calling
-process (plain string work: `reference.py`, `extract.py`), then has the calling thread's helper
-process compare them under a hard deadline (`isolation.py` runs `grade.py`). Nothing from the
-request is ever evaluated as code.
+process (plain string work: `reference.py`, and `extract.py` over `boxes.py`, `statements.py`
+and `spans.py`), then has the calling thread's helper process compare them under a hard
+deadline (`isolation.py` runs `grade.py`: `normalize.py`, `shape.py`, `literal.py`,
+`parse.py`, `compare.py`, `numbers.py`). Nothing from the request is ever evaluated as code.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ _REWARDS = {Status.correct: 1.0, Status.infra_error: None}
 
 
 def check_math(item: MathItem, timeout_s: float = 1.0) -> Result:
-    """Score one math item. Never raises; returns within about `timeout_s` once warm.
+    """Score one math item. Never raises; returns within about `timeout_s` once warm (twice
+    that when the helper has not parsed this reference before).
 
-    The first call in a process also imports and warms up math-verify (about a second).
+    The first call in a process also imports and warms up the parser (about a second).
     """
     try:
         reference = reference_answer(item.answer)

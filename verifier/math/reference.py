@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from verifier.math.extract import box_run, extract_answer, math_environments
+from verifier.math.boxes import box_run
+from verifier.math.extract import extract_answer
 from verifier.math.normalize import normalize, readings, undouble_backslashes
 from verifier.math.shape import is_list
+from verifier.math.spans import math_environments
 
 REFERENCE_CACHE_SIZE = 4_096
 # A reference with this many words outside math is a solution text, not an answer.
