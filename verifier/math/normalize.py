@@ -76,14 +76,16 @@ _SPACING = re.compile(r"(?<!\\)\\(?:q?quad|[,;: ]|thinspace|enspace|hspace\{[^{}
 
 _CURRENCY = re.compile(r"\\\$|\\(?:euro|pounds|yen)\b|[€£¥₹]|^\$(?=\s*[\d.])|"
                        r"(?<![A-Za-z])(?:USD|EUR|GBP|Rs\.?)(?![A-Za-z])")
-_DEGREES = re.compile(r"\^\s*\{?\s*\\circ\s*\}?(?:\s*(?:\\text\s*\{\s*)?[CF](?![A-Za-z])\s*\}?)?|"
+_DEGREES = re.compile(r"\^\s*(?:\{\s*)?\\circ\s*\}?"
+                      r"(?:\s*(?:\\text\s*\{\s*)?[CF](?![A-Za-z])\s*\}?)?|"
                       r"\\circ\b|\\degree\b|"
                       r"\^\s*\{\s*\\text\{\s*o\s*\}\s*\}")
-_PERCENT_WORD = re.compile(r"\s*(?:\\text\{\s*)?(?:percentage|percent|pct)\b(?:\s*\})?")
+_PERCENT_WORD = re.compile(r"(?<!\s)\s*(?:\\text\{\s*)?(?:percentage|percent|pct)\b(?:\s*\})?")
 _RELATION_SPELLING = re.compile(r"\\(?:geqslant|leqslant|gt|lt)(?![A-Za-z])")
 _RELATION_SYMBOLS = {"\\geqslant": "\\ge ", "\\leqslant": "\\le ", "\\gt": ">", "\\lt": "<"}
 _CONNECTOR = re.compile(
-    r"\s*,?\s*(?:\\text\s*\{\s*,?\s*(?:and|or)\s*,?\s*\}|(?<![A-Za-z\\])(?:and|or)(?![A-Za-z]))\s*",
+    r"(?<![\s,])\s*(?:,\s*)?(?:\\text\s*\{\s*(?:,\s*)?(?:and|or)\s*,?\s*\}|"
+    r"(?<![A-Za-z\\])(?:and|or)(?![A-Za-z]))\s*",
     re.IGNORECASE)
 _APPROX = re.compile(r"\\approx|\\simeq")
 _LABEL = re.compile(r"[A-Za-z](?:_\{?[\w]+\}?)?")
@@ -92,9 +94,8 @@ _REPEATING_DECIMAL = re.compile(r"(?<![\d.])(\d*)\.(\d*)\\(?:overline|bar|dot)\s
 _LEADING_DECIMAL_POINT = re.compile(r"(?<![\w.}])\.(?=\d)")
 
 # Units after a value: `5\text{ cm}^2`, `125 miles`, `12 hours ago`, `100m^2`.
-_TEXT_UNIT = re.compile(r"(?<=[\d}).\s])\s*\\text\s*\{\s*(?P<unit>[A-Za-z][A-Za-z ./\-]*"
-                        r"(?:\^?\d)?)\s*\}\s*(?:\^\s*\{?\d\}?)?\s*$")
-_UNIT_JOINER = re.compile(r"(?:\s|/|\\cdot)*$")
+_TEXT_UNIT = re.compile(r"(?<=[\d}).\/])\s*\\text\s*\{\s*(?P<unit>[A-Za-z][A-Za-z ./\-]*"
+                        r"(?:\^?\d)?)\}(?:\^\s*\{?\d\}?)?$")
 _WORD_UNITS = re.compile(r"(?<=[\d}).])\s+(?P<words>[A-Za-z]+(?:\s+[A-Za-z]+){0,3})"
                          r"\s*(?:\^\s*\{?\d\}?)?\s*$")
 _ATTACHED_UNIT = re.compile(r"(?<=\d)(?P<unit>[A-Za-z]{2,3}|m(?=\s*\^))\s*(?:\^\s*\{?\d\}?)?\s*$")
@@ -208,7 +209,7 @@ def _drop_units(text: str) -> str:
         match = _TEXT_UNIT.search(text)
         if match is None or not _is_text_unit(match["unit"]):
             break
-        text = _UNIT_JOINER.sub("", text[:match.start()])
+        text = _without_trailing_joiners(text[:match.start()])
     match = _WORD_UNITS.search(text)
     if match is not None:
         words = match["words"].split()
@@ -225,6 +226,15 @@ def _is_unit_word(word: str) -> bool:
     if lowered in NOT_UNITS:
         return False
     return word in SHORT_UNITS or lowered in SHORT_UNITS or len(word) >= 3
+
+
+def _without_trailing_joiners(text: str) -> str:
+    """`5 \\text{ m} / ` -> `5 \\text{ m}`: what joined the unit just dropped to another."""
+    while True:
+        stripped = text.rstrip().removesuffix("/").removesuffix("\\cdot")
+        if stripped == text:
+            return text
+        text = stripped
 
 
 def _is_text_unit(unit: str) -> bool:

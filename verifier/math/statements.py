@@ -33,10 +33,10 @@ _NO_VALUE = re.compile(
     r"(?:shown|given)\s+(?:above|below)|clear|obvious|the same|unique)\W*$", re.IGNORECASE)
 # A value with this in it is math (a digit, a `$`, a LaTeX command), else it is words.
 MATH_OR_NUMBER = re.compile(r"[\d$\\]")
-_HOPE_SUFFIX = re.compile(r"\s*I hope it is correct\.?\s*$", re.IGNORECASE)
+_HOPE_SUFFIX = re.compile(r"(?<!\s)\s*I hope it is correct\.?\s*$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 _CLAUSE_END = re.compile(
-    r",?\s+(?:which|where|so|since|because|as|but|that|when|for|meaning|i\.e\.|hence|thus)\b",
+    r"(?<![\s,]),?\s+(?:which|where|so|since|because|as|but|that|when|for|meaning|i\.e\.|hence|thus)\b",
     re.IGNORECASE)
 _COMMA_CLAUSE = re.compile(
     r",\s+(?:which|where|since|because|as|but|so|hence|thus|i\.e\.)\b", re.IGNORECASE)
