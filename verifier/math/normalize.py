@@ -18,6 +18,8 @@ from functools import lru_cache
 from verifier.math.shape import split_top_level
 
 NORMALIZE_CACHE_SIZE = 8_192
+# Wrappers (`$`, `\\boxed{}`, `{}`) stacked around a whole answer that are taken off.
+MAX_WRAPPERS = 8
 # Units dropped after a number even when short (longer words are dropped anyway, see below).
 SHORT_UNITS = frozenset((
     "m", "s", "g", "h", "l", "cm", "mm", "km", "kg", "mg", "ml", "mL", "min", "hr", "hrs",
@@ -154,8 +156,8 @@ def undouble_backslashes(text: str) -> str:
 
 def strip_wrappers(text: str) -> str:
     """Drop math delimiters, a box and a brace group (`{1,2,3}`, which LaTeX prints as
-    `1,2,3`) around the whole answer, however deeply stacked."""
-    while True:
+    `1,2,3`) around the whole answer, up to MAX_WRAPPERS deep (each layer costs a scan)."""
+    for _ in range(MAX_WRAPPERS):
         stripped = text.strip().rstrip(".")
         for opening, closing in _WRAPPERS:
             if (stripped.startswith(opening) and stripped.endswith(closing)
@@ -168,6 +170,7 @@ def strip_wrappers(text: str) -> str:
         if stripped == text:
             return text
         text = stripped
+    return text
 
 
 def _closes_at_end(text: str, opened: int) -> bool:
@@ -235,6 +238,7 @@ def _without_trailing_joiners(text: str) -> str:
         if stripped == text:
             return text
         text = stripped
+    return text
 
 
 def _is_text_unit(unit: str) -> bool:
