@@ -77,7 +77,8 @@ STATEMENT_GUARDS = [
     ("The answer is $\\boxed{5}$. The answer is correct.", "5", "boxed"),
     ("Answer: Let us think step by step. We get $x = 5$.", "x = 5", "math"),
     ("The answer is not 5. Checking again, $x = 7$.", "x = 7", "math"),
-    ("\\boxed{5}\n\nSo the final answer is Evelyn.", "5", "boxed"),
+    ("\\boxed{5}\n\nSo the answer is Evelyn.", "5", "boxed"),
+    ("\\boxed{5}\n\nSo the final answer is Evelyn.", "Evelyn", "final_answer"),
 ]
 
 

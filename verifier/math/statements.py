@@ -33,6 +33,7 @@ _NO_VALUE = re.compile(
     r"(?:shown|given)\s+(?:above|below)|clear|obvious|the same|unique)\W*$", re.IGNORECASE)
 # A value with this in it is math (a digit, a `$`, a LaTeX command), else it is words.
 MATH_OR_NUMBER = re.compile(r"[\d$\\]")
+_FINAL = re.compile(r"final\b", re.IGNORECASE)
 _HOPE_SUFFIX = re.compile(r"(?<!\s)\s*I hope it is correct\.?\s*$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 _CLAUSE_END = re.compile(
@@ -52,7 +53,7 @@ class Statement(NamedTuple):
     start: int
     end: int  # the end of the sentence stating a text value, else of its line
     value: str
-    is_text: bool  # words only ("Evelyn"): no digit, no LaTeX
+    is_text: bool  # words outside math after a plain "answer" ("Answer: Let's think"): weak
 
 
 def last_statement(tail: str) -> Statement | None:
@@ -66,7 +67,8 @@ def last_statement(tail: str) -> Statement | None:
     value = stated_value(_HOPE_SUFFIX.sub("", line))
     if not value:
         return None
-    is_text = MATH_OR_NUMBER.search(value) is None
+    is_text = (MATH_OR_NUMBER.search(value) is None and not _FINAL.match(phrase.group())
+               and all(content.strip() != value for _, _, content in math_environments(line)))
     said = len(line)
     if is_text and value in line:  # to the end of the sentence that says it
         sentence_end = _SENTENCE_END.search(line, line.find(value) + len(value))
