@@ -146,10 +146,7 @@ def run_baseline(items: list[dict]) -> tuple[float, list[bool]]:
 
 def run_checker_in_process(items: list[dict]) -> float:
     """The service's checker called directly in this one process: separates how much of the
-    speed-up is the checker itself from how much is the worker pool.
-
-    Import after the baseline: the checker makes math-verify's number comparisons stricter in
-    the process that loads it."""
+    speed-up is the checker itself from how much is the worker pool."""
     from verifier.math import check_math
     from verifier.schemas import MathItem
 

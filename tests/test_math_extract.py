@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from verifier.math.extract import MAX_BOX_CHARS, extract_answer, find_box
+from verifier.math import check_math
+from verifier.math.boxes import MAX_BOX_CHARS, find_box
+from verifier.math.extract import Extraction, extract_answer
+from verifier.schemas import MathItem
 
 EXTRACTIONS = [
     # (completion, expected answer, expected source)
@@ -30,8 +33,57 @@ EXTRACTIONS = [
     ("\\boxedx{3} is not a box, 9 is the number", "9", "last_number"),
 ]
 
+# Answers outside \boxed{} that the cascade must read as the value stated: (completion,
+# extracted answer, source).
+CASCADE = [
+    # an answer statement takes the value it states, not the first math in it
+    ("Final Answer: The largest $n$ is 34.", "34", "final_answer"),
+    ("Final Answer: The volume of $ABCDEFGH$ is 120. I hope it is correct.", "120",
+     "final_answer"),
+    ("Final Answer: Jane started growing Sphere 3 hours ago.", "3", "final_answer"),
+    ("The final answer is that $x = 2$ or $x = 3$.", "x = 2 \\text{ or } x = 3", "final_answer"),
+    ("The final answer is \\\"$12 $ and $13 $\\\". I hope it is correct.", "12, 13",
+     "final_answer"),
+    ("The correct option is (B).", "(B)", "final_answer"),
+    ("The answer is 3 (three).", "3", "final_answer"),
+    ("Final answer: Evelyn, since she is the fastest at 5 m/s.", "Evelyn", "final_answer"),
+    ("The answer is \u22127.", "-7", "final_answer"),
+    # the last stated answer wins: a correction, or a statement after the last box
+    ("The answer is $\\frac12$. Actually, no: it is $\\frac13$.", "\\frac13", "final_answer"),
+    ("So $x = \\boxed{200}$ after six months.\nFinal Answer: The final answer is $10,455$. "
+     "I hope it is correct.", "10,455", "final_answer"),
+    # else the last math environment, whichever delimiters it has
+    ("Therefore $x \\geq 5$ is the solution.", "x \\geq 5", "math"),
+    ("Answer \\( (9+1) \\)", "(9+1)", "math"),
+    ("The identity matrix is $ \\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix} $.",
+     "\\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix}", "math"),
+    ("$\\frac13 $", "\\frac13", "math"),
+    ("We obtain\n$$\n(1, +\\infty)\n$$", "(1, +\\infty)", "math"),
+    ("The valid values are $1$, $2$ and $3$.", "1, 2, 3", "math"),
+    # else the last number, in any of the ways numbers are written
+    ("Soucis : 2,74 $ a..", "2,74", "last_number"),
+    (".4", ".4", "last_number"),
+    ("-\\frac{10}{9}", "-\\frac{10}{9}", "last_number"),
+    ("The total is 1 000 000.", "1 000 000", "last_number"),
+    ("There are 6.02 \u00d7 10^23 molecules.", "6.02 \\times  10^23", "last_number"),
+    # after a closed <think> block when an answer follows it
+    ("<think>\nIt might be \\boxed{3}.\n</think>\nThe answer is $4$.", "4", "final_answer"),
+]
 
-@pytest.mark.parametrize(("completion", "answer", "source"), EXTRACTIONS)
+
+
+# Statements that state no value, or only words before more math, do not count.
+STATEMENT_GUARDS = [
+    ("The answer is $\\boxed{5}$. The answer is correct.", "5", "boxed"),
+    ("Answer: Let us think step by step. We get $x = 5$.", "x = 5", "math"),
+    ("The answer is not 5. Checking again, $x = 7$.", "x = 7", "math"),
+    ("\\boxed{5}\n\nSo the answer is Evelyn.", "5", "boxed"),
+    ("\\boxed{5}\n\nSo the final answer is Evelyn.", "Evelyn", "final_answer"),
+]
+
+
+@pytest.mark.parametrize(("completion", "answer", "source"),
+                         EXTRACTIONS + CASCADE + STATEMENT_GUARDS)
 def test_extracts_the_final_answer(completion: str, answer: str, source: str) -> None:
     extraction = extract_answer(completion)
     assert (extraction.answer, extraction.source, extraction.problem) == (answer, source, None)
@@ -89,3 +141,35 @@ MEGABYTE_COMPLETIONS = {
 def test_megabyte_completions_are_handled(completion: str) -> None:
     extraction = extract_answer(completion)
     assert extraction.answer is None or len(extraction.answer) <= MAX_BOX_CHARS
+
+
+# Boxes spread over a phrase are one list when the reference is a list: (reference, completion).
+LISTED_BOXES = [
+    ("(2, 2), (6, 2)", "$$\\boxed{(2, 2)} \\quad \\text{and} \\quad \\boxed{(6, 2)}$$"),
+    ("(3, 3), (1, 1)", "$$\\boxed{(3, 3)} \\text{ for part (a) and } \\boxed{(1, 1)}$$"),
+    ("-2, 1", "the roots are: \\[ \\boxed{-2} \\quad \\text{and} \\quad \\boxed{1}. \\]"),
+    ("1, 2", "\\boxed{1} papers and \\boxed{2} bins"),
+    ("k = 45, n = 2", "$$\\boxed{k = 45} \\quad \\text{and} \\quad \\boxed{n = 2}$$"),
+    ("y_{1}=-2 x^{2}+4 x+3, y_{2}=3 x^{2}+12 x+10",
+     "\\($y_1 = \\boxed{-2(x - 1)^2 + 5} \\) and \\( y_2 = \\boxed{3(x + 2)^2 - 2} \\) "),
+    ("1 \\pm \\sqrt{19}", "The roots are $\\boxed{1 + \\sqrt{19}}$ and $\\boxed{1 - \\sqrt{19}}$."),
+]
+
+
+@pytest.mark.parametrize(("reference", "completion"), LISTED_BOXES)
+def test_boxes_spread_over_a_phrase_list_the_reference(reference: str, completion: str) -> None:
+    result = check_math(MathItem(response=completion, answer=reference))
+    assert result.status == "correct", result.detail
+
+
+def test_a_number_after_the_last_math_is_the_answer() -> None:
+    """math-verify reads whichever comes last; the cascade's last step does the same."""
+    completion = "so $d = \\frac{90}{n}$. Therefore, there are 12 such sequences."
+    assert extract_answer(completion) == Extraction("12", "last_number")
+
+
+def test_a_single_reference_takes_the_last_of_spread_boxes() -> None:
+    """A corrected answer is not a hedge: only a list reference reads spread boxes as a list."""
+    completion = "First I thought \\boxed{2}, but then I realized it is \\boxed{3}."
+    assert check_math(MathItem(response=completion, answer="3")).status == "correct"
+    assert check_math(MathItem(response=completion, answer="2")).status == "wrong"

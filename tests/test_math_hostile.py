@@ -67,6 +67,10 @@ HOSTILE_BOXES = {
     "division_by_zero": "\\frac{1}{0}",
     "indeterminate": "\\frac{0}{0}",
     "infinities": "\\infty - \\infty",
+    "unit_words": "1" + " meters" * 120,
+    "text_groups": "\\text{a}" * 120,
+    "plus_minus_items": ", ".join(["1 \\pm 2"] * 150),
+    "digit_groups": "1" + ",\\!000" * 140,
 }
 
 
@@ -89,6 +93,11 @@ HOSTILE_COMPLETIONS = {
     "huge_answer_phrase": "The final answer is " + "9" * 100_000,
     "answer_then_whitespace": ("answer" + " " * 2_000 + "**" + " " * 2_000) * 50,
     "unclosed_math_delimiters": "answer: " + "\\(" * 100_000,
+    "megabyte_of_dollars": "$" * 1_000_000,
+    "listed_math_environments": "$1$ and " * 100_000,
+    "statement_of_math": "The answer is " + "$x$ " * 50_000,
+    "closed_thinking_blocks": "<think>" + "</think>" * 100_000,
+    "spaced_digit_groups": "1" + " 000" * 200_000,
 }
 
 
@@ -293,3 +302,27 @@ def test_hostile_items_through_the_service_hold_no_worker(verifier_url: str) -> 
     assert response.status_code == 200
     statuses = [r["status"] for r in response.json()["results"]]
     assert statuses == ["timeout"] + ["correct"] * 6 + ["timeout"] + ["correct"] * 6
+
+
+READ_IN_THE_CALLER = {
+    "spaces": "1" + " " * 9_000 + "x",
+    "tabs_and_spaces": "\\frac{1}{2}" + " \t" * 4_500,
+    "after_a_caret": "2^" + " " * 9_000,
+    "in_a_text_group": "5\\text{a" + " " * 9_000,
+    "slashes": "5" + " /" * 4_500 + "x",
+    "between_math": "$1$" + " " * 9_000 + "$2$",
+    "before_a_comma": "1" + " " * 9_000 + ", and 2",
+    "deep_brace_groups": "{" * 4_999 + "1" + "}" * 4_999,
+}
+
+
+@pytest.mark.timeout(15)
+@pytest.mark.parametrize("text", READ_IN_THE_CALLER.values(), ids=READ_IN_THE_CALLER)
+def test_what_the_caller_reads_is_read_in_linear_time(text: str) -> None:
+    """References are read in the calling process, where no deadline holds: the same text as a
+    reference and as a completion must be scored promptly (no regex backtracking over runs of
+    whitespace, no scan per layer of braces)."""
+    for item in (unchecked_item("\\boxed{1}", answer=text), unchecked_item(text, answer="1")):
+        result = check_math(item, timeout_s=FAST_TIMEOUT_S)
+        assert result.status in ("correct", "wrong", "no_answer", "timeout", "infra_error")
+    assert_ordinary_item_still_correct()

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from verifier.math import check_math
-from verifier.math.grade import _latex_to_sympy, _SllConverter, parse_answer, prepare
+from verifier.math.normalize import normalize
+from verifier.math.parse import SllConverter, latex_to_sympy, parse_latex
 from verifier.schemas import MathItem
 
 C, W = "correct", "wrong"
@@ -106,7 +107,7 @@ def test_two_boxed_solutions_match_a_list_reference() -> None:
 
 def test_boxed_percentage_parses_with_the_pinned_antlr_runtime() -> None:
     assert version("antlr4-python3-runtime").startswith("4.13")
-    assert parse_answer(prepare("50\\%")), "antlr 4.11 fails exactly here"
+    assert parse_latex(normalize("50\\%")) is not None, "antlr 4.11 fails exactly here"
     result = check_math(MathItem(response="Half of them: $\\boxed{50\\%}$", answer="50\\%"))
     assert result.status == "correct"
 
@@ -162,9 +163,9 @@ def test_sll_parse_agrees_with_ll_on_the_table() -> None:
     from latex2sympy2_extended.latex2sympy2 import _Latex2Sympy, normalize_latex
     from sympy import srepr
 
-    from verifier.math.grade import _NORMALIZATION
+    from verifier.math.parse import _NORMALIZATION
 
-    texts = {normalize_latex(prepare(t), config=_NORMALIZATION) for g, p, _ in TABLE
+    texts = {normalize_latex(normalize(t), config=_NORMALIZATION) for g, p, _ in TABLE
              for t in (g, p)}
     agreed = 0
     for text in texts:
@@ -173,7 +174,7 @@ def test_sll_parse_agrees_with_ll_on_the_table() -> None:
         except Exception:
             continue
         try:
-            sll_tree = srepr(_SllConverter(is_real=True).parse(text))
+            sll_tree = srepr(SllConverter(is_real=True).parse(text))
         except Exception:
             continue  # `_latex_to_sympy` retries these with LL
         assert sll_tree == ll_tree, text
@@ -184,26 +185,34 @@ def test_sll_parse_agrees_with_ll_on_the_table() -> None:
 def test_sll_failure_falls_back_to_ll() -> None:
     text = "x^2+48x+380"  # needs LL's full-context prediction
     with pytest.raises(Exception):  # noqa: B017 - latex2sympy raises bare Exceptions
-        _SllConverter(is_real=True).parse(text)
-    assert _latex_to_sympy(text) is not None
+        SllConverter(is_real=True).parse(text)
+    assert latex_to_sympy(text) is not None
 
 
 def test_no_text_is_evaluated_while_grading(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Grade the table and code-like answers in this process with `eval` and sympy's
-    `parse_expr` (what `sympify` of a string runs) spied on: neither may be called."""
+    """Grade every table (this file's, the comparison and normalisation tables) and code-like
+    answers in this process with `eval` and sympy's `parse_expr` (what `sympify` of a string
+    runs) spied on: neither may be called."""
     import builtins
 
     import sympy.parsing.sympy_parser as sympy_parser
 
+    from tests import test_math_compare, test_math_normalize
     from verifier.math import grade as grading
+    from verifier.math.extract import extract_answer
+    from verifier.math.reference import reference_answer
 
     pairs = [(p, g) for g, p, _ in TABLE] + [
         ("__import__('os').system('true')", "0"), ("0", "__import__('os').system('true')"),
         ("eval('1')", "1"), ("5 \\text{ cm}", "5"), ("1,000", "1000")]
+    pairs += [(extract_answer(completion).answer or "", reference_answer(reference))
+              for tables in (test_math_compare.TABLES, test_math_normalize.TABLES)
+              for rows in tables.values() for reference, completion, _ in rows]
     grading.warm_up()
     for prediction, gold in pairs:  # lazy imports inside sympy run their own constant strings
         grading.grade(prediction, gold)
-    grading.parse_answer.cache_clear()
+    parse_latex.cache_clear()
+    normalize.cache_clear()
     monkeypatch.setattr(grading, "_GOLDS", grading._Lru(grading.GOLD_CACHE_SIZE))
     evaluated: list[object] = []
 

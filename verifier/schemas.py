@@ -266,11 +266,36 @@ def _text(value: Any) -> str:
 # --------------------------------------------------------------------------- items
 
 
+class MathOptions(_Model):
+    """How a math answer is compared; every field is optional (the defaults suit answers
+    written in \\boxed{}). An unknown option name is a 422 naming it."""
+
+    rel_tol: float | None = Field(
+        None, gt=0, lt=1, description="numbers within rel_tol * |reference| of the reference "
+        "count as equal (default: the digits an answer shows must be right)")
+    digits: int | None = Field(
+        None, ge=1, le=30, description="numbers equal to the reference to this many "
+        "significant digits count as equal")
+    set_for_relation: bool = Field(
+        True, description="an interval or set answer may match a relation reference "
+        "([-2, 7] for -2 <= x <= 7)")
+    relation_for_set: bool = Field(
+        False, description="a relation answer may match an interval or set reference "
+        "(-2 <= x <= 7 for [-2, 7])")
+
+    @model_validator(mode="after")
+    def _one_tolerance(self) -> MathOptions:
+        if self.rel_tol is not None and self.digits is not None:
+            raise ValueError("give rel_tol or digits, not both")
+        return self
+
+
 class MathItem(_Model):
     kind: Literal["math"] = "math"
     id: str | None = Field(None, max_length=512)
     response: str = Field(max_length=MAX_RESPONSE_CHARS)
     answer: str = Field(min_length=1, max_length=MAX_ANSWER_CHARS)
+    options: MathOptions | None = None
 
 
 class CodeItem(_Model):

@@ -1,14 +1,17 @@
-"""Math checker: final-answer extraction and symbolic comparison on math-verify.
+"""Math checker: final-answer extraction and symbolic comparison on math-verify's parser.
 
-`check_math` extracts the final answer in the calling process (plain string work), then has
-the calling thread's helper process compare it with the reference under a hard deadline (see
-`isolation.py`). Nothing from the request is ever evaluated as code.
+`check_math` finds the reference's answer and the completion's final answer in the calling
+process (plain string work: `reference.py`, and `extract.py` over `boxes.py`, `statements.py`
+and `spans.py`), then has the calling thread's helper process compare them under a hard
+deadline (`isolation.py` runs `grade.py`: `normalize.py`, `shape.py`, `literal.py`,
+`parse.py`, `compare.py`, `numbers.py`). Nothing from the request is ever evaluated as code.
 """
 
 from __future__ import annotations
 
 from verifier.math.extract import extract_answer
 from verifier.math.isolation import grading_process
+from verifier.math.reference import answer_is_list, reference_answer
 from verifier.schemas import MathItem, Result, Status
 
 # How much of the extracted answer a result's detail shows.
@@ -18,12 +21,14 @@ _REWARDS = {Status.correct: 1.0, Status.infra_error: None}
 
 
 def check_math(item: MathItem, timeout_s: float = 1.0) -> Result:
-    """Score one math item. Never raises; returns within about `timeout_s` once warm.
+    """Score one math item. Never raises; returns within about `timeout_s` once warm (twice
+    that when the helper has not parsed this reference before).
 
-    The first call in a process also imports and warms up math-verify (about a second).
+    The first call in a process also imports and warms up the parser (about a second).
     """
     try:
-        extraction = extract_answer(item.response)
+        reference = reference_answer(item.answer)
+        extraction = extract_answer(item.response, list_expected=answer_is_list(reference))
         detail: dict[str, str] = {"source": extraction.source}
         if extraction.answer is not None:
             detail["extracted"] = extraction.answer[:DETAIL_ANSWER_CHARS]
@@ -32,7 +37,8 @@ def check_math(item: MathItem, timeout_s: float = 1.0) -> Result:
         elif extraction.problem is not None:
             status, reason = Status.wrong, extraction.problem
         else:
-            status, reason = grading_process().grade(extraction.answer, item.answer, timeout_s)
+            status, reason = grading_process().grade(extraction.answer, reference, timeout_s,
+                                                     item.options)
     except Exception as exc:  # never let one item take down a chunk
         return Result.infra_error(item.id, f"math checker failed: {type(exc).__name__}: {exc}")
     if reason:

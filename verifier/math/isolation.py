@@ -26,7 +26,7 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from verifier.deadline import die_with_parent, limit_address_space
-from verifier.schemas import Status
+from verifier.schemas import MathOptions, Status
 
 # Address space a helper may add to what it inherits; an item needing more fails in the helper.
 DEFAULT_MEMORY_MB = 1024
@@ -59,24 +59,31 @@ class GradingProcess:
         """The helper's process id, None until it is started (for tests and diagnostics)."""
         return self._pid
 
-    def grade(self, prediction: str, gold: str, timeout_s: float) -> tuple[Status, str | None]:
+    def grade(self, prediction: str, gold: str, timeout_s: float,
+              options: MathOptions | None = None) -> tuple[Status, str | None]:
         """Grade in the helper; at most `timeout_s` once the helper runs (twice that if the
         helper dies mid-item, which is retried once on a fresh helper: an idle helper killed
-        from outside, e.g. by the OOM killer, is only noticed when the next item is sent)."""
+        from outside, e.g. by the OOM killer, is only noticed when the next item is sent).
+
+        A reference the helper has not parsed before gets a deadline of its own first (it is
+        parsed once per helper and kept), so a slow reference does not eat the answer's time.
+        """
         known_failure = self._slow_golds.get(gold)
         if known_failure is not None:
             return Status.infra_error, known_failure
-        verdict = self._grade_once(prediction, gold, timeout_s)
+        request = (prediction, gold, options)
+        verdict = self._grade_once(request, timeout_s)
         if verdict is None:
-            verdict = self._grade_once(prediction, gold, timeout_s)
+            verdict = self._grade_once(request, timeout_s)
         if verdict is None:
             return Status.wrong, f"checking this answer killed the checker twice ({self._death})"
         return verdict
 
-    def _grade_once(self, prediction: str, gold: str,
+    def _grade_once(self, request: tuple[str, str, MathOptions | None],
                     timeout_s: float) -> tuple[Status, str | None] | None:
         """One try; None if the helper died on the way (its cause is kept in `_death`)."""
-        conn = self._send((prediction, gold))
+        gold = request[1]
+        conn = self._send(request)
         deadline = time.monotonic() + timeout_s
         parsing_gold = retiring = False
         while True:
@@ -97,8 +104,9 @@ class GradingProcess:
                 return None
             if message == GOLD_PARSE_STARTED:
                 parsing_gold = True
-            elif message == GOLD_PARSE_DONE:
+            elif message == GOLD_PARSE_DONE:  # the answer gets a whole deadline of its own
                 parsing_gold = False
+                deadline = time.monotonic() + timeout_s
             elif message == RETIRING:
                 retiring = True
             else:
@@ -128,7 +136,7 @@ class GradingProcess:
     def _owned(self) -> bool:
         return self._owner_pid == os.getpid()
 
-    def _send(self, request: tuple[str, str]) -> Connection:
+    def _send(self, request: tuple[str, str, MathOptions | None]) -> Connection:
         """Send a request, starting (or replacing a dead) helper as needed."""
         self.ensure_started()
         try:
@@ -193,11 +201,11 @@ def _serve(conn: Connection, parent_pid: int, memory_mb: int) -> None:
 
     while True:
         try:
-            prediction, gold = conn.recv()
+            prediction, gold, options = conn.recv()
         except EOFError:
             return
         try:
-            verdict = tuple(grade(prediction, gold, report_gold_parse))
+            verdict = tuple(grade(prediction, gold, options, report_gold_parse))
         except MemoryError:
             conn.send(RETIRING)  # a helper that ran out of memory is not trusted any more
             conn.send((Status.wrong, f"checking this answer needs more than {memory_mb} MiB"))

@@ -1,0 +1,31 @@
+"""Completions around an answer, the real checker's verdict on them, and table rows as
+parameters: shared by the math tables."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from verifier.math import check_math
+from verifier.schemas import MathItem
+
+
+def boxed(answer: str) -> str:
+    return f"So the answer is $\\boxed{{{answer}}}$."
+
+
+def unboxed(answer: str) -> str:
+    """The answer as the last math of a completion, as a policy not trained on boxes writes it
+    (and as the issue saw these fail before: read as their last number)."""
+    return f"Hence ${answer}$."
+
+
+def verdict(reference: str, completion: str) -> str:
+    return check_math(MathItem(response=completion, answer=reference)).status
+
+
+def labelled(tables: dict[str, list[tuple[str, str, str]]]) -> list[Any]:
+    """Table rows as pytest parameters, each named by its kind and its two sides."""
+    return [pytest.param(*row, id=f"{kind}: {row[0]} | {row[1]}")
+            for kind, rows in tables.items() for row in rows]

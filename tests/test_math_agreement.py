@@ -1,0 +1,30 @@
+"""Agreement with math-verify's own published cases (the shared folder's
+`peer/math_verify_suite.json`), scored by the function every worker runs on a chunk.
+`bench/math_agreement.py` reports the same through a real server, with every disagreement."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from verifier.chunk import process_chunk
+
+GOAL = 0.95
+SUITE = next((folder / "shared" / "peer" / "math_verify_suite.json"
+              for folder in Path(__file__).resolve().parents[1:4]
+              if (folder / "shared" / "peer" / "math_verify_suite.json").exists()), None)
+
+
+@pytest.mark.skipif(SUITE is None, reason="the shared peer folder is not next to this checkout")
+def test_agrees_with_math_verify_published_cases() -> None:
+    cases = json.loads(SUITE.read_text())["cases"]
+    results = process_chunk([{"kind": "math", "answer": case["answer"],
+                              "response": case["response"]} for case in cases])
+    agree = sum((result["status"] == "correct") == case["correct"]
+                for case, result in zip(cases, results, strict=True))
+    infra_errors = [case for case, result in zip(cases, results, strict=True)
+                    if result["status"] == "infra_error"]
+    assert agree / len(cases) >= GOAL, f"{agree}/{len(cases)}"
+    assert not infra_errors

@@ -1,0 +1,160 @@
+"""The same answer of every kind: labelled tables of references and boxed answers per kind
+(equations, inequalities, relations against intervals, sets and tuples, matrices, text, times
+and ratios, numbers), scored by the real checker (helper process included).
+
+Every row of the `*_FIXED` tables was scored wrongly before; the `*_GUARDS` rows are the
+strict side of the same rule, which must hold on both sides of it. A boxed answer of most kinds
+was compared right before (by math-verify's `verify`); written as the last math of a completion
+it was read as its last number, and that is how the rows send it.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.math_completions import labelled, unboxed, verdict
+
+C, W = "correct", "wrong"
+
+
+EQUATIONS_FIXED = [  # the same line, plane or curve: one equation a non-zero multiple of the other
+    ("34x+45y-20z+100=0", unboxed("-34x-45y+20z-100=0"), C),
+    ("2x+4y-3=0", unboxed("y=-\\frac{1}{2}x+\\frac{3}{4}"), C),
+    ("x^2/4 + y^2/3 = 1", unboxed("x^2/16 + y^2/12 = 1/4"), C),
+    ("y = x + 1", unboxed("x - y + 1 = 0"), C),
+    ("x^2 + y^2 = 1", unboxed("2y^2 + 2x^2 = 2"), C),
+]
+EQUATIONS_GUARDS = [
+    ("x^2 + y^2 = 1", unboxed("x^2 + y^2 = 2"), W),
+    ("y = x + 1", unboxed("y = x - 1"), W),
+    ("a + 3z = 0", unboxed("0"), W),  # an equation is not its right-hand side
+    ("2", unboxed("x^2 = 4"), W),
+]
+
+INEQUALITIES_FIXED = [  # a positive multiple, flipped or not
+    ("x < 1", unboxed("-x > -1"), C),
+    ("x \\le 1", unboxed("-x \\ge -1"), C),
+    ("x \\ge 5", unboxed("5 \\le x"), C),
+    ("x > 3", unboxed("2x > 6"), C),
+    ("x > 3", unboxed("-2x < -6"), C),
+    ("x < 3", unboxed("x \\lt 3"), C),
+    ("x \\ne 3", unboxed("x != 3"), C),
+    ("x^2 < 4", unboxed("-2 < x < 2"), C),  # the same solution set
+]
+INEQUALITIES_GUARDS = [
+    ("x > 3", unboxed("-2x > -6"), W),
+    ("x > 3", unboxed("x \\ge 3"), W),
+    ("x < 1", unboxed("x > -1"), W),
+]
+
+RELATIONS_AND_SETS_FIXED = [  # a relation reference, an interval or set answer
+    ("-793 < a < 10", unboxed("(-793, 10)"), C),
+    ("1\\leq|z|\\leq \\frac{3}{2}",
+     unboxed("z \\in \\left[-\\frac{3}{2}, -1\\right] \\cup \\left[1, \\frac{3}{2}\\right]"), C),
+    ("-2 \\le x \\le 7", unboxed("x \\in [-2,7]"), C),
+    ("0<f(x)<1", unboxed("(0,1)"), C),
+    ("x \\ge 5", unboxed("[5, \\infty)"), C),
+    ("x^2 = 4", unboxed("\\{-2, 2\\}"), C),
+    ("x < 2 \\text{ or } x > 3", unboxed("(-\\infty, 2) \\cup (3, \\infty)"), C),
+]
+RELATIONS_AND_SETS_GUARDS = [
+    ("x \\in [-2,7]", unboxed("-2 \\le x \\le 7"), W),  # by default a set reference wants a set
+    ("-793 < a < 10", unboxed("[-793, 10]"), W),
+    ("x \\ge 5", unboxed("(5, \\infty)"), W),
+]
+
+SETS_AND_TUPLES_FIXED = [
+    ("\\pm 2021", unboxed("\\{-2021, 2021\\}"), C),
+    ("(1,3)", unboxed("{1,3}"), C),  # a pair, written without its parentheses
+    ("(1,\\frac{9}{2})", unboxed("(1,4.5)"), C),
+    ("1 \\pm \\sqrt{19}", unboxed("1-\\sqrt{19}, 1+\\sqrt{19}"), C),
+    ("x = \\frac{1}{2}, x = \\frac{-1 \\pm \\sqrt{13}}{4}",
+     unboxed("\\frac{-1-\\sqrt{13}}{4}, \\frac{1}{2}, \\frac{-1+\\sqrt{13}}{4}"), C),
+    ("\\begin{pmatrix} 2 \\\\ -1 \\end{pmatrix}", unboxed("(2, -1)"), C),  # a vector, a tuple
+    ("[0,1] \\cup [1,2]", unboxed("[0,2]"), C),
+]
+SETS_AND_TUPLES_GUARDS = [
+    ("\\{1\\}", unboxed("1"), C),
+    ("(3,1)", unboxed("{1,3}"), W),  # a pair is ordered
+    ("(1,2)", unboxed("(2,1)"), W),
+    ("\\pm 2021", unboxed("2021"), W),
+    ("\\{1, 2, 3\\}", unboxed("\\{1, 2\\}"), W),
+]
+
+MATRICES_FIXED = [
+    ("\\begin{bmatrix}0 & 0 \\\\0 & 0\\end{bmatrix}",
+     unboxed("\\begin{pmatrix}0 & 0 \\\\0 & 0\\end{pmatrix}"), C),
+    ("\\begin{pmatrix}1 & 2 \\\\3 & 4\\end{pmatrix}",
+     unboxed("\\left[\\begin{array}{cc}1 & 2 \\\\3 & 4\\end{array}\\right]"), C),
+    ("\\begin{pmatrix}6 & 8 \\\\ 10 & 12\\end{pmatrix}",
+     unboxed("\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix} + "
+             "\\begin{pmatrix}5 & 6 \\\\ 7 & 8\\end{pmatrix}"),
+     C),
+    ("\\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix}",
+     unboxed("\\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix} "
+             "\\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix}"),
+     C),
+]
+MATRICES_GUARDS = [
+    ("\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}",
+     unboxed("\\begin{pmatrix}1 & 2 \\\\ 3 & 5\\end{pmatrix}"), W),
+    ("\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}",
+     unboxed("\\begin{pmatrix}1 & 3 \\\\ 2 & 4\\end{pmatrix}"),
+     W),
+]
+
+TEXT_FIXED = [
+    ("\\text{odd}", unboxed("odd"), C),
+    ("\\text{Even}", unboxed("Even"), C),
+    ("\\text{E}", unboxed("E"), C),
+    ("$$\\text{The midpoints form a regular hexagon}$$",
+     unboxed("\\text{The midpoints form a regular hexagon}"), C),
+]
+TEXT_GUARDS = [
+    ("\\text{odd}", unboxed("dod"), W),  # as math, o·d·d would equal d·o·d
+    ("\\text{Monday}", unboxed("\\text{Dynamo}"), W),
+    ("d", unboxed("\\text{E}"), W),
+]
+
+TIMES_AND_RATIOS_FIXED = [
+    ("12:00", unboxed("12:00"), C),
+    ("3:00 \\text{ PM}", unboxed("15:00"), C),
+    ("V_{1}:V_{2}=11:21", unboxed("11:21"), C),
+    ("2:5", unboxed("4:10"), C),
+]
+TIMES_AND_RATIOS_GUARDS = [
+    ("12:00", unboxed("1:00"), W),
+    ("12:00", unboxed("12"), W),
+    ("2:5", unboxed("5:2"), W),
+]
+
+NUMBERS_FIXED = [
+    ("3.14", unboxed("\\pi"), C),  # a decimal reference of an irrational value is it rounded
+    ("0.7071", unboxed("\\frac{\\sqrt{2}}{2}"), C),
+    ("1 - \\frac{1}{\\mathrm{e}}", unboxed("0.632121"), C),
+]
+NUMBERS_GUARDS = [  # the digits an answer shows still count
+    ("\\frac{1}{12}", unboxed("0.0833333333333333"), C),
+    ("3.14", unboxed("\\frac{22}{7}"), W),  # a fraction must be the decimal itself
+    ("0.3", unboxed("\\frac{1}{3}"), W),
+    ("\\pi", unboxed("3.14"), W),
+    ("\\frac{1}{2}", unboxed("0.5000001"), W),
+    ("\\frac{1}{3}", unboxed("0.33"), W),
+]
+
+
+TABLES = {
+    "equation": EQUATIONS_FIXED + EQUATIONS_GUARDS,
+    "inequality": INEQUALITIES_FIXED + INEQUALITIES_GUARDS,
+    "relation and set": RELATIONS_AND_SETS_FIXED + RELATIONS_AND_SETS_GUARDS,
+    "set and tuple": SETS_AND_TUPLES_FIXED + SETS_AND_TUPLES_GUARDS,
+    "matrix": MATRICES_FIXED + MATRICES_GUARDS,
+    "text": TEXT_FIXED + TEXT_GUARDS,
+    "time and ratio": TIMES_AND_RATIOS_FIXED + TIMES_AND_RATIOS_GUARDS,
+    "number": NUMBERS_FIXED + NUMBERS_GUARDS,
+}
+
+
+@pytest.mark.parametrize(("reference", "completion", "expected"), labelled(TABLES))
+def test_same_answer(reference: str, completion: str, expected: str) -> None:
+    assert verdict(reference, completion) == expected

@@ -1,0 +1,75 @@
+"""References as datasets store them: raw answers with or without `$`, lists of boxes or math,
+whole solution texts. A labelled table through the real checker, and what `reference_answer`
+reads out of each form.
+
+Every row of `REFERENCES_FIXED` was scored wrongly (often as an `infra_error`) before.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from verifier.math import check_math
+from verifier.math.reference import answer_is_list, reference_answer
+from verifier.schemas import MathItem
+
+C, W = "correct", "wrong"
+
+SOLUTION = ("Let the percentage of people who are children be $x$. Half the adults are female, "
+            "so $x=\\frac{1}{4}(1-x)$. Solving for $x$ yields $x=1/5$, or $\\boxed{20}$ percent.")
+UNBOXED_SOLUTION = ("It retains $90 \\% \\cdot 80 \\%=72 \\%$ of its value. The overall loss is "
+                    "$100 \\% - 72 \\%=28 \\%$. Final Answer: The final answer is $28 \\%$. I hope "
+                    "it is correct. Note: the solution above has been checked twice.")
+
+# (reference, completion, verdict)
+REFERENCES_FIXED = [
+    (UNBOXED_SOLUTION, "a loss of $\\boxed{28\\%}$", C),
+    ("$1$ and $2$ and $3$", "$\\boxed{1,2,3}$", C),
+    ("$21,16$ or $11$", "$21,16,11$", C),
+    ("\\(\\boxed{1}\\) and \\(\\boxed{-2}\\).", "$\\boxed{-2,1}$.", C),
+    ("$\\boxed{1}\\boxed{2}$", "$\\boxed{1,2}$", C),
+    ("\\boxed{1} papers and \\boxed{2} bins", "$\\boxed{1,2}$", C),
+    ("\\(\\boxed{6 \\text{ and } 8}\\)", "$\\boxed{6,8}$", C),
+    ("$-2 \\\\le x \\\\le 7$", "$x \\in [-2,7]$", C),  # escapes doubled by a JSON dump
+    ("$$x = \\frac{1}{2}, x = \\frac{-1 \\pm \\sqrt{13}}{4}$$",
+     "$$\\boxed{x = \\frac{1}{2}, x = \\frac{-1 \\pm \\sqrt{13}}{4}}$$", C),
+    ("$1 - \\frac{1}{\\mathrm{e}}$", "$\\boxed{1 - \\frac{1}{\\mathrm{e}}}$", C),
+]
+REFERENCES_GUARDS = [
+    ("$${1,2,3}$$", "\\boxed{1},\\boxed{2},\\boxed{3}", C),
+    ("$125$ miles", "The distance is $\\boxed{125}$.", C),
+    (SOLUTION, "so $\\boxed{20\\%}$", C),
+    (SOLUTION, "so $\\boxed{25\\%}$", W),
+    ("\\boxed{1} no no no no no \\boxed{2}", "$\\boxed{1,2}$", W),  # the last box only
+    ("$1$ and $2$ and $3$", "$\\boxed{1,2}$", W),
+]
+
+
+@pytest.mark.parametrize(("reference", "completion", "expected"),
+                         REFERENCES_FIXED + REFERENCES_GUARDS)
+def test_reference_forms(reference: str, completion: str, expected: str) -> None:
+    result = check_math(MathItem(response=completion, answer=reference))
+    assert result.status == expected, result.detail
+
+
+@pytest.mark.parametrize(("reference", "answer"), [
+    ("\\dfrac{9}{7}", "\\dfrac{9}{7}"),
+    ("$28\\%$", "28\\%"),
+    (SOLUTION, "20"),
+    (UNBOXED_SOLUTION, "28 \\%"),
+    ("$1$ and $2$ and $3$", "1, 2, 3"),
+    ("$125$ miles", "125 miles"),
+    ("\\\\boxed{W(n) = 1 \\\\text{ and } W(n) = -1", "W(n) = 1 \\text{ and } W(n) = -1"),
+    ("\\text{The midpoints form a regular hexagon}",
+     "\\text{The midpoints form a regular hexagon}"),
+])
+def test_reference_answer(reference: str, answer: str) -> None:
+    assert reference_answer(reference) == answer
+
+
+@pytest.mark.parametrize(("reference", "listed"), [
+    ("-2, 1", True), ("1 \\pm \\sqrt{19}", True), ("6 \\text{ and } 8", True),
+    ("(1, 2)", False), ("1,000", False), ("\\frac{1}{2}", False), ("[0, 1)", False),
+])
+def test_answer_is_list(reference: str, listed: bool) -> None:
+    assert answer_is_list(reference) == listed

@@ -1,0 +1,129 @@
+"""Answers compared as written, before any parsing.
+
+Some answers are settled by their writing alone: the same text (`12:00` and `12:00`, an
+unparseable reference reproduced exactly), text answers (`\\text{odd}` and `odd`, which as math
+would be the product o·d·d), choice letters (`\\text{(B)}` and `B`), times of day (`3:00 PM`
+and `15:00`) and numerals in another base (`1011_2` is not `1011_3`).
+"""
+
+from __future__ import annotations
+
+import re
+
+_TEXT_WRAPPER = re.compile(r"\\(?:text|mathrm|textbf|mbox|operatorname)\s*\{([^{}]*)\}")
+_SPACE = re.compile(r"\s+|\\ |~|\$")
+_CHOICE = re.compile(r"\(?\s*([A-J])\s*\)?")
+_CHOSEN = re.compile(r"\(?\s*([A-Ja-j])\s*\)?(?=[\s:.]|$)")
+_TIME = re.compile(r"(\d{1,2}):([0-5]\d)(?::([0-5]\d))?\s*(?:(a|p)\.?\s*m\.?)?", re.IGNORECASE)
+_WORDS = re.compile(r"[A-Za-z][A-Za-z'\-]*(?:[\s,]+[A-Za-z][A-Za-z'\-]*)*")
+_MATH_WORDS = frozenset((
+    "pi", "e", "i", "inf", "infty", "sin", "cos", "tan", "log", "ln", "exp", "sqrt",
+))
+_BASE_NUMERAL = re.compile(
+    r"\(?([0-9A-Za-z]+)\)?\s*_\s*(?:\{\s*(?:\\text\{\s*)?(\d{1,2})\s*\}?\s*\}?|(\d))")
+_PLAIN_NUMERAL = re.compile(r"[0-9A-Za-z]+")
+
+
+def compare_literally(gold: str, pred: str) -> bool | None:
+    """True or False when the writing settles it; None when the values must be compared."""
+    if canonical(gold) == canonical(pred):
+        return True
+    choice = choice_letter(gold)
+    if choice is not None:
+        chosen = _CHOSEN.match(_unwrap(pred).strip())
+        return chosen is not None and chosen[1].upper() == choice
+    gold_time, pred_time = time_of_day(gold), time_of_day(pred)
+    if gold_time is not None and pred_time is not None and _same_time(gold_time, pred_time):
+        return True
+    gold_numeral, pred_numeral = base_numeral(gold), base_numeral(pred)
+    if gold_numeral or pred_numeral:
+        return _same_numeral(gold_numeral or plain_numeral(gold),
+                             pred_numeral or plain_numeral(pred))
+    if is_text_answer(gold):
+        return False
+    return None
+
+
+def canonical(text: str, lower: bool = True) -> str:
+    """The text without text wrappers, spacing and case: `\\text{ Odd }.` -> `odd`."""
+    text = _SPACE.sub("", _unwrap(text)).rstrip(".")
+    return text.lower() if lower else text
+
+
+def _unwrap(text: str) -> str:
+    for _ in range(3):
+        text = _TEXT_WRAPPER.sub(r"\1", text)
+    return text
+
+
+def is_text_answer(text: str) -> bool:
+    """A reference that is words, not math: `\\text{odd}`, `Monday`, `\\text{The midpoints form
+    a regular hexagon}` (as math, `odd` would be the product o·d·d, equal to `dod`)."""
+    stripped = text.strip()
+    if _TEXT_WRAPPER.fullmatch(stripped):
+        words = _TEXT_WRAPPER.fullmatch(stripped)[1].strip()
+        return bool(_WORDS.fullmatch(words)) and words.lower() not in _MATH_WORDS
+    if not _WORDS.fullmatch(stripped) or stripped.lower() in _MATH_WORDS:
+        return False
+    words = stripped.replace(",", " ").split()
+    return len(words) > 1 or len(words[0]) >= 3
+
+
+def choice_letter(text: str) -> str | None:
+    """`(B)`, `\\text{(B)}`, `B` as a reference: the letter of a multiple-choice answer."""
+    match = _CHOICE.fullmatch(canonical(text, lower=False))
+    return match[1] if match is not None else None
+
+
+def time_of_day(text: str) -> tuple[int, int, int, str | None] | None:
+    match = _TIME.fullmatch(canonical(text, lower=False))
+    if match is None or int(match[1]) > 24:
+        return None
+    half = match[4].lower() if match[4] else None
+    return int(match[1]), int(match[2]), int(match[3] or 0), half
+
+
+def _same_time(gold: tuple[int, int, int, str | None],
+               pred: tuple[int, int, int, str | None]) -> bool:
+    """`3:00 PM` is `15:00`; a time without AM/PM matches either half of the day."""
+    if gold[1:3] != pred[1:3]:
+        return False
+    if gold[3] is None or pred[3] is None:
+        return gold[0] % 12 == pred[0] % 12
+    return _hour_of_day(gold) == _hour_of_day(pred)
+
+
+def _hour_of_day(time: tuple[int, int, int, str | None]) -> int:
+    return time[0] % 12 + (12 if time[3] == "p" else 0)
+
+
+def base_numeral(text: str) -> tuple[str, int] | None:
+    """`1011_2` -> ("1011", 2); None unless the digits are valid in that base."""
+    match = _BASE_NUMERAL.fullmatch(text)
+    if match is None:
+        return None
+    base = int(match[2] or match[3])
+    digits = match[1]
+    if not 2 <= base <= 36:
+        return None
+    try:
+        int(digits, base)
+    except ValueError:
+        return None
+    return digits.upper().lstrip("0") or "0", base
+
+
+def plain_numeral(text: str) -> tuple[str, None] | None:
+    """A bare digit string, whose base is whatever the other side says."""
+    if _PLAIN_NUMERAL.fullmatch(text) is None:
+        return None
+    return text.upper().lstrip("0") or "0", None
+
+
+def _same_numeral(gold: tuple[str, int | None] | None,
+                  pred: tuple[str, int | None] | None) -> bool:
+    if gold is None or pred is None:
+        return False
+    if gold[1] is not None and pred[1] is not None and gold[1] != pred[1]:
+        return False
+    return gold[0] == pred[0]

@@ -1,0 +1,278 @@
+"""One spelling for an answer: the LaTeX rewrites applied alike to references and predictions.
+
+Datasets and policies write the same answer many ways (`11,\\! 111`, `\\dfrac`, `\\$18.00`,
+`90^\\circ`, `5\\text{ cm}`, `x \\approx 11`, `1 \\pm \\sqrt{2}`); everything here turns those
+into the spelling the parser reads. Pure string work in linear time, no sympy, so the calling
+process may use it too (to tell whether a reference is a list).
+
+`readings` adds the one ambiguity that cannot be settled from the text alone: `2,74` is a
+decimal written with a comma, or the list 2, 74; the comparison tries both.
+"""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+from functools import lru_cache
+
+from verifier.math.shape import split_top_level
+
+NORMALIZE_CACHE_SIZE = 8_192
+# Wrappers (`$`, `\\boxed{}`, `{}`) stacked around a whole answer that are taken off.
+MAX_WRAPPERS = 8
+# Units dropped after a number even when short (longer words are dropped anyway, see below).
+SHORT_UNITS = frozenset((
+    "m", "s", "g", "h", "l", "cm", "mm", "km", "kg", "mg", "ml", "mL", "min", "hr", "hrs",
+    "sec", "ft", "in", "yd", "mi", "lb", "lbs", "oz", "kn", "kmh", "mph", "kph", "m2", "cm2",
+    "km2", "m3", "cm3", "rs", "usd", "eur", "yr", "yrs", "mo",
+))
+# Words after a number that are not units: they change the value or the expression.
+NOT_UNITS = frozenset((
+    "and", "or", "pi", "sin", "cos", "tan", "log", "ln", "exp", "sqrt", "times", "plus",
+    "minus", "over", "squared", "cubed", "factorial", "hundred", "dozen", "half", "halves",
+    "third", "thirds", "quarter", "quarters", "thousand", "million", "billion", "trillion",
+))
+_MULTIPLIER = re.compile(r"(?<=\d)\s*(?:\\text\s*\{\s*(?P<text>thousand|million|billion|trillion)"
+                         r"\s*\}|(?P<word>thousand|million|billion|trillion)\b)", re.IGNORECASE)
+_POWER_OF = {"thousand": 3, "million": 6, "billion": 9, "trillion": 12}
+
+_UNICODE_TO_LATEX = str.maketrans({
+    "\u2212": "-", "\u2013": "-", "\u00d7": "\\times ", "\u00b7": "\\cdot ", "\u22c5": "\\cdot ",
+    "\u03c0": "\\pi ", "\u221a": "\\sqrt", "\u221e": "\\infty ", "\u2264": "\\le ",
+    "\u2265": "\\ge ", "\u2260": "\\ne ", "\u2a7d": "\\le ", "\u2a7e": "\\ge ",
+    "\u2248": "\\approx ", "\u00b1": "\\pm ", "\u2213": "\\mp ", "\u00b0": "^\\circ",
+    "\u00b2": "^2", "\u00b3": "^3", "\u2009": "\\,", "\u202f": "\\,", "\u00a0": " ",
+    "\u2208": "\\in ", "\u222a": "\\cup ", "\u2205": "\\emptyset ",
+})
+_EMPTY_SET = re.compile(r"\\varnothing(?![A-Za-z])")
+_DOUBLED_BACKSLASH = re.compile(r"\\\\(?=[a-zA-Z])")
+_WRAPPERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
+_BOX_WRAPPER = re.compile(r"\\(?:boxed|fbox)\s*\{|\{")
+_TRAILING_PUNCTUATION = " \t\n.,;:"
+
+# Spacing, sizing and style commands that change nothing about the value.
+_NOISE = re.compile(
+    r"\\(?:left|right)\.|\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big|bigg|Bigg)(?![A-Za-z])|"
+    r"\\(?:displaystyle|textstyle|scriptstyle|limits|nolimits|mathstrut|strut)(?![A-Za-z])|\\!")
+_FRACTION_STYLE = re.compile(r"\\[dtc]frac\b")
+# Font and text wrappers: `\mathrm{e}` is Euler's number, `\operatorname{lcm}` a function,
+# `\textbf{odd}` the text answer odd.
+_FONT = re.compile(
+    r"\\(?:mathrm|mathit|mathbf|mathsf|mathtt|mathnormal|textbf|textit|textrm|textnormal|"
+    r"textup|textsf|texttt|mbox|hbox)\s*\{")
+_LETTER_IN_TEXT = re.compile(r"\\text\s*\{\s*([A-Za-z])\s*\}")
+_NUMBER_IN_TEXT = re.compile(r"\\text\s*\{\s*(-?\d[\d.,]*(?:\s+[A-Za-z]+)*)\s*\}")
+_OPERATOR_NAME = re.compile(r"\\operatorname\s*\{\s*([A-Za-z]+)\s*\}")
+_KNOWN_OPERATORS = frozenset((
+    "sin", "cos", "tan", "cot", "sec", "csc", "arcsin", "arccos", "arctan", "sinh", "cosh",
+    "tanh", "log", "ln", "exp", "lcm", "gcd", "max", "min", "det", "deg",
+))
+
+# Thousands: `11,\! 111`, `1{,}000`, `1\,000`, `1~000` (explicit LaTeX separators) anywhere;
+# plain `1,000` and `1 000` only when the number is the whole answer.
+_COMMA_THEN_NEGATIVE_SPACE = re.compile(r",\s*\\!\s*(?=\d{3}(?!\d))")
+_BRACED_COMMA = re.compile(r"\{,\}")
+_SPACE_SEPARATOR = re.compile(r"(?<=\d)(?:(?<!\\)\\[,;: ]|\\thinspace\s*|~)(?=\d{3}(?!\d))")
+_WHOLE_GROUPED = re.compile(r"-?[1-9]\d{0,2}(?:(?P<sep>[, ])\d{3})(?:(?P=sep)\d{3})*(?:\.\d+)?")
+_SPACING = re.compile(r"(?<!\\)\\(?:q?quad|[,;: ]|thinspace|enspace|hspace\{[^{}]*\})|~")
+
+_CURRENCY = re.compile(r"\\\$|\\(?:euro|pounds|yen)\b|[€£¥₹]|^\$(?=\s*[\d.])|"
+                       r"(?<![A-Za-z])(?:USD|EUR|GBP|Rs\.?)(?![A-Za-z])")
+_DEGREES = re.compile(r"\^\s*(?:\{\s*)?\\circ\s*\}?"
+                      r"(?:\s*(?:\\text\s*\{\s*)?[CF](?![A-Za-z])\s*\}?)?|"
+                      r"\\circ\b|\\degree\b|"
+                      r"\^\s*\{\s*\\text\{\s*o\s*\}\s*\}")
+_PERCENT_WORD = re.compile(r"(?<!\s)\s*(?:\\text\{\s*)?(?:percentage|percent|pct)\b(?:\s*\})?")
+_RELATION_SPELLING = re.compile(r"\\(?:geqslant|leqslant|gt|lt)(?![A-Za-z])")
+_RELATION_SYMBOLS = {"\\geqslant": "\\ge ", "\\leqslant": "\\le ", "\\gt": ">", "\\lt": "<"}
+_CONNECTOR = re.compile(
+    r"(?<![\s,])\s*(?:,\s*)?(?:\\text\s*\{\s*(?:,\s*)?(?:and|or)\s*,?\s*\}|"
+    r"(?<![A-Za-z\\])(?:and|or)(?![A-Za-z]))\s*",
+    re.IGNORECASE)
+_APPROX = re.compile(r"\\approx|\\simeq")
+_LABEL = re.compile(r"[A-Za-z](?:_\{?[\w]+\}?)?")
+_SCIENTIFIC = re.compile(r"(?<![\w.\\])(\d+(?:\.\d+)?)\s*[eE]\s*([+-]?\d+)(?![\w.])")
+_REPEATING_DECIMAL = re.compile(r"(?<![\d.])(\d*)\.(\d*)\\(?:overline|bar|dot)\s*\{(\d+)\}")
+_LEADING_DECIMAL_POINT = re.compile(r"(?<![\w.}])\.(?=\d)")
+
+# Units after a value: `5\text{ cm}^2`, `125 miles`, `12 hours ago`, `100m^2`.
+_TEXT_UNIT = re.compile(r"(?<=[\d}).\/])\s*\\text\s*\{\s*(?P<unit>[A-Za-z][A-Za-z ./\-]*"
+                        r"(?:\^?\d)?)\}(?:\^\s*\{?\d\}?)?$")
+_WORD_UNITS = re.compile(r"(?<=[\d}).])\s+(?P<words>[A-Za-z]+(?:\s+[A-Za-z]+){0,3})"
+                         r"\s*(?:\^\s*\{?\d\}?)?\s*$")
+_ATTACHED_UNIT = re.compile(r"(?<=\d)(?P<unit>[A-Za-z]{2,3}|m(?=\s*\^))\s*(?:\^\s*\{?\d\}?)?\s*$")
+
+
+@lru_cache(maxsize=NORMALIZE_CACHE_SIZE)
+def normalize(text: str) -> str:
+    """The answer in the spelling the literal comparisons and the parser expect."""
+    text = strip_wrappers(undouble_backslashes(latex_symbols(text).strip()))
+    text = _COMMA_THEN_NEGATIVE_SPACE.sub(",", text)
+    text = _BRACED_COMMA.sub(",", text)
+    text = _NOISE.sub("", text)
+    text = _FRACTION_STYLE.sub(r"\\frac", text)
+    text = _EMPTY_SET.sub(r"\\emptyset", text)
+    text = _unwrap_fonts(text)
+    text = _SPACE_SEPARATOR.sub("", text)
+    text = _SPACING.sub(" ", text)
+    text = _CURRENCY.sub("", text)
+    text = _DEGREES.sub("", text)
+    text = _PERCENT_WORD.sub(r"\\%", text)
+    text = _RELATION_SPELLING.sub(lambda m: _RELATION_SYMBOLS[m[0]], text)
+    text = _REPEATING_DECIMAL.sub(_repeating_as_fraction, text)
+    text = _LEADING_DECIMAL_POINT.sub("0.", text)
+    text = _SCIENTIFIC.sub(r"\1\\times 10^{\2}", text)
+    text = _MULTIPLIER.sub(  # `3 million` is 3 \times 10^{6}, not 3 of some unit
+        lambda m: f" \\times 10^{{{_POWER_OF[(m['text'] or m['word']).lower()]}}}", text)
+    text = _drop_units(text.strip(_TRAILING_PUNCTUATION))
+    text = _LETTER_IN_TEXT.sub(r"\1", text)  # `\mathrm{e}` after units: `5\,\mathrm{m}`
+    text = _CONNECTOR.sub(", ", text).strip(" ,")
+    text = _resolve_approximation(text)
+    text = _expand_plus_minus(text)
+    text = " ".join(text.split()).strip(_TRAILING_PUNCTUATION)
+    grouped = _WHOLE_GROUPED.fullmatch(text)
+    if grouped is not None:  # `1,000,000` or `1 000`: the whole answer is one number
+        text = text.replace(grouped["sep"], "")
+    return text
+
+
+def latex_symbols(text: str) -> str:
+    """Unicode math symbols as LaTeX: `−7` -> `-7`, `√2` -> `\\sqrt2`, `π` -> `\\pi`."""
+    return text.translate(_UNICODE_TO_LATEX)
+
+
+def readings(text: str) -> list[str]:
+    """The ways a normalised answer may be read: a lone `2,74` is 2.74 or the list 2, 74."""
+    if re.fullmatch(r"-?\d+,\d+", text):
+        return [text.replace(",", "."), text]
+    return [text]
+
+
+def undouble_backslashes(text: str) -> str:
+    """`\\\\le` (an escape doubled by a dataset's JSON or Python source) -> `\\le`; kept in
+    matrices, where `\\\\` breaks a row."""
+    return text if "\\begin" in text else _DOUBLED_BACKSLASH.sub(r"\\", text)
+
+
+def strip_wrappers(text: str) -> str:
+    """Drop math delimiters, a box and a brace group (`{1,2,3}`, which LaTeX prints as
+    `1,2,3`) around the whole answer, up to MAX_WRAPPERS deep (each layer costs a scan)."""
+    for _ in range(MAX_WRAPPERS):
+        stripped = text.strip().rstrip(".")
+        for opening, closing in _WRAPPERS:
+            if (stripped.startswith(opening) and stripped.endswith(closing)
+                    and len(stripped) >= len(opening) + len(closing)):
+                stripped = stripped[len(opening):len(stripped) - len(closing)]
+                break
+        box = _BOX_WRAPPER.match(stripped)
+        if box is not None and stripped.endswith("}") and _closes_at_end(stripped, box.end()):
+            stripped = stripped[box.end():-1]
+        if stripped == text:
+            return text
+        text = stripped
+    return text
+
+
+def _closes_at_end(text: str, opened: int) -> bool:
+    """Whether the brace opened just before `opened` closes at the very end of `text`."""
+    depth = 1
+    index = opened
+    while index < len(text):
+        char = text[index]
+        if char == "\\":
+            index += 2
+            continue
+        depth += (char == "{") - (char == "}")
+        if depth == 0:
+            return index == len(text) - 1
+        index += 1
+    return False
+
+
+def _repeating_as_fraction(match: re.Match[str]) -> str:
+    """`0.1\\overline{6}` -> `\\frac{1}{6}`: a repeating decimal is an exact fraction."""
+    whole, fixed, repeating = match[1] or "0", match[2], match[3]
+    value = (Fraction(int(whole)) + Fraction(int(fixed or "0"), 10 ** len(fixed))
+             + Fraction(int(repeating), (10 ** len(repeating) - 1) * 10 ** len(fixed)))
+    return f"\\frac{{{value.numerator}}}{{{value.denominator}}}"
+
+
+def _unwrap_fonts(text: str) -> str:
+    """Font commands become `\\text{…}` (a lone letter in one is unwrapped after units are
+    dropped: `\\mathrm{e}` is Euler's number); `\\text{5 apples}` is `5 apples`."""
+    text = _FONT.sub(r"\\text{", text)
+    text = _NUMBER_IN_TEXT.sub(r"\1", text)  # `\text{5 apples}`
+    return _OPERATOR_NAME.sub(
+        lambda m: f"\\{m[1]}" if m[1] in _KNOWN_OPERATORS else f"\\text{{{m[1]}}}", text)
+
+
+def _drop_units(text: str) -> str:
+    """Drop a unit written after a value (`5\\text{ cm}^2`, `125 miles`, `100m^2`)."""
+    for _ in range(3):  # `3 \text{ m} \text{ per second}`, `5 \text{ m} / \text{s}`
+        match = _TEXT_UNIT.search(text)
+        if match is None or not _is_text_unit(match["unit"]):
+            break
+        text = _without_trailing_joiners(text[:match.start()])
+    match = _WORD_UNITS.search(text)
+    if match is not None:
+        words = match["words"].split()
+        if all(_is_unit_word(word) for word in words):
+            text = text[:match.start()].rstrip()
+    match = _ATTACHED_UNIT.search(text)
+    if match is not None and match["unit"] in SHORT_UNITS:
+        text = text[:match.start()].rstrip()
+    return text
+
+
+def _is_unit_word(word: str) -> bool:
+    lowered = word.lower()
+    if lowered in NOT_UNITS:
+        return False
+    return word in SHORT_UNITS or lowered in SHORT_UNITS or len(word) >= 3
+
+
+def _without_trailing_joiners(text: str) -> str:
+    """`5 \\text{ m} / ` -> `5 \\text{ m}`: what joined the unit just dropped to another."""
+    while True:
+        stripped = text.rstrip().removesuffix("/").removesuffix("\\cdot")
+        if stripped == text:
+            return text
+        text = stripped
+    return text
+
+
+def _is_text_unit(unit: str) -> bool:
+    """`\\text{ cm}`, `\\text{ miles}`; not `\\text{ and }` or a letter like `\\mathrm{i}`."""
+    unit = unit.strip()
+    if unit.lower() in ("and", "or"):
+        return False
+    return len(unit) > 1 or unit in SHORT_UNITS
+
+
+def _resolve_approximation(text: str) -> str:
+    """`x = \\frac{1}{3} \\approx 0.33` is 1/3; `x \\approx 11` is `x = 11`."""
+    if _APPROX.search(text) is None:
+        return text
+    parts = _APPROX.split(text)
+    exact = parts[0].strip()
+    if "=" in exact:
+        return exact
+    if _LABEL.fullmatch(exact):
+        return f"{exact} = {parts[-1].strip()}"
+    return exact
+
+
+def _expand_plus_minus(text: str) -> str:
+    """`x = 1 \\pm \\sqrt{2}` is the two answers `x = 1 + \\sqrt{2}, x = 1 - \\sqrt{2}`."""
+    if "\\pm" not in text and "\\mp" not in text:
+        return text
+    items = []
+    for item in split_top_level(text):
+        signs = item.count("\\pm") + item.count("\\mp")
+        if signs != 1:
+            items.append(item)
+            continue
+        plus = item.replace("\\pm", "+").replace("\\mp", "-")
+        minus = item.replace("\\pm", "-").replace("\\mp", "+")
+        items.extend([plus, minus])
+    return ", ".join(items)
