@@ -11,7 +11,9 @@ and it dies with its parent (the same two guards math's helper uses, shared from
 
 Functions travel by reference (module and name), so only module-level functions can be called.
 Heavy imports happen in the caller before the fork (`warm_up=`), so every helper starts warm
-and an import never counts against an item's deadline.
+and an import never counts against an item's deadline. A function may split its work into
+phases (`enter_phase`), each with a deadline of its own; an outcome that ended early says in
+which phase, so a caller can tell, say, a reference that hangs from an answer that does.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from typing import Any, Literal
 DEFAULT_MEMORY_MB = 1024
 _PR_SET_PDEATHSIG = 1
 _RETIRING = "retiring"  # the helper exits after its next message (it ran out of memory)
+_helper_conn: Connection | None = None  # set in a helper process: where phases are reported
 
 
 @dataclass(frozen=True)
@@ -42,6 +45,12 @@ class Outcome:
     how: Literal["ok", "error", "timeout", "memory", "died"]
     value: Any = None
     message: str = ""
+    phase: str | None = None  # the phase a call that timed out or died was in
+
+
+@dataclass(frozen=True)
+class _Phase:
+    name: str | None
 
 
 class DeadlineHelper:
@@ -66,16 +75,14 @@ class DeadlineHelper:
              warm_up: Callable[[], None] | None = None) -> Outcome:
         """`function(*args)` in the helper, at most `timeout_s` once the helper runs.
 
-        A helper that dies mid-call (killed from outside while idle is only noticed then) is
-        replaced and the call tried once more. `warm_up` runs once per process, in the caller;
-        a helper forked before it ran is replaced so that the next one inherits its work.
+        A helper that dies before the call entered a phase (killed from outside while idle is
+        only noticed then) is replaced and the call tried once more. `warm_up` runs once per
+        process, in the caller; a helper forked before it ran is replaced so that the next one
+        inherits its work. Each phase the call enters restarts its `timeout_s`.
         """
-        if warm_up is not None:
-            _warm(warm_up)
-            if warm_up not in self._inherited:
-                self.stop()
+        self.ensure_started(warm_up)
         outcome = self._call_once(function, args, timeout_s)
-        if outcome.how == "died":
+        if outcome.how == "died" and outcome.phase is None:
             outcome = self._call_once(function, args, timeout_s)
         return outcome
 
@@ -84,15 +91,21 @@ class DeadlineHelper:
         conn = self._send((function, args))
         deadline = time.monotonic() + timeout_s
         retiring = False
+        phase: str | None = None
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not conn.poll(remaining):
                 self.stop()
-                return Outcome("timeout", message=f"took longer than {timeout_s:g} s")
+                return Outcome("timeout", message=f"took longer than {timeout_s:g} s",
+                               phase=phase)
             try:
                 message = conn.recv()
             except (EOFError, OSError):
-                return Outcome("died", message=f"the checker died ({self._reap()})")
+                return Outcome("died", message=f"the checker died ({self._reap()})", phase=phase)
+            if isinstance(message, _Phase):
+                phase = message.name
+                deadline = time.monotonic() + timeout_s
+                continue
             if message == _RETIRING:
                 retiring = True
                 continue
@@ -100,8 +113,12 @@ class DeadlineHelper:
                 self._reap()
             return message
 
-    def ensure_started(self) -> None:
-        """Fork the helper now if there is none (first use, or after a kill)."""
+    def ensure_started(self, warm_up: Callable[[], None] | None = None) -> None:
+        """Fork the helper now if there is none (first use, or after a kill), after `warm_up`."""
+        if warm_up is not None:
+            _warm(warm_up)
+            if warm_up not in self._inherited:
+                self.stop()
         if self._conn is not None and self._owner_pid != os.getpid():
             self._reap()  # inherited through a fork: that helper serves the parent process
         if self._conn is None:
@@ -164,6 +181,8 @@ class DeadlineHelper:
 
 def _serve(conn: Connection, parent_pid: int, memory_mb: int) -> None:
     """The helper's loop: run each request until the pipe closes."""
+    global _helper_conn
+    _helper_conn = conn
     die_with_parent(parent_pid)
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1,
                    signal.SIGUSR2, signal.SIGQUIT, signal.SIGALRM):
@@ -189,6 +208,14 @@ def _serve(conn: Connection, parent_pid: int, memory_mb: int) -> None:
 
 
 _warmed: set[Callable[[], None]] = set()
+
+
+def enter_phase(name: str | None) -> None:
+    """Tell the caller the running function entered a phase with a deadline of its own
+    (`None`: back to the function's main work). Does nothing outside a helper."""
+    if _helper_conn is not None:
+        _helper_conn.send(_Phase(name))
+
 
 
 def _warm(warm_up: Callable[[], None]) -> None:
