@@ -125,12 +125,14 @@ CODE_INJECTIONS = [
 def test_code_in_answers_is_never_run(payload: str, tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     code = payload.replace("{marker}", str(marker))
-    for item in (MathItem(response=f"\\boxed{{{code}}}", answer="0"),
-                 MathItem(response=f"The final answer is {code}", answer="0"),
-                 MathItem(response=f"Answer: ${code}$", answer="0")):
+    # A reference no number in the marker's path (pytest-0/..._0) can stand for.
+    reference = "\\pi\\sqrt{2}"
+    for item in (MathItem(response=f"\\boxed{{{code}}}", answer=reference),
+                 MathItem(response=f"The final answer is {code}", answer=reference),
+                 MathItem(response=f"Answer: ${code}$", answer=reference)):
         result = check_math(item, timeout_s=FAST_TIMEOUT_S)
         assert result.status in ("wrong", "no_answer", "timeout"), result.detail
-    reference_result = check_math(MathItem(response="\\boxed{0}", answer=code),
+    reference_result = check_math(MathItem(response=f"\\boxed{{{reference}}}", answer=code),
                                   timeout_s=FAST_TIMEOUT_S)
     assert reference_result.status != "correct"
     assert not marker.exists()
