@@ -380,6 +380,8 @@ class ClientCore:
         """After a stream ended early: the results it did not send, or why there are none."""
         if state.status == JobStatus.failed:
             raise VerifierError(f"job {state.job_id} failed on the server: {state.error}")
+        if state.status == JobStatus.cancelled:
+            raise VerifierError(f"job {state.job_id} was cancelled")
         if state.status != JobStatus.done:
             raise StreamInterrupted(f"stream of job {state.job_id} closed with "
                                     f"{len(seen)}/{chunk.size} results")

@@ -132,7 +132,7 @@ def test_pool_workers_run_with_the_settings_they_are_handed(
     async def score() -> list[dict]:
         executor = EmbeddedExecutor(Settings(workers=1, output_limit_mb=0.01))
         try:
-            return await executor.run_chunk([chatty.model_dump(mode="json")])
+            return await executor.run_chunk([chatty.model_dump(mode="json")], deadline_s=600)
         finally:
             await executor.close()
 

@@ -34,19 +34,24 @@ class ResultCache(Protocol):
 
 
 class MemoryCache:
-    """A bounded LRU in the API process."""
+    """An LRU in the API process, bounded in entries and in bytes (a result's JSON size: one
+    of a thousand cases with their stderr is about a megabyte)."""
 
-    def __init__(self, max_entries: int) -> None:
-        self._entries: LRU[str, dict[str, Any]] = LRU(max_entries)
+    def __init__(self, max_entries: int, max_bytes: int) -> None:
+        self._max_bytes = max_bytes if max_entries else 0  # either 0: no cache
+        self._entries: LRU[str, tuple[dict[str, Any], int]] = LRU(
+            max_entries, max_weight=max_bytes, weigh=lambda entry: entry[1])
 
     async def get_many(self, keys: list[str]) -> list[dict[str, Any] | None]:
-        return [self._entries.get(key) for key in keys]
+        return [entry[0] if (entry := self._entries.get(key)) else None for key in keys]
 
     async def set_many(self, entries: dict[str, dict[str, Any]]) -> None:
-        if self._entries.max_entries == 0:
+        if not self._max_bytes:
             return
         for key, value in entries.items():
-            self._entries[key] = value
+            size = len(json.dumps(value))
+            if size <= self._max_bytes:  # one result bigger than the whole cache is not kept
+                self._entries[key] = value, size
 
 
 class RedisCache:

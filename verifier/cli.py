@@ -51,8 +51,11 @@ def serve(
     settings = _settings(host=host, port=port, workers=workers, broker_url=broker,
                          log_level=log_level)
     setup_logging(settings.log_level, settings.log_format)
+    # SIGTERM: requests in flight get the shutdown grace, then are cancelled (their chunks
+    # stopped) and the pool's processes end; the process exits in about that much time.
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None,
-                log_level=settings.log_level.lower(), timeout_graceful_shutdown=5)
+                log_level=settings.log_level.lower(),
+                timeout_graceful_shutdown=settings.shutdown_timeout_s)
 
 
 @app.command()
@@ -127,7 +130,8 @@ async def _score_locally(settings: Settings, items: list) -> list:
 
     executor = EmbeddedExecutor(settings)
     service = VerificationService(settings.model_copy(update={"max_backlog": len(items)}),
-                                  executor, MemoryCache(settings.cache_size))
+                                  executor,
+                                  MemoryCache(settings.cache_size, settings.cache_max_bytes))
     results: list = [None] * len(items)
     columns = (TextColumn("scoring"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     try:

@@ -40,6 +40,16 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(64 * 1024 * 1024, ge=1024)
     max_items: int = Field(16_384, ge=1)
     max_backlog: int = Field(65_536, ge=1)
+    # Budgets: what one request may ask of the workers (see verifier/budget.py). A case's own
+    # limits above the first two are lowered to them; an item or a request over the other two
+    # is a 422.
+    max_case_time_s: float = Field(60.0, gt=0, le=60)
+    max_case_memory_mb: int = Field(8192, ge=16, le=8192)
+    max_item_time_s: float = Field(600.0, gt=0)
+    max_request_time_s: float = Field(86_400.0, gt=0)
+    # After SIGTERM, requests in flight (and a worker's chunks) get this long to finish; then
+    # what is left is stopped and the process exits.
+    shutdown_timeout_s: float = Field(10.0, ge=0)
     # Chunks and their delivery
     math_chunk_size: int = Field(64, ge=1)
     code_chunk_size: int = Field(4, ge=1)
@@ -47,12 +57,14 @@ class Settings(BaseSettings):
     # Regenerating a reasoning-gym entry (seed + index) runs the task's generator, which may
     # solve the puzzle it makes: slower than scoring, and the dataset's cost, not the policy's.
     gym_generate_timeout_s: float = Field(10.0, gt=0)
+    # A chunk gets what its items' own limits allow plus this; past it, its worker is stopped.
     chunk_timeout_s: float = Field(600.0, gt=0)
     chunk_max_tries: int = Field(3, ge=1)
     # A chunk whose worker vanished (host or container gone) is redelivered after this long;
     # it must stay above the longest chunk, or a slow chunk would run twice.
     visibility_timeout_s: int = Field(900, ge=5)
     cache_size: int = Field(100_000, ge=0)
+    cache_max_bytes: int = Field(256 * 1024 * 1024, ge=0)
     cache_ttl_s: int = Field(86_400, ge=1)
     job_ttl_s: int = Field(3_600, ge=1)
     # Code runs (each worker process's own)

@@ -29,10 +29,11 @@ class Job:
     finished_order: list[int] = field(default_factory=list)
     finished_at: float | None = None
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
+    task: asyncio.Task[None] | None = None
 
     @property
     def ended(self) -> bool:
-        return self.status in (JobStatus.done, JobStatus.failed)
+        return self.status in (JobStatus.done, JobStatus.failed, JobStatus.cancelled)
 
     def state(self) -> JobState:
         return JobState(job_id=self.id, status=self.status, done=len(self.finished_order),
@@ -52,13 +53,20 @@ class JobStore:
         self._service.admit(items)
         job = Job(id=uuid.uuid4().hex, total=len(items), results=[None] * len(items))
         self._jobs[job.id] = job
-        task = asyncio.create_task(self._run(job, items))
+        task = job.task = asyncio.create_task(self._run(job, items))
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
         return job
 
     def get(self, job_id: str) -> Job | None:
         return self._jobs.get(job_id)
+
+    async def cancel(self, job: Job) -> None:
+        """Stop the job's unfinished work (its chunks dropped or killed, see the executors);
+        results already in stay readable. A job that has ended is left as it is."""
+        if job.task is not None and not job.ended:
+            job.task.cancel()
+            await asyncio.gather(job.task, return_exceptions=True)
 
     async def _run(self, job: Job, items: Sequence[AnyItem]) -> None:
         job.status = JobStatus.running
@@ -69,6 +77,9 @@ class JobStore:
                 async with job.changed:
                     job.changed.notify_all()
             job.status = JobStatus.done
+        except asyncio.CancelledError:
+            job.status = JobStatus.cancelled
+            raise
         except Exception as exc:
             log.exception("job %s failed", job.id)
             job.status, job.error = JobStatus.failed, str(exc)

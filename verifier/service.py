@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from verifier import metrics
+from verifier.budget import budget_problem, clamp, item_cost
 from verifier.cache import ResultCache, cache_key
 from verifier.checkers import admission_problem
 from verifier.config import Settings
@@ -58,7 +59,8 @@ class VerificationService:
         self._finished_at: collections.deque[float] = collections.deque(maxlen=100_000)
 
     def admit(self, items: Sequence[AnyItem]) -> None:
-        """Validate and reserve backlog for a batch; the matching `stream` releases it."""
+        """Validate, clamp to the server's limits (in place) and reserve backlog for a batch;
+        the matching `stream` releases it."""
         if len(items) > self.settings.max_items:
             metrics.REJECTED.labels("too_many_items").inc()
             raise TooManyItems(f"items: {len(items)} items is over the limit of "
@@ -66,10 +68,22 @@ class VerificationService:
         errors = []
         for i, item in enumerate(items):
             problem = admission_problem(item, self.settings)
+            if not problem:
+                clamp(item, self.settings)
+                problem = budget_problem(item, self.settings)
             if problem:  # "field.path: why"
                 field, why = problem.split(": ", 1)
                 errors.append({"loc": ["body", "items", i, *field.split(".")],
                                "type": "value_error", "msg": f"{field}: {why}"})
+        if not errors:
+            total = sum(item_cost(item, self.settings).time_s for item in items)
+            if total > self.settings.max_request_time_s:
+                errors.append({
+                    "loc": ["body", "items"], "type": "value_error",
+                    "msg": f"items: the items' cases and time limits add up to {total:g} s of "
+                           f"CPU time, over the server's budget of "
+                           f"{self.settings.max_request_time_s:g} s per request "
+                           "(VERIFIER_MAX_REQUEST_TIME_S)"})
         if errors:
             raise InvalidItems(errors)
         if self.backlog and self.backlog + len(items) > self.settings.max_backlog:
@@ -137,10 +151,14 @@ class VerificationService:
 
     async def _score_chunk(self, keys: tuple[str, ...], first_item: dict[str, AnyItem],
                            done: asyncio.Queue) -> None:
+        """Score one chunk under its deadline: what its items' limits allow plus the grace.
+        Cancelling this task stops the chunk wherever it is (queued or running)."""
         payload = [first_item[key].model_dump(mode="json") for key in keys]
+        deadline_s = self.settings.chunk_timeout_s + sum(
+            item_cost(first_item[key], self.settings).wall_s for key in keys)
         started = time.perf_counter()
         try:
-            results = await self.executor.run_chunk(payload)
+            results = await self.executor.run_chunk(payload, deadline_s)
         except Exception as exc:  # handed to the consumer, which re-raises it
             done.put_nowait(exc)
             return

@@ -8,9 +8,10 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 from verifier import __version__
+from verifier.api.disconnect import ClientGone
 from verifier.api.middleware import BodySizeLimit, RequestId, RequestMetrics
 from verifier.api.routes import health, jobs, openrlhf, status, verify
 from verifier.api.strict_body import RefusedBody
@@ -35,7 +36,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         executor = make_executor(settings)
         cache = (RedisCache(settings.broker_url, settings.cache_ttl_s) if settings.broker_url
-                 else MemoryCache(settings.cache_size))
+                 else MemoryCache(settings.cache_size, settings.cache_max_bytes))
         service = VerificationService(settings, executor, cache)
         app.state.service = service
         app.state.jobs = JobStore(service, settings.job_ttl_s)
@@ -81,6 +82,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def _overloaded(_: Request, exc: Overloaded) -> JSONResponse:
         return JSONResponse({"detail": str(exc)}, status_code=429,
                             headers={"Retry-After": str(exc.retry_after_s)})
+
+    @app.exception_handler(ClientGone)
+    async def _gone(_: Request, exc: ClientGone) -> Response:
+        return Response(status_code=499)  # nobody reads it: for the access log and metrics
 
     @app.exception_handler(ServiceUnavailable)
     async def _unavailable(_: Request, exc: ServiceUnavailable) -> JSONResponse:

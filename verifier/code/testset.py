@@ -42,7 +42,8 @@ _STRING_PICKLE = frozenset({"PROTO", "FRAME", "SHORT_BINUNICODE", "BINUNICODE", 
 _plain_tests: TypeAdapter[StdioTests | AssertTests | CallTests] = TypeAdapter(PlainTests)
 _decoded: LRU[str, tuple[StdioTests | AssertTests | CallTests, int]] = LRU(
     64, max_weight=DECODED_KEPT_BYTES, weigh=lambda entry: entry[1])
-_checked: LRU[str, StdioTests | AssertTests | CallTests] = LRU(CHECKED_KEPT)
+# What admission checked of a compressed set: its skeleton, and how many cases will run.
+_checked: LRU[str, tuple[StdioTests | AssertTests | CallTests, int]] = LRU(CHECKED_KEPT)
 
 
 class TestSetError(ValueError):
@@ -162,14 +163,27 @@ def check(tests: CompressedTests, max_bytes: int) -> StdioTests | AssertTests | 
     """At the API door: the decoded test set without its cases (what admission checks), or
     TestSetError. Keeps only that skeleton, by digest, so a GRPO group sending one test set
     sixteen times is decoded once, and the API holds no decoded set."""
+    return _apply_sampling(_checked_entry(tests, max_bytes)[0], tests)
+
+
+def checked_case_count(tests: CompressedTests, max_bytes: int) -> int:
+    """How many cases of a compressed set will run (its own sampling applied), for the
+    item's budget at the API door; decoded as `check` decodes (once per distinct payload)."""
+    return _checked_entry(tests, max_bytes)[1]
+
+
+def _checked_entry(tests: CompressedTests, max_bytes: int
+                   ) -> tuple[StdioTests | AssertTests | CallTests, int]:
     digest = hashlib.sha256(tests.data.encode()).hexdigest()
-    skeleton = _checked.get(digest)
-    if skeleton is None:
+    entry = _checked.get(digest)
+    if entry is None:
         decoded = _apply_sampling(_decode(tests, max_bytes)[0], tests)
-        skeleton = decoded if isinstance(decoded, AssertTests) else decoded.model_copy(
-            update={"cases": []})
-        _checked[digest] = skeleton
-    return _apply_sampling(skeleton, tests)
+        if isinstance(decoded, AssertTests):
+            entry = decoded, 1
+        else:
+            entry = decoded.model_copy(update={"cases": []}), len(sampled_indices(decoded))
+        _checked[digest] = entry
+    return entry
 
 
 def _apply_sampling(tests: StdioTests | AssertTests | CallTests, envelope: CompressedTests

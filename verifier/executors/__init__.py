@@ -17,8 +17,12 @@ class ServiceUnavailable(Exception):
 class Executor(Protocol):
     mode: str
 
-    async def run_chunk(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """Score one chunk; returns one result dict per item, in order."""
+    async def run_chunk(self, items: list[dict[str, Any]], deadline_s: float
+                        ) -> list[dict[str, Any]]:
+        """Score one chunk; returns one result dict per item, in order. A chunk still running
+        `deadline_s` after it started is stopped (its worker process killed) and its items are
+        `infra_error`. Cancelling the call stops the chunk: dropped if it is still queued,
+        killed if it runs."""
         ...
 
     async def check_health(self) -> str | None:
@@ -33,3 +37,11 @@ def infra_errors(items: list[dict[str, Any]], reason: str) -> list[dict[str, Any
     from verifier.schemas import Result
 
     return [Result.infra_error(item.get("id"), reason).model_dump(mode="json") for item in items]
+
+
+def deadline_passed(items: list[dict[str, Any]], deadline_s: float) -> list[dict[str, Any]]:
+    """The chunk ran past its deadline, longer than its items' limits allow: the jail failed to
+    end a run, so the verifier is at fault (`infra_error`), not the submission."""
+    return infra_errors(items, f"the chunk ran past its deadline of {deadline_s:g} s (what its "
+                               "items' limits allow plus VERIFIER_CHUNK_TIMEOUT_S); its worker "
+                               "process was stopped")

@@ -9,10 +9,13 @@ retried, so a chunk that keeps killing workers ends as `infra_error` instead of 
 from __future__ import annotations
 
 import logging
+import os
+import signal
+import threading
 from typing import Any
 
 from celery import Celery, Task
-from celery.signals import after_setup_logger, worker_process_init
+from celery.signals import after_setup_logger, worker_process_init, worker_shutting_down
 from redis.exceptions import RedisError
 
 from verifier import logs
@@ -61,8 +64,22 @@ def run_worker(settings: Settings, argv: list[str]) -> None:
     """`verifier worker`: serve the queue at `settings.broker_url`. The settings, validated by
     the command, are this process's and so every pool process's (forked from it)."""
     configure_code(settings)
+    _bound_shutdown(settings.shutdown_timeout_s)
     make_celery(settings.broker_url or "",
                 visibility_timeout_s=settings.visibility_timeout_s).worker_main(argv)
+
+
+def _bound_shutdown(timeout_s: float) -> None:
+    """SIGTERM starts Celery's warm shutdown, which waits for the running chunks however long
+    they take. After `timeout_s` it becomes a cold one (SIGQUIT): their processes are killed
+    and, acknowledged late, the chunks go back to the queue for another worker."""
+
+    def cold_later(**_: Any) -> None:
+        timer = threading.Timer(timeout_s, os.kill, (os.getpid(), signal.SIGQUIT))
+        timer.daemon = True
+        timer.start()
+
+    worker_shutting_down.connect(cold_later, weak=False)
 
 
 def _process_chunk_task(self: Task, items: list[dict[str, Any]], math_timeout_s: float,

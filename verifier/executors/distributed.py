@@ -14,6 +14,7 @@ stays away longer than REDIS_GRACE_S, every waiting request ends with a 503.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -27,7 +28,7 @@ from redis.exceptions import RedisError
 
 from verifier import logs, metrics
 from verifier.config import Settings
-from verifier.executors import ServiceUnavailable, infra_errors
+from verifier.executors import ServiceUnavailable, deadline_passed, infra_errors
 from verifier.executors.celery_app import TASK_NAME, make_celery
 
 log = logging.getLogger(__name__)
@@ -35,6 +36,7 @@ log = logging.getLogger(__name__)
 POLL_MIN_S = 0.002
 POLL_MAX_S = 0.05
 REDIS_GRACE_S = 10.0
+REVOKE_GRACE_S = 5.0
 TRANSPORT_ERROR_MODULES = ("redis.exceptions", "kombu.exceptions")
 
 
@@ -42,6 +44,7 @@ TRANSPORT_ERROR_MODULES = ("redis.exceptions", "kombu.exceptions")
 class _Chunk:
     items: list[dict[str, Any]]
     request_id: str
+    deadline_s: float
     future: asyncio.Future[dict[str, Any]]
     publishes: int = 0
 
@@ -58,30 +61,44 @@ class DistributedExecutor:
                                               socket_timeout=5)
         self._pending: dict[str, _Chunk] = {}
         self._poller: asyncio.Task[None] | None = None
+        self._to_revoke: set[str] = set()
+        self._revoker: asyncio.Task[None] | None = None
 
-    async def run_chunk(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    async def run_chunk(self, items: list[dict[str, Any]], deadline_s: float
+                        ) -> list[dict[str, Any]]:
+        """The worker kills the chunk at its deadline (Celery's hard time limit, counted from
+        its start); this side gives up once a chunk that could have waited its visibility
+        timeout in the queue is not back either. Cancelled, the chunk is revoked."""
         task_id = str(uuid.uuid4())
-        chunk = _Chunk(items, logs.request_id.get(), asyncio.get_running_loop().create_future())
+        chunk = _Chunk(items, logs.request_id.get(), deadline_s,
+                       asyncio.get_running_loop().create_future())
         self._pending[task_id] = chunk
+        wait_s = deadline_s + self._settings.visibility_timeout_s
         try:
             await asyncio.to_thread(self._publish, task_id, chunk)
             self._ensure_poller()
-            meta = await asyncio.wait_for(chunk.future, timeout=self._settings.chunk_timeout_s)
+            meta = await asyncio.wait_for(chunk.future, timeout=wait_s)
         except TimeoutError:
-            return infra_errors(items, "no worker finished this chunk within "
-                                       f"{self._settings.chunk_timeout_s:g} s")
+            self._revoke(task_id)
+            return infra_errors(items, f"no worker finished this chunk within {wait_s:g} s")
+        except asyncio.CancelledError:
+            self._revoke(task_id)
+            raise
         finally:
             self._pending.pop(task_id, None)
         if meta.get("worker"):
             metrics.WORKER_LAST_SEEN.labels(meta["worker"]).set(time.time())
         if meta.get("status") != "SUCCESS":
-            return infra_errors(items, f"worker task failed: {meta.get('result')}")
+            error = meta.get("result")
+            if isinstance(error, dict) and error.get("exc_type") == "TimeLimitExceeded":
+                return deadline_passed(items, deadline_s)
+            return infra_errors(items, f"worker task failed: {error}")
         return meta["result"]
 
     def _publish(self, task_id: str, chunk: _Chunk) -> None:
         try:
             self._celery.send_task(
-                TASK_NAME, task_id=task_id, retry=False,
+                TASK_NAME, task_id=task_id, retry=False, time_limit=chunk.deadline_s,
                 args=[chunk.items, self._settings.math_timeout_s,
                       self._settings.chunk_max_tries],
                 kwargs={"request_id": chunk.request_id})
@@ -156,6 +173,22 @@ class DistributedExecutor:
             if chunk is not None and not chunk.future.done():
                 await asyncio.to_thread(self._publish, task_id, chunk)
 
+    def _revoke(self, task_id: str) -> None:
+        """Revoke a chunk nobody waits for any more: a worker skips it if it is still queued,
+        or kills the process running it. Revocations go out together, in the background."""
+        self._to_revoke.add(task_id)
+        if self._revoker is None or self._revoker.done():
+            self._revoker = asyncio.create_task(self._revoke_pending())
+
+    async def _revoke_pending(self) -> None:
+        while self._to_revoke:
+            task_ids, self._to_revoke = list(self._to_revoke), set()
+            try:
+                await asyncio.to_thread(self._celery.control.revoke, task_ids, terminate=True,
+                                        signal="SIGKILL")
+            except (OperationalError, RedisError, OSError) as exc:
+                log.warning("could not revoke %d chunks: %s", len(task_ids), exc)
+
     def _fail_pending(self, error: Exception) -> None:
         for chunk in self._pending.values():
             if not chunk.future.done():
@@ -171,4 +204,7 @@ class DistributedExecutor:
     async def close(self) -> None:
         if self._poller is not None:
             self._poller.cancel()
+        if self._revoker is not None:  # the chunks of requests cancelled at shutdown
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._revoker, REVOKE_GRACE_S)
         await self._redis.aclose()

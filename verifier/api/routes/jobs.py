@@ -33,6 +33,14 @@ async def job_state(job_id: str, jobs: JobsDep) -> JobState:
     return _job_or_404(jobs, job_id).state()
 
 
+@router.delete("/{job_id}", response_model=JobState)
+async def cancel_job(job_id: str, jobs: JobsDep) -> JobState:
+    """Cancel a job: its unfinished items are stopped and it ends as `cancelled`."""
+    job = _job_or_404(jobs, job_id)
+    await jobs.cancel(job)
+    return job.state()
+
+
 @router.get("/{job_id}/stream", response_class=StreamingResponse,
             responses={200: {"content": {"application/x-ndjson": {}},
                              "description": "one IndexedResult per line, in finishing order"}})

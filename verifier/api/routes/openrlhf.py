@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends, HTTPException, status
+from fastapi import APIRouter, Depends, HTTPException, Request, status
 from pydantic import ValidationError
 
 from verifier.api.deps import ServiceDep, require_api_key
+from verifier.api.disconnect import unless_disconnected
 from verifier.api.strict_body import StrictJSONRoute
 from verifier.schemas import OpenRLHFRequest, OpenRLHFResponse, Status, item_from_label
 
@@ -14,7 +15,8 @@ router = APIRouter(prefix="/openrlhf", tags=["openrlhf"],
 
 
 @router.post("/get_reward", response_model=OpenRLHFResponse)
-async def get_reward(request: OpenRLHFRequest, service: ServiceDep) -> OpenRLHFResponse:
+async def get_reward(request: OpenRLHFRequest, service: ServiceDep,
+                     http: Request) -> OpenRLHFResponse:
     """OpenRLHF sends prompt+response concatenated in `query`; labels carry the reference.
 
     OpenRLHF cannot mask a sample, so an `infra_error` scores 0.0 here and is flagged in
@@ -41,7 +43,7 @@ async def get_reward(request: OpenRLHFRequest, service: ServiceDep) -> OpenRLHFR
             raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT,
                                 f"labels.{i}: {exc}") from exc
     service.admit(items)
-    results = await service.verify(items)
+    results = await unless_disconnected(http, service.verify(items))
     rewards = [r.reward or 0.0 for r in results]
     return OpenRLHFResponse(
         rewards=rewards, scores=rewards,

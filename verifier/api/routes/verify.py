@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
 
 from verifier.api.deps import ServiceDep, require_api_key
+from verifier.api.disconnect import unless_disconnected
 from verifier.api.strict_body import StrictJSONRoute
 from verifier.schemas import VerifyRequest, VerifyResponse
 
@@ -13,6 +14,7 @@ router = APIRouter(prefix="/v1", tags=["verify"], dependencies=[Depends(require_
 
 
 @router.post("/verify", response_model=VerifyResponse)
-async def verify(request: VerifyRequest, service: ServiceDep) -> VerifyResponse:
+async def verify(request: VerifyRequest, service: ServiceDep, http: Request) -> VerifyResponse:
+    """Scores the batch; a client that disconnects first stops its unfinished work."""
     service.admit(request.items)
-    return VerifyResponse(results=await service.verify(request.items))
+    return VerifyResponse(results=await unless_disconnected(http, service.verify(request.items)))
