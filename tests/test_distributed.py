@@ -164,7 +164,7 @@ def wait_for_job(url: str, job_id: str, timeout_s: float) -> dict:
     deadline = time.monotonic() + timeout_s
     while True:
         state = httpx.get(f"{url}/v1/jobs/{job_id}").json()
-        if state["status"] in ("done", "failed"):
+        if state["status"] not in ("queued", "running"):
             return state
         if time.monotonic() > deadline:
             pytest.fail(f"job {job_id} did not finish in {timeout_s} s: {state}")

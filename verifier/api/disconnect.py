@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from fastapi import Request
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class ClientGone(Exception):
@@ -34,6 +36,7 @@ async def unless_disconnected(request: Request, work: Coroutine[Any, Any, T]) ->
             with contextlib.suppress(asyncio.CancelledError):
                 await task
     if task.cancelled():
+        log.info("the client disconnected: its unfinished work was stopped")
         raise ClientGone("the client disconnected; its unfinished work was stopped")
     return task.result()
 

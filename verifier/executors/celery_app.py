@@ -42,6 +42,9 @@ def make_celery(broker_url: str, *, fail_fast: bool = False,
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
+        # A pool process warms its checkers and jail up before it reports ready (see below):
+        # seconds on a loaded machine, over Celery's 4 s, after which it kills and restarts it.
+        worker_proc_alive_timeout=60,
         result_expires=3600,
         task_publish_retry=not fail_fast,
         broker_connection_timeout=2 if fail_fast else 4,
