@@ -76,7 +76,8 @@ class _Sampled(_Model):
 
 
 class Limits(_Model):
-    """Per test case limits; the service clamps them to its own maxima."""
+    """Per test case limits; the service clamps them to its own maxima
+    (VERIFIER_MAX_CASE_TIME_S, VERIFIER_MAX_CASE_MEMORY_MB)."""
 
     time_s: float = Field(2.0, gt=0, le=60)
     memory_mb: int = Field(512, ge=16, le=8192)

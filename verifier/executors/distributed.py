@@ -9,6 +9,10 @@ chunks already in flight are published again once Redis answers (a Redis restart
 persistence has lost them; a duplicate run is harmless, the first result wins), and a chunk
 whose worker failed only because Redis was unreachable is retried, not reported. If Redis
 stays away longer than REDIS_GRACE_S, every waiting request ends with a 503.
+
+Each chunk carries its deadline as Celery's hard time limit, so the worker kills a chunk that
+runs past it. A chunk nobody waits for any more (its request cancelled) is revoked: a worker
+skips it if still queued and kills the process running it if not.
 """
 
 from __future__ import annotations
