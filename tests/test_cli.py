@@ -39,6 +39,25 @@ def test_check_scores_good_lines_and_names_bad_ones(tmp_path: Path) -> None:
     assert "correct" in done.stdout and "mean reward 0.6667" in done.stdout
 
 
+def test_check_names_lines_the_service_would_refuse(tmp_path: Path) -> None:
+    """An unknown language or an item over the budget is skipped by line, not a traceback."""
+    sleepy = {"kind": "code", "response": "import time; time.sleep(60)", "limits": {"time_s": 60},
+              "tests": {"type": "stdio", "cases": [{"input": "", "output": ""}] * 20}}
+    items = tmp_path / "items.jsonl"
+    items.write_text("\n".join([
+        json.dumps({"kind": "math", "response": "\\boxed{1}", "answer": "1"}),
+        json.dumps(sleepy),
+        json.dumps({**sleepy, "language": "cobol", "tests": {"type": "assert", "code": "1"}}),
+    ]) + "\n")
+    done = run_cli("check", str(items), "--workers", "1")
+    assert done.returncode == 1, done.stderr
+    assert f"{items}:2: limits.time_s: the item's cases and time limits add up to 1200 s" \
+        in done.stderr, done.stderr
+    assert f"{items}:3: language: unsupported 'cobol'" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "1 items scored, 2 skipped" in done.stdout
+
+
 def test_check_clean_file_exits_zero(tmp_path: Path) -> None:
     items = tmp_path / "items.jsonl"
     items.write_text(json.dumps({"kind": "math", "response": "\\boxed{1}", "answer": "1"}) + "\n")

@@ -92,14 +92,22 @@ def check(
     with status 1 when any line was skipped.
     """
     from verifier.schemas import parse_item
+    from verifier.service import item_problem
 
+    # Worker processes log at warning here: per-chunk lines would break up the progress bar.
+    settings = _settings(log_level="warning", workers=workers)
     items, lines, problems = [], [], []
     with items_file.open(encoding="utf-8") as handle:
         for number, text in enumerate(handle, start=1):
             if not text.strip():
                 continue
             try:
-                items.append(parse_item(json.loads(text)))
+                item = parse_item(json.loads(text))
+                problem = item_problem(item, settings)  # an unknown language, over budget...
+                if problem:
+                    problems.append(f"{items_file}:{number}: {problem}")
+                    continue
+                items.append(item)
                 lines.append(number)
             except json.JSONDecodeError as exc:
                 problems.append(f"{items_file}:{number}: not valid JSON ({exc.msg})")
@@ -110,8 +118,6 @@ def check(
     for problem in problems:
         console.print(f"{problem} [red](line skipped)[/red]", highlight=False, soft_wrap=True)
 
-    # Worker processes log at warning here: per-chunk lines would break up the progress bar.
-    settings = _settings(log_level="warning", workers=workers)
     results = asyncio.run(_score_locally(settings, items)) if items else []
 
     if output:

@@ -29,6 +29,16 @@ def _batched(keys: list[str], size: int) -> list[tuple[str, ...]]:
     return [tuple(keys[i:i + size]) for i in range(0, len(keys), size)]
 
 
+def item_problem(item: AnyItem, settings: Settings) -> str | None:
+    """Why this item cannot be served ("field.path: why"), or None; clamps its limits to the
+    server's maxima (in place) on the way."""
+    problem = admission_problem(item, settings)
+    if problem:
+        return problem
+    clamp(item, settings)
+    return budget_problem(item, settings)
+
+
 class Overloaded(Exception):
     """The backlog bound would be exceeded: HTTP 429 with Retry-After."""
 
@@ -67,10 +77,7 @@ class VerificationService:
                                f"{self.settings.max_items} per request")
         errors = []
         for i, item in enumerate(items):
-            problem = admission_problem(item, self.settings)
-            if not problem:
-                clamp(item, self.settings)
-                problem = budget_problem(item, self.settings)
+            problem = item_problem(item, self.settings)
             if problem:  # "field.path: why"
                 field, why = problem.split(": ", 1)
                 errors.append({"loc": ["body", "items", i, *field.split(".")],
