@@ -40,6 +40,12 @@ _TRAILING_HEDGE = re.compile(
     r"\b(?:maybe|perhaps|possibly|probably|not\s+sure|unsure|"
     r"or\s+(?:maybe\s+|perhaps\s+)?(?:[-\d$]|\\boxed))",
     re.IGNORECASE)
+# On the line after the box's, only an alternative value is a hedge ("or maybe 5", "Perhaps 5"):
+# a new sentence that starts with "Perhaps" may say anything.
+_NEXT_LINE_HEDGE = re.compile(
+    r"[\s*]*(?:or\b[\s,]*(?:maybe|perhaps|possibly|probably)?|maybe|perhaps|possibly|probably)"
+    r"[\s,]*(?:it(?:'s|\s+is|\s+could\s+be)\s+)?(?:[-\d$(]|\\boxed)",
+    re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -107,7 +113,9 @@ def _extract_boxed(response: str, list_expected: bool) -> tuple[Extraction, int]
     # Whether "or" is a hedge depends on the reference (one answer, or several solutions):
     # the grader decides, as for an "or" inside a single box.
     answer = (" \\text{ or } " if joined_by_or else ", ").join(contents)
-    trailing = response[end:end + TRAILING_HEDGE_CHARS].split("\n", 1)[0]
-    problem = ("hedged: the text after the box offers alternatives"
-               if _TRAILING_HEDGE.search(trailing) else None)
+    line, _, next_lines = response[end:end + TRAILING_HEDGE_CHARS].partition("\n")
+    next_line = next_lines.lstrip()
+    hedged = _TRAILING_HEDGE.search(line) or (
+        not line.strip(" \t$.,;:\\])") and _NEXT_LINE_HEDGE.match(next_line))
+    problem = "hedged: the text after the box offers alternatives" if hedged else None
     return Extraction(answer, "boxed", problem), end

@@ -20,6 +20,7 @@ _ANSWER_PHRASE = re.compile(
     r"\bfinal\s+answer\b|"
     r"\banswers?\b(?=[\s*]*(?:is\b|are\b|:|=|(?:would|should|will|must)\s+be\b))|"
     r"\b(?:correct|right|best)\s+(?:option|choice)\b(?=[\s*]*(?:is\b|:))|"
+    r"\bi\s+(?:choose|pick|select)\b|"
     r"\b(?:actually|wait|oops|sorry|correction|on\s+second\s+thought|scratch\s+that|"
     r"i\s+made\s+an?\s+(?:mistake|error))\b[^.\n]{0,40}?"
     r"\b(?:it\s+is|it's|it\s+should\s+be|should\s+be|is\s+actually)\b",
@@ -44,6 +45,7 @@ _COMMA_CLAUSE = re.compile(
 _COPULA = re.compile(r"\b(?:is|are|was|were|equals?|be)\b|(?<![<>!=\\])=(?!=)", re.IGNORECASE)
 _NUMBER_THEN_WORDS = re.compile(
     r"(-?[\d.,/]*\d(?:\s*(?:\\?%|percent\b|pct\b))?)\s+\(?(?!percent\b|pct\b)[A-Za-z]{2}")
+_CHOICE_PAREN = re.compile(r"^([A-J])\)(?=\s|$)")
 _VALUE_START = re.compile(r"[-+(\[{\\|.\d]")
 
 
@@ -63,7 +65,7 @@ def last_statement(tail: str) -> Statement | None:
         return None
     after = tail[phrase.end():phrase.end() + ANSWER_LINE_CHARS]
     lead = _ANSWER_LEAD.match(after).end()
-    line = after[lead:].split("\n", 1)[0]
+    line = _first_line(after[lead:])
     value = stated_value(_HOPE_SUFFIX.sub("", line))
     if not value:
         return None
@@ -76,9 +78,20 @@ def last_statement(tail: str) -> Statement | None:
     return Statement(phrase.start(), phrase.end() + lead + said, value, is_text)
 
 
+def _first_line(text: str) -> str:
+    """The line after an answer phrase, or all of the display math it opens ("Final answer:
+    \\[ 34 \\]" over three lines)."""
+    line = text.split("\n", 1)[0]
+    if line.strip() in ("$$", "\\["):
+        envs = math_environments(text)
+        if envs and envs[0][0] == text.find(line.strip()):
+            return text[:envs[0][1]]
+    return line
+
+
 def stated_value(text: str) -> str | None:
     """The value a sentence states: "The largest $n$ is 34." -> 34, "$x = 3$" -> x = 3."""
-    text = _QUOTES.sub("", text).strip(" *:")
+    text = _CHOICE_PAREN.sub(r"(\1)", _QUOTES.sub("", text).strip(" *:"))  # "B) 12"
     if _NO_VALUE.match(text):  # "the answer is not 5", "the answer is correct"
         return None
     envs = math_environments(text)
