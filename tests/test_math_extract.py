@@ -85,6 +85,9 @@ STATEMENT_GUARDS = [
     ("The answer is not 5. Checking again, $x = 7$.", "x = 7", "math"),
     ("\\boxed{5}\n\nSo the answer is Evelyn.", "5", "boxed"),
     ("\\boxed{5}\n\nSo the final answer is Evelyn.", "Evelyn", "final_answer"),
+    # a question before the statement is no doubt about it; "and" lists, "or" offers
+    ("Is it 5 or 7? The answer is 7.", "7", "final_answer"),
+    ("The answers are 3 and 4.", "3 and 4", "final_answer"),
 ]
 
 

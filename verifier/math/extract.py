@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from verifier.math.boxes import box_run
 from verifier.math.normalize import latex_symbols
 from verifier.math.spans import NUMBER, env_run, last_match, math_environments
-from verifier.math.statements import MATH_OR_NUMBER, last_statement
+from verifier.math.statements import MATH_OR_NUMBER, Statement, last_statement
 
 # Answer statements, math environments and the last number are looked for near the end only.
 ANSWER_PHRASE_TAIL_CHARS = 4_000
@@ -38,7 +38,8 @@ THINK_END = "</think>"
 
 _TRAILING_HEDGE = re.compile(
     r"\b(?:maybe|perhaps|possibly|probably|not\s+sure|unsure|"
-    r"or\s+(?:maybe\s+|perhaps\s+)?(?:[-\d$]|\\boxed))",
+    r"or\s+(?:maybe\s+|perhaps\s+)?(?:[-\d$]|\\boxed)|(?:could|might)\s+also\s+be)|"
+    r"^[\s$]*\?",
     re.IGNORECASE)
 # On the line after the box's, only an alternative value is a hedge ("or maybe 5", "Perhaps 5"):
 # a new sentence that starts with "Perhaps" may say anything.
@@ -86,10 +87,10 @@ def _cascade(text: str, list_expected: bool) -> Extraction:
     if boxed is not None:
         extraction, box_end = boxed
         if statement is not None and tail_start + statement.start >= box_end:
-            return Extraction(statement.value, "final_answer")
+            return _stated(statement)
         return extraction
     if statement is not None:
-        return Extraction(statement.value, "final_answer")
+        return _stated(statement)
     tail = text[-MATH_TAIL_CHARS:]
     envs = math_environments(tail)
     after_math = envs[-1][1] if envs else 0
@@ -101,6 +102,11 @@ def _cascade(text: str, list_expected: bool) -> Extraction:
         if math:
             return Extraction(math, "math")
     return Extraction(None, "none", "no \\boxed{}, answer statement, math or number found")
+
+
+def _stated(statement: Statement) -> Extraction:
+    problem = "hedged: the statement doubts its answer" if statement.hedged else None
+    return Extraction(statement.value, "final_answer", problem)
 
 
 def _extract_boxed(response: str, list_expected: bool) -> tuple[Extraction, int] | None:

@@ -44,7 +44,11 @@ _COMMA_CLAUSE = re.compile(
     r",\s+(?:which|where|since|because|as|but|so|hence|thus|i\.e\.)\b", re.IGNORECASE)
 _COPULA = re.compile(r"\b(?:is|are|was|were|equals?|be)\b|(?<![<>!=\\])=(?!=)", re.IGNORECASE)
 _NUMBER_THEN_WORDS = re.compile(
-    r"(-?[\d.,/]*\d(?:\s*(?:\\?%|percent\b|pct\b))?)\s+\(?(?!percent\b|pct\b)[A-Za-z]{2}")
+    r"(-?[\d.,/]*\d(?:\s*(?:\\?%|percent\b|pct\b))?)\s+\(?(?!percent\b|pct\b|or\b|and\b)"
+    r"[A-Za-z]{2}")
+# Doubt in the sentence that states the answer ("the answer is probably 3", "3?"): a hedge.
+_DOUBT = re.compile(r"\b(?:maybe|perhaps|possibly|probably|not\s+sure|unsure)\b|\?",
+                    re.IGNORECASE)
 _CHOICE_PAREN = re.compile(r"^([A-J])\)(?=\s|$)")
 _VALUE_START = re.compile(r"[-+(\[{\\|.\d]")
 
@@ -56,6 +60,7 @@ class Statement(NamedTuple):
     end: int  # the end of the sentence stating a text value, else of its line
     value: str
     is_text: bool  # words outside math after a plain "answer" ("Answer: Let's think"): weak
+    hedged: bool = False  # the sentence stating it doubts it
 
 
 def last_statement(tail: str) -> Statement | None:
@@ -75,7 +80,9 @@ def last_statement(tail: str) -> Statement | None:
     if is_text and value in line:  # to the end of the sentence that says it
         sentence_end = _SENTENCE_END.search(line, line.find(value) + len(value))
         said = sentence_end.start() if sentence_end else len(line)
-    return Statement(phrase.start(), phrase.end() + lead + said, value, is_text)
+    sentence = line[:_sentence_end(line, math_environments(line)) + 1]
+    hedged = _DOUBT.search(sentence) is not None and _DOUBT.search(value) is None
+    return Statement(phrase.start(), phrase.end() + lead + said, value, is_text, hedged)
 
 
 def _first_line(text: str) -> str:
