@@ -62,6 +62,9 @@ UNITS_FIXED = [
     ("\\frac{1}{6}", unboxed("0.1\\overline{6}"), C),
     ("3000000", boxed("3 \\text{ million}"), C),  # a multiplier, not a unit
     ("3", boxed("3 \\text{ million}"), W),
+    ("2\\frac{1}{2}", "The answer is 2 1/2.", C),  # a mixed number, as text writes it
+    ("\\frac{11}{4}", "The answer is 2 3/4 cups.", C),
+    ("\\frac{5}{2}", "The answer is 2 1/3.", W),
 ]
 UNITS_GUARDS = [
     ("28\\%", unboxed("28 \\text{ percent}"), C),

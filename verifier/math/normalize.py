@@ -76,6 +76,7 @@ _KNOWN_OPERATORS = frozenset((
 _COMMA_THEN_NEGATIVE_SPACE = re.compile(r",\s*\\!\s*(?=\d{3}(?!\d))")
 _BRACED_SEPARATOR = re.compile(r"(?:\\text\s*)?\{([,:])\}")  # `1{,}000`, `1\text{,}000`, `3{:}00`
 _SPACE_SEPARATOR = re.compile(r"(?<=\d)(?:(?<!\\)\\[,;: ]|\\thinspace\s*|~)(?=\d{3}(?!\d))")
+_MIXED_NUMBER = re.compile(r"^(-?\d+) (\d+)/(\d+)$")
 _WHOLE_GROUPED = re.compile(r"-?[1-9]\d{0,2}(?:(?P<sep>[, ])\d{3})(?:(?P=sep)\d{3})*(?:\.\d+)?")
 _SPACING = re.compile(r"(?<!\\)\\(?:q?quad|[,;: ]|thinspace|enspace|hspace\{[^{}]*\})|~")
 
@@ -137,7 +138,7 @@ def normalize(text: str) -> str:
     grouped = _WHOLE_GROUPED.fullmatch(text)
     if grouped is not None:  # `1,000,000` or `1 000`: the whole answer is one number
         text = text.replace(grouped["sep"], "")
-    return text
+    return _MIXED_NUMBER.sub(r"\1\\frac{\2}{\3}", text)  # `2 1/2` as a whole answer
 
 
 def latex_symbols(text: str) -> str:
