@@ -21,8 +21,14 @@ def unboxed(answer: str) -> str:
     return f"Hence ${answer}$."
 
 
+# The tables are about verdicts, on a machine that may be shared and loaded: a generous
+# deadline (hostile inputs and the 1 s default are tested in test_math_hostile.py).
+TABLE_TIMEOUT_S = 30.0
+
+
 def verdict(reference: str, completion: str) -> str:
-    return check_math(MathItem(response=completion, answer=reference)).status
+    return check_math(MathItem(response=completion, answer=reference),
+                      timeout_s=TABLE_TIMEOUT_S).status
 
 
 def labelled(tables: dict[str, list[tuple[str, str, str]]]) -> list[Any]:

@@ -111,6 +111,26 @@ def test_partial_points_follow_testlib_quitp_and_pc(verifier_url: str) -> None:
                                                                          ("wrong", 0.0)]
 
 
+def test_a_checker_written_against_testlibs_api(verifier_url: str) -> None:
+    """registerTestlibCmd, inf/ouf/ans, quitf, quitp, ensuref, with a header named testlib.h
+    shipped beside it (tests/judging/testlib.h, this project's stand-in for the real one)."""
+    checker = {"language": "cpp", "code": source("sum_split_checker.cpp"), "limits": FAST,
+               "support_files": [{"name": "testlib.h", "content": source("testlib.h")}]}
+    tests = {"type": "stdio", "checker": checker,
+             "cases": [{"input": f"{n}\n", "output": f"0 {n}\n"} for n in (1, 10, 999)]}
+    answers = {"n = int(input())\nprint(0, n)": ("correct", 1.0),
+               "n = int(input())\nprint(n // 2, n - n // 2)": ("correct", 1.0),
+               "n = int(input())\nprint(n, 0)": ("wrong", 0.5),  # quitp(0.5) on every test
+               "n = int(input())\nprint(1, n)": ("wrong", 0.0),
+               "n = int(input())\nprint(n)": ("wrong", 0.0),  # ouf runs out: _pe
+               "n = int(input())\nprint(0, n, 0)": ("wrong", 0.0)}
+    results = verify(verifier_url, [code(answer, tests, scoring="fraction")
+                                    for answer in answers])
+    assert verdicts(results) == list(answers.values())
+    assert results[2]["detail"]["tests"][0]["message"] == "the two numbers are out of order"
+    assert [test["status"] for test in results[4]["detail"]["tests"]] == ["wrong"] * 3
+
+
 def test_a_cms_checker_in_python_with_partial_scores(verifier_url: str) -> None:
     tests = {"type": "stdio", "cases": [{"input": "", "output": "a b c d\n"}],
              "checker": {"language": "python", "protocol": "cms",

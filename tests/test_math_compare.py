@@ -72,12 +72,18 @@ SETS_AND_TUPLES_FIXED = [
      unboxed("\\frac{-1-\\sqrt{13}}{4}, \\frac{1}{2}, \\frac{-1+\\sqrt{13}}{4}"), C),
     ("\\begin{pmatrix} 2 \\\\ -1 \\end{pmatrix}", unboxed("(2, -1)"), C),  # a vector, a tuple
     ("[0,1] \\cup [1,2]", unboxed("[0,2]"), C),
+    # a pair that is also an open interval, beside a vector, is the pair
+    ("\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", unboxed("(1, 2)"), C),
+    ("(1, 2)", unboxed("\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}"), C),
+    ("\\begin{pmatrix} 1 & 5 \\end{pmatrix}", unboxed("(1, 5)"), C),
 ]
 SETS_AND_TUPLES_GUARDS = [
     ("\\{1\\}", unboxed("1"), C),
     ("(3,1)", unboxed("{1,3}"), W),  # a pair is ordered
     ("(1,2)", unboxed("(2,1)"), W),
     ("\\pm 2021", unboxed("2021"), W),
+    ("\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", unboxed("(2, 1)"), W),
+    ("\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", unboxed("[1, 2]"), W),
     ("\\{1, 2, 3\\}", unboxed("\\{1, 2\\}"), W),
 ]
 
@@ -94,6 +100,12 @@ MATRICES_FIXED = [
      unboxed("\\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix} "
              "\\begin{pmatrix}1 & 0 \\\\ 0 & 1\\end{pmatrix}"),
      C),
+]
+MATRICES_FIXED += [  # environments the parser lacks: the same entries
+    ("\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}",
+     unboxed("\\begin{Bmatrix}1 & 2 \\\\ 3 & 4\\end{Bmatrix}"), C),
+    ("\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}",
+     unboxed("\\left(\\begin{smallmatrix}1 & 2 \\\\ 3 & 4\\end{smallmatrix}\\right)"), C),
 ]
 MATRICES_GUARDS = [
     ("\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}",
@@ -121,6 +133,7 @@ TIMES_AND_RATIOS_FIXED = [
     ("3:00 \\text{ PM}", unboxed("15:00"), C),
     ("V_{1}:V_{2}=11:21", unboxed("11:21"), C),
     ("2:5", unboxed("4:10"), C),
+    ("3:00", unboxed("3{:}00"), C),
 ]
 TIMES_AND_RATIOS_GUARDS = [
     ("12:00", unboxed("1:00"), W),

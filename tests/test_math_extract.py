@@ -66,6 +66,12 @@ CASCADE = [
     ("-\\frac{10}{9}", "-\\frac{10}{9}", "last_number"),
     ("The total is 1 000 000.", "1 000 000", "last_number"),
     ("There are 6.02 \u00d7 10^23 molecules.", "6.02 \\times  10^23", "last_number"),
+    # an answer phrase whose display math starts on the next line
+    ("Final answer:\n\\[\n34\n\\]", "34", "final_answer"),
+    ("**Final Answer**\n$$\n\\frac{3}{4}\n$$\nas required.", "\\frac{3}{4}", "final_answer"),
+    # a number written with a unicode constant or root
+    ("The angle is \u03c0/2.", "\\pi /2", "last_number"),
+    ("So the length is 2\u221a3 units.", "2\\sqrt3", "last_number"),
     # after a closed <think> block when an answer follows it
     ("<think>\nIt might be \\boxed{3}.\n</think>\nThe answer is $4$.", "4", "final_answer"),
 ]
@@ -79,6 +85,9 @@ STATEMENT_GUARDS = [
     ("The answer is not 5. Checking again, $x = 7$.", "x = 7", "math"),
     ("\\boxed{5}\n\nSo the answer is Evelyn.", "5", "boxed"),
     ("\\boxed{5}\n\nSo the final answer is Evelyn.", "Evelyn", "final_answer"),
+    # a question before the statement is no doubt about it; "and" lists, "or" offers
+    ("Is it 5 or 7? The answer is 7.", "7", "final_answer"),
+    ("The answers are 3 and 4.", "3 and 4", "final_answer"),
 ]
 
 
@@ -106,6 +115,9 @@ def test_nothing_extractable(completion: str) -> None:
     "\\boxed{4} (or maybe 5)",
     "\\boxed{4}, probably.",
     "\\boxed{4} or 5, not sure",
+    "\\boxed{4}\n\nor maybe 5",
+    "The answer is $\\boxed{4}$.\nPerhaps it is 5.",
+    "\\[\\boxed{4}\\]\nOr $5$.",
 ])
 def test_hedge_after_the_box(completion: str) -> None:
     extraction = extract_answer(completion)
@@ -113,8 +125,13 @@ def test_hedge_after_the_box(completion: str) -> None:
     assert extraction.problem and "hedged" in extraction.problem
 
 
-def test_either_case_is_not_a_hedge() -> None:
-    assert extract_answer("\\boxed{4}, in either case.").problem is None
+@pytest.mark.parametrize("completion", [
+    "\\boxed{4}, in either case.",
+    "\\boxed{4}\n\nPerhaps surprisingly, this is also the number of sides of a square.",
+    "\\boxed{4}\n\nOr, equivalently, four.",
+])
+def test_no_hedge_after_the_box(completion: str) -> None:
+    assert extract_answer(completion).problem is None
 
 
 def test_escaped_braces_do_not_count() -> None:

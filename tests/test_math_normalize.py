@@ -25,6 +25,7 @@ SEPARATORS_FIXED = [
     ("0.111", boxed("0,111"), C),
     ("1,22", boxed("1.22"), C),
     ("1000.99", boxed("1000,99"), C),
+    ("1234567", boxed("1\\text{,}234\\text{,}567"), C),
 ]
 SEPARATORS_GUARDS = [
     ("32349", boxed("32, 349"), W),  # a comma and a space: the list 32, 349
@@ -43,6 +44,9 @@ WRAPPERS_FIXED = [
     ("\\text{e}", unboxed("e"), C),
     ("\\textbf{Monday}", unboxed("\\mathrm{Monday}"), C),
     ("5", boxed("\\text{5 apples}"), C),
+    ("5", boxed("\\underline{5}"), C),
+    ("\\frac{1}{2}", boxed("\\textcolor{red}{\\frac{1}{2}}"), C),
+    ("-3", boxed("{\\color{blue} -3}"), C),
 ]
 WRAPPERS_GUARDS = [
     ("\\operatorname{lcm}(4, 6)", unboxed("12"), C),
@@ -58,6 +62,9 @@ UNITS_FIXED = [
     ("\\frac{1}{6}", unboxed("0.1\\overline{6}"), C),
     ("3000000", boxed("3 \\text{ million}"), C),  # a multiplier, not a unit
     ("3", boxed("3 \\text{ million}"), W),
+    ("2\\frac{1}{2}", "The answer is 2 1/2.", C),  # a mixed number, as text writes it
+    ("\\frac{11}{4}", "The answer is 2 3/4 cups.", C),
+    ("\\frac{5}{2}", "The answer is 2 1/3.", W),
 ]
 UNITS_GUARDS = [
     ("28\\%", unboxed("28 \\text{ percent}"), C),
@@ -94,10 +101,16 @@ CHOICES_FIXED = [
     ("B", unboxed("\\text{(B) } 12"), C),
     ("\\text{(C)}", unboxed("\\textbf{(C)}\\ 5\\sqrt{2}"), C),
     ("(D)", unboxed("d"), C),
+    ("B", "The answer is [B].", C),
+    ("B", "The correct answer is option B.", C),
+    ("\\text{(B)}", "Answer: B) 12", C),
+    ("B", "After checking each option, I choose B.", C),
 ]
 CHOICES_GUARDS = [
     ("B", unboxed("(C)"), W),
     ("\\text{(B)}", unboxed("12"), W),
+    ("B", "The correct answer is option C.", W),
+    ("B", "Answer: C) 12", W),
 ]
 
 

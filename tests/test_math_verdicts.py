@@ -92,6 +92,13 @@ def test_labelled_pairs(gold: str, prediction: str, verdict: str) -> None:
     ("$x = \\boxed{2}$ or $x = \\boxed{3}$", "3"),
     ("\\boxed{4} (or maybe 5)", "4"),
     ("\\boxed{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}", "7"),
+    # doubt in an answer statement, or right after the box
+    ("The answer is probably 3.", "3"),
+    ("So the answer is perhaps $3$.", "3"),
+    ("The answer is 3 or 4.", "3"),
+    ("Final answer: 3?", "3"),
+    ("The answer is $\\boxed{3}$?", "3"),
+    ("The answer is $\\boxed{3}$, but it could also be 4.", "3"),
 ])
 def test_hedged_completions_are_wrong(response: str, gold: str) -> None:
     result = check_math(MathItem(response=response, answer=gold))

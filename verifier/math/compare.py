@@ -112,7 +112,7 @@ def _equivalent(gold: Any, pred: Any, options: MathOptions) -> bool:
                 and _guarded(_collections_equal, gold, _as_set(pred), options))
     gold_vector, pred_vector = _as_vector(gold, pred), _as_vector(pred, gold)
     if gold_vector is not None or pred_vector is not None:  # a column vector and a tuple
-        return _guarded(_in_order, gold_vector or _args(gold), pred_vector or _args(pred),
+        return _guarded(_in_order, gold_vector or _entries(gold), pred_vector or _entries(pred),
                         options)
     if isinstance(gold, Set | Tuple) or isinstance(pred, Set | Tuple):
         return _guarded(_collections_equal, gold, pred, options)
@@ -129,6 +129,13 @@ def _equivalent(gold: Any, pred: Any, options: MathOptions) -> bool:
 def _args(expr: Basic) -> tuple:
     """An `And`'s or a list's elements in written order (latex2sympy keeps it)."""
     return tuple(getattr(expr, "_unsorted_args", expr.args))
+
+
+def _entries(expr: Basic) -> tuple:
+    """A tuple's elements, or an open interval's ends: `(1, 2)` beside a vector is a pair."""
+    if isinstance(expr, Interval):
+        return expr.start, expr.end
+    return _args(expr)
 
 
 def _is_membership(expr: Any) -> bool:
@@ -312,10 +319,9 @@ def _as_vector(matrix: Any, other: Any) -> tuple | None:
     matrix = _evaluated_matrix(matrix) if _is_matrix(matrix) else None
     if not isinstance(matrix, MatrixBase) or 1 not in matrix.shape:
         return None
-    if isinstance(other, Tuple):
+    if isinstance(other, Tuple) or _open_interval_as_pair(other, Tuple(*matrix)) is not None:
         return tuple(matrix)
-    pair = _open_interval_as_pair(other, Tuple(*matrix))
-    return tuple(matrix) if pair is not None else None
+    return None
 
 
 def _is_matrix(expr: Any) -> bool:

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from verifier.math.boxes import box_run
 from verifier.math.normalize import latex_symbols
 from verifier.math.spans import NUMBER, env_run, last_match, math_environments
-from verifier.math.statements import MATH_OR_NUMBER, last_statement
+from verifier.math.statements import MATH_OR_NUMBER, Statement, last_statement
 
 # Answer statements, math environments and the last number are looked for near the end only.
 ANSWER_PHRASE_TAIL_CHARS = 4_000
@@ -38,7 +38,14 @@ THINK_END = "</think>"
 
 _TRAILING_HEDGE = re.compile(
     r"\b(?:maybe|perhaps|possibly|probably|not\s+sure|unsure|"
-    r"or\s+(?:maybe\s+|perhaps\s+)?(?:[-\d$]|\\boxed))",
+    r"or\s+(?:maybe\s+|perhaps\s+)?(?:[-\d$]|\\boxed)|(?:could|might)\s+also\s+be)|"
+    r"^[\s$]*\?",
+    re.IGNORECASE)
+# On the line after the box's, only an alternative value is a hedge ("or maybe 5", "Perhaps 5"):
+# a new sentence that starts with "Perhaps" may say anything.
+_NEXT_LINE_HEDGE = re.compile(
+    r"[\s*]*(?:or\b[\s,]*(?:maybe|perhaps|possibly|probably)?|maybe|perhaps|possibly|probably)"
+    r"[\s,]*(?:it(?:'s|\s+is|\s+could\s+be)\s+)?(?:[-\d$(]|\\boxed)",
     re.IGNORECASE)
 
 
@@ -80,10 +87,10 @@ def _cascade(text: str, list_expected: bool) -> Extraction:
     if boxed is not None:
         extraction, box_end = boxed
         if statement is not None and tail_start + statement.start >= box_end:
-            return Extraction(statement.value, "final_answer")
+            return _stated(statement)
         return extraction
     if statement is not None:
-        return Extraction(statement.value, "final_answer")
+        return _stated(statement)
     tail = text[-MATH_TAIL_CHARS:]
     envs = math_environments(tail)
     after_math = envs[-1][1] if envs else 0
@@ -97,6 +104,11 @@ def _cascade(text: str, list_expected: bool) -> Extraction:
     return Extraction(None, "none", "no \\boxed{}, answer statement, math or number found")
 
 
+def _stated(statement: Statement) -> Extraction:
+    problem = "hedged: the statement doubts its answer" if statement.hedged else None
+    return Extraction(statement.value, "final_answer", problem)
+
+
 def _extract_boxed(response: str, list_expected: bool) -> tuple[Extraction, int] | None:
     run = box_run(response, list_expected)
     if run is None:
@@ -107,7 +119,9 @@ def _extract_boxed(response: str, list_expected: bool) -> tuple[Extraction, int]
     # Whether "or" is a hedge depends on the reference (one answer, or several solutions):
     # the grader decides, as for an "or" inside a single box.
     answer = (" \\text{ or } " if joined_by_or else ", ").join(contents)
-    trailing = response[end:end + TRAILING_HEDGE_CHARS].split("\n", 1)[0]
-    problem = ("hedged: the text after the box offers alternatives"
-               if _TRAILING_HEDGE.search(trailing) else None)
+    line, _, next_lines = response[end:end + TRAILING_HEDGE_CHARS].partition("\n")
+    next_line = next_lines.lstrip()
+    hedged = _TRAILING_HEDGE.search(line) or (
+        not line.strip(" \t$.,;:\\])") and _NEXT_LINE_HEDGE.match(next_line))
+    problem = "hedged: the text after the box offers alternatives" if hedged else None
     return Extraction(answer, "boxed", problem), end

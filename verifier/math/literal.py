@@ -13,7 +13,7 @@ import re
 _TEXT_WRAPPER = re.compile(r"\\(?:text|mathrm|textbf|mbox|operatorname)\s*\{([^{}]*)\}")
 _SPACE = re.compile(r"\s+|\\ |~|\$")
 _CHOICE = re.compile(r"\(?\s*([A-J])\s*\)?")
-_CHOSEN = re.compile(r"\(?\s*([A-Ja-j])\s*\)?(?=[\s:.]|$)")
+_CHOSEN = re.compile(r"(?:(?i:option|choice)\s*)?[(\[]?\s*([A-Ja-j])\s*[)\]]?(?=[\s:.]|$)")
 _TIME = re.compile(r"(\d{1,2}):([0-5]\d)(?::([0-5]\d))?\s*(?:(a|p)\.?\s*m\.?)?", re.IGNORECASE)
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'\-]*(?:[\s,]+[A-Za-z][A-Za-z'\-]*)*")
 _MATH_WORDS = frozenset((

@@ -53,7 +53,10 @@ _TRAILING_PUNCTUATION = " \t\n.,;:"
 # Spacing, sizing and style commands that change nothing about the value.
 _NOISE = re.compile(
     r"\\(?:left|right)\.|\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big|bigg|Bigg)(?![A-Za-z])|"
-    r"\\(?:displaystyle|textstyle|scriptstyle|limits|nolimits|mathstrut|strut)(?![A-Za-z])|\\!")
+    r"\\(?:displaystyle|textstyle|scriptstyle|limits|nolimits|mathstrut|strut|underline)"
+    r"(?![A-Za-z])|\\(?:text)?color\s*\{[A-Za-z!\d]*\}|\\!")
+# Matrix environments the parser does not know, as one it does (the same entries).
+_MATRIX_SPELLING = re.compile(r"\\(begin|end)\s*\{(?:Bmatrix|smallmatrix)\}")
 _FRACTION_STYLE = re.compile(r"\\[dtc]frac\b")
 # Font and text wrappers: `\mathrm{e}` is Euler's number, `\operatorname{lcm}` a function,
 # `\textbf{odd}` the text answer odd.
@@ -71,8 +74,9 @@ _KNOWN_OPERATORS = frozenset((
 # Thousands: `11,\! 111`, `1{,}000`, `1\,000`, `1~000` (explicit LaTeX separators) anywhere;
 # plain `1,000` and `1 000` only when the number is the whole answer.
 _COMMA_THEN_NEGATIVE_SPACE = re.compile(r",\s*\\!\s*(?=\d{3}(?!\d))")
-_BRACED_COMMA = re.compile(r"\{,\}")
+_BRACED_SEPARATOR = re.compile(r"(?:\\text\s*)?\{([,:])\}")  # `1{,}000`, `1\text{,}000`, `3{:}00`
 _SPACE_SEPARATOR = re.compile(r"(?<=\d)(?:(?<!\\)\\[,;: ]|\\thinspace\s*|~)(?=\d{3}(?!\d))")
+_MIXED_NUMBER = re.compile(r"^(-?\d+) (\d+)/(\d+)$")
 _WHOLE_GROUPED = re.compile(r"-?[1-9]\d{0,2}(?:(?P<sep>[, ])\d{3})(?:(?P=sep)\d{3})*(?:\.\d+)?")
 _SPACING = re.compile(r"(?<!\\)\\(?:q?quad|[,;: ]|thinspace|enspace|hspace\{[^{}]*\})|~")
 
@@ -108,8 +112,9 @@ def normalize(text: str) -> str:
     """The answer in the spelling the literal comparisons and the parser expect."""
     text = strip_wrappers(undouble_backslashes(latex_symbols(text).strip()))
     text = _COMMA_THEN_NEGATIVE_SPACE.sub(",", text)
-    text = _BRACED_COMMA.sub(",", text)
+    text = _BRACED_SEPARATOR.sub(r"\1", text)
     text = _NOISE.sub("", text)
+    text = _MATRIX_SPELLING.sub(r"\\\1{bmatrix}", text)
     text = _FRACTION_STYLE.sub(r"\\frac", text)
     text = _EMPTY_SET.sub(r"\\emptyset", text)
     text = _unwrap_fonts(text)
@@ -133,7 +138,7 @@ def normalize(text: str) -> str:
     grouped = _WHOLE_GROUPED.fullmatch(text)
     if grouped is not None:  # `1,000,000` or `1 000`: the whole answer is one number
         text = text.replace(grouped["sep"], "")
-    return text
+    return _MIXED_NUMBER.sub(r"\1\\frac{\2}{\3}", text)  # `2 1/2` as a whole answer
 
 
 def latex_symbols(text: str) -> str:

@@ -20,6 +20,7 @@ _ANSWER_PHRASE = re.compile(
     r"\bfinal\s+answer\b|"
     r"\banswers?\b(?=[\s*]*(?:is\b|are\b|:|=|(?:would|should|will|must)\s+be\b))|"
     r"\b(?:correct|right|best)\s+(?:option|choice)\b(?=[\s*]*(?:is\b|:))|"
+    r"\bi\s+(?:choose|pick|select)\b|"
     r"\b(?:actually|wait|oops|sorry|correction|on\s+second\s+thought|scratch\s+that|"
     r"i\s+made\s+an?\s+(?:mistake|error))\b[^.\n]{0,40}?"
     r"\b(?:it\s+is|it's|it\s+should\s+be|should\s+be|is\s+actually)\b",
@@ -43,7 +44,12 @@ _COMMA_CLAUSE = re.compile(
     r",\s+(?:which|where|since|because|as|but|so|hence|thus|i\.e\.)\b", re.IGNORECASE)
 _COPULA = re.compile(r"\b(?:is|are|was|were|equals?|be)\b|(?<![<>!=\\])=(?!=)", re.IGNORECASE)
 _NUMBER_THEN_WORDS = re.compile(
-    r"(-?[\d.,/]*\d(?:\s*(?:\\?%|percent\b|pct\b))?)\s+\(?(?!percent\b|pct\b)[A-Za-z]{2}")
+    r"(-?[\d.,/]*\d(?:\s*(?:\\?%|percent\b|pct\b))?)\s+\(?(?!percent\b|pct\b|or\b|and\b)"
+    r"[A-Za-z]{2}")
+# Doubt in the sentence that states the answer ("the answer is probably 3", "3?"): a hedge.
+_DOUBT = re.compile(r"\b(?:maybe|perhaps|possibly|probably|not\s+sure|unsure)\b|\?",
+                    re.IGNORECASE)
+_CHOICE_PAREN = re.compile(r"^([A-J])\)(?=\s|$)")
 _VALUE_START = re.compile(r"[-+(\[{\\|.\d]")
 
 
@@ -54,6 +60,7 @@ class Statement(NamedTuple):
     end: int  # the end of the sentence stating a text value, else of its line
     value: str
     is_text: bool  # words outside math after a plain "answer" ("Answer: Let's think"): weak
+    hedged: bool = False  # the sentence stating it doubts it
 
 
 def last_statement(tail: str) -> Statement | None:
@@ -63,7 +70,7 @@ def last_statement(tail: str) -> Statement | None:
         return None
     after = tail[phrase.end():phrase.end() + ANSWER_LINE_CHARS]
     lead = _ANSWER_LEAD.match(after).end()
-    line = after[lead:].split("\n", 1)[0]
+    line = _first_line(after[lead:])
     value = stated_value(_HOPE_SUFFIX.sub("", line))
     if not value:
         return None
@@ -73,12 +80,25 @@ def last_statement(tail: str) -> Statement | None:
     if is_text and value in line:  # to the end of the sentence that says it
         sentence_end = _SENTENCE_END.search(line, line.find(value) + len(value))
         said = sentence_end.start() if sentence_end else len(line)
-    return Statement(phrase.start(), phrase.end() + lead + said, value, is_text)
+    sentence = line[:_sentence_end(line, math_environments(line)) + 1]
+    hedged = _DOUBT.search(sentence) is not None and _DOUBT.search(value) is None
+    return Statement(phrase.start(), phrase.end() + lead + said, value, is_text, hedged)
+
+
+def _first_line(text: str) -> str:
+    """The line after an answer phrase, or all of the display math it opens ("Final answer:
+    \\[ 34 \\]" over three lines)."""
+    line = text.split("\n", 1)[0]
+    if line.strip() in ("$$", "\\["):
+        envs = math_environments(text)
+        if envs and envs[0][0] == text.find(line.strip()):
+            return text[:envs[0][1]]
+    return line
 
 
 def stated_value(text: str) -> str | None:
     """The value a sentence states: "The largest $n$ is 34." -> 34, "$x = 3$" -> x = 3."""
-    text = _QUOTES.sub("", text).strip(" *:")
+    text = _CHOICE_PAREN.sub(r"(\1)", _QUOTES.sub("", text).strip(" *:"))  # "B) 12"
     if _NO_VALUE.match(text):  # "the answer is not 5", "the answer is correct"
         return None
     envs = math_environments(text)
