@@ -22,7 +22,7 @@ from tenacity import RetryCallState, retry_if_exception, wait_exponential, wait_
 from typing_extensions import TypedDict
 
 from rl_client._errors import InvalidItem, VerifierError, VerifierTimeout, VerifierUnavailable
-from verifier.schemas import (
+from rl_client.schemas import (
     CodeItem,
     IndexedResult,
     Info,

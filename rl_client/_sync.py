@@ -20,7 +20,7 @@ from rl_client._core import (
     Deadline,
     ItemLike,
 )
-from verifier.schemas import IndexedResult, Info, Result
+from rl_client.schemas import IndexedResult, Info, Result
 
 T = TypeVar("T")
 

@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
+from rl_client.schemas import CodeItem
 from verifier.code import run_code_items
-from verifier.schemas import CodeItem
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 

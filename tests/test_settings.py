@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from rl_client.schemas import CodeItem
 from verifier.config import Settings, SettingsError, env_name, load_settings
 from verifier.executors.embedded import EmbeddedExecutor
 from verifier.local import free_port
-from verifier.schemas import CodeItem
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -88,7 +88,7 @@ def check(
     Bad lines are reported with their line numbers; the other lines are still scored. Exits
     with status 1 when any line was skipped.
     """
-    from verifier.schemas import parse_item
+    from rl_client.schemas import parse_item
 
     items, lines, problems = [], [], []
     with items_file.open(encoding="utf-8") as handle:

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from rl_client._async import AsyncVerifierClient
 from rl_client._sync import VerifierClient
 from rl_client.integrations._contest import contest_item, is_contest_row
-from verifier.schemas import CodeItem, MathItem, Result, Status, item_from_label
+from rl_client.schemas import CodeItem, MathItem, Result, Status, item_from_label
 
 _ITEM_KEYS = frozenset({"kind", "tests", "answer"})
 

@@ -28,7 +28,7 @@ import torch
 # Absolute imports only: OpenRLHF executes this file as a standalone module.
 from rl_client.integrations._shared import build_item, shared_client, training_reward
 from rl_client.integrations.routing import route_label
-from verifier.schemas import Status
+from rl_client.schemas import Status
 
 
 def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any],

@@ -26,7 +26,7 @@ from rl_client._core import rewards_of
 from rl_client.integrations._contest import CASE_KEYS, ROW_KEYS, is_contest_row
 from rl_client.integrations._shared import build_item, shared_async_client, shared_client
 from rl_client.integrations.routing import route
-from verifier.schemas import CodeItem, MathItem, Result, Status
+from rl_client.schemas import CodeItem, MathItem, Result, Status
 
 # TRL awaits `async def` reward functions (on its own event loop) from this release on.
 TRL_ASYNC_REWARDS = Version("0.27.0")

@@ -23,8 +23,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from verifier.lru import LRU
-from verifier.schemas import (
+from rl_client.schemas import (
     AssertTests,
     CallTests,
     CompressedTests,
@@ -32,6 +31,7 @@ from verifier.schemas import (
     StdioTests,
     _dataset_tests_to_v1,
 )
+from verifier.lru import LRU
 
 DECODED_KEPT_BYTES = 256 * 1024 * 1024  # decoded test sets a worker process keeps (JSON size)
 CHECKED_KEPT = 4096  # digests of compressed sets the API has already checked

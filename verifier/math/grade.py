@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 from sympy import Tuple
 from sympy.sets.sets import Set
 
+from rl_client.schemas import MathOptions, Status
 from verifier.math.compare import equivalent
 from verifier.math.literal import (
     base_numeral,
@@ -31,7 +32,6 @@ from verifier.math.literal import (
 from verifier.math.normalize import normalize, readings
 from verifier.math.parse import parse_latex
 from verifier.math.shape import hedge_words, is_list, nesting_depth, split_top_level
-from verifier.schemas import MathOptions, Status
 
 # Predictions longer than this are not parsed: a final answer is a short expression.
 MAX_PREDICTION_CHARS = 1_000

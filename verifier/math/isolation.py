@@ -14,8 +14,8 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
+from rl_client.schemas import MathOptions, Status
 from verifier.deadline import DEFAULT_MEMORY_MB, DeadlineHelper, enter_phase
-from verifier.schemas import MathOptions, Status
 
 # References that could not be parsed in time, remembered so they do not cost a kill each time.
 SLOW_GOLD_MEMORY = 256

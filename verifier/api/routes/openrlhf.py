@@ -5,9 +5,9 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, HTTPException, status
 from pydantic import ValidationError
 
+from rl_client.schemas import OpenRLHFRequest, OpenRLHFResponse, Status, item_from_label
 from verifier.api.deps import ServiceDep, require_api_key
 from verifier.api.strict_body import StrictJSONRoute
-from verifier.schemas import OpenRLHFRequest, OpenRLHFResponse, Status, item_from_label
 
 router = APIRouter(prefix="/openrlhf", tags=["openrlhf"],
                    dependencies=[Depends(require_api_key)], route_class=StrictJSONRoute)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends
 
+from rl_client.schemas import VerifyRequest, VerifyResponse
 from verifier.api.deps import ServiceDep, require_api_key
 from verifier.api.strict_body import StrictJSONRoute
-from verifier.schemas import VerifyRequest, VerifyResponse
 
 router = APIRouter(prefix="/v1", tags=["verify"], dependencies=[Depends(require_api_key)],
                    route_class=StrictJSONRoute)

@@ -19,8 +19,8 @@ from pydantic import (
     model_validator,
 )
 
-from verifier import strict_json
-from verifier.item_kinds import (
+from rl_client import strict_json
+from rl_client.item_kinds import (
     FormatItem,
     InstructionsItem,
     LengthItem,
