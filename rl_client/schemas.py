@@ -1,7 +1,7 @@
 """HTTP contract v1 as pydantic models: the single source of truth.
 
-This module is deliberately light (pydantic only) so that `rl_client` can import it without
-FastAPI or Celery. The API, the workers, the CLI and the client all speak these types.
+It lives in the client's package, which ships without the server (client/pyproject.toml), and
+is pydantic only. The API, the workers, the CLI and the client all speak these types.
 """
 
 from __future__ import annotations
@@ -396,6 +396,25 @@ def parse_item(data: Any) -> AnyItem:
     return _item_adapter.validate_python(data)
 
 
+def label_object(label: Any) -> dict[str, Any] | None:
+    """A label that is a JSON object (a dict, or a string holding one), else None.
+
+    The JSON is strict: NaN or nesting too deep is a ValueError saying where. Text that merely
+    starts with a brace and is no JSON is no object (a math answer may look like `{1, 2}`).
+    """
+    if isinstance(label, dict):
+        return label
+    if not isinstance(label, str) or not label.lstrip().startswith("{"):
+        return None
+    try:
+        decoded = strict_json.loads(label)
+    except strict_json.JSONRefused as exc:
+        raise ValueError(f"the label's JSON at {exc}") from None
+    except ValueError:
+        return None
+    return decoded if isinstance(decoded, dict) else None
+
+
 def item_from_label(response: str, label: str | dict[str, Any],
                     default_kind: Literal["math", "code"] = "math") -> AnyItem:
     """Build an item from a completion and a dataset label.
@@ -403,16 +422,9 @@ def item_from_label(response: str, label: str | dict[str, Any],
     RL frameworks often carry one string label per sample: a math reference answer, or a JSON
     string holding a whole item (`{"kind": "code", "tests": ...}`) so code tasks fit too.
     """
-    decoded: Any = label
-    if isinstance(label, str) and label.lstrip().startswith("{"):
-        try:
-            decoded = strict_json.loads(label)  # NaN or deep nesting: a ValueError
-        except strict_json.JSONRefused as exc:
-            raise ValueError(f"the label's JSON at {exc}") from None
-        except ValueError:
-            decoded = None
+    decoded = label_object(label)
     data: dict[str, Any] | None = None
-    if isinstance(decoded, dict):
+    if decoded is not None:
         if {"kind", "tests", "answer"} & decoded.keys():
             data = decoded
         elif _looks_like_tests(decoded):

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from rl_client.schemas import CodeItem
+from rl_client.settings import ClientSettings, client_settings
 from verifier.config import Settings, SettingsError, env_name, load_settings
 from verifier.executors.embedded import EmbeddedExecutor
 from verifier.local import free_port
@@ -22,13 +23,16 @@ from verifier.local import free_port
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def readme_settings() -> dict[str, tuple[str, str]]:
-    """The README's configuration table: variable -> (default cell, meaning)."""
+def readme_settings(table: int = 0) -> dict[str, tuple[str, str]]:
+    """A table of the README's configuration section (0: the service's, 1: the client's):
+    variable -> (default cell, meaning)."""
     text = (ROOT / "README.md").read_text()
     section = text[text.index("\n## Configuration"):]
     section = section[:section.index("\n## ", 1)]
+    tables = re.split(r"\n(?!\|)[^\n]*\n(?=\| variable \|)", section)
+    assert len(tables) == 3, "expected the section's prose, the service's table, the client's"
     rows = {}
-    for line in section.splitlines():
+    for line in tables[1 + table].splitlines():
         if line.startswith("| `VERIFIER_"):
             variable, default, meaning = (cell.strip() for cell in line.strip("|").split(" | "))
             name = variable.strip("`")
@@ -53,9 +57,12 @@ def documents(cell: str, default: object) -> bool:
     return value == default
 
 
-def test_the_readme_table_is_the_settings_model() -> None:
-    rows = readme_settings()
-    fields = Settings.model_fields
+@pytest.mark.parametrize(("table", "model"), [(0, Settings), (1, ClientSettings)],
+                         ids=["service", "client"])
+def test_the_readme_table_is_the_settings_model(table: int, model: type) -> None:
+    """The service's table is verifier.config.Settings, the client's rl_client.settings'."""
+    rows = readme_settings(table)
+    fields = model.model_fields
     assert set(rows) == {env_name(name) for name in fields}, (
         f"undocumented: {sorted({env_name(n) for n in fields} - set(rows))}; "
         f"stale rows: {sorted(set(rows) - {env_name(n) for n in fields})}")
@@ -65,6 +72,20 @@ def test_the_readme_table_is_the_settings_model() -> None:
         assert documents(cell, default), f"{env_name(name)}: README says {cell}, " \
                                          f"the model {default!r}"
         assert meaning, env_name(name)
+
+
+def test_bad_client_values_are_errors_naming_the_variable(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VERIFIER_INFRA_ERROR_SCORE", "nan")
+    monkeypatch.setenv("VERIFIER_URL", "verifier:8000")
+    with pytest.raises(ValueError) as caught:
+        client_settings()
+    assert "VERIFIER_INFRA_ERROR_SCORE='nan'" in str(caught.value)
+    assert "VERIFIER_URL='verifier:8000'" in str(caught.value)
+    monkeypatch.setenv("VERIFIER_INFRA_ERROR_SCORE", "-1")
+    monkeypatch.setenv("VERIFIER_URL", "http://verifier:8000/")
+    assert client_settings().infra_error_score == -1.0
+    assert client_settings().url == "http://verifier:8000"
 
 
 def test_the_table_check_notices_a_wrong_default() -> None:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import threading
 import weakref
 from collections.abc import Hashable, Mapping
@@ -15,7 +13,8 @@ from pydantic import ValidationError
 from rl_client._async import AsyncVerifierClient
 from rl_client._sync import VerifierClient
 from rl_client.integrations._contest import contest_item, is_contest_row
-from rl_client.schemas import CodeItem, MathItem, Result, Status, item_from_label
+from rl_client.schemas import CodeItem, MathItem, Result, Status, item_from_label, label_object
+from rl_client.settings import client_settings
 
 _ITEM_KEYS = frozenset({"kind", "tests", "answer"})
 
@@ -31,18 +30,6 @@ def plain(value: Any) -> Any:
     return value
 
 
-def _json_object(label: Any) -> dict[str, Any] | None:
-    if isinstance(label, dict):
-        return label
-    if isinstance(label, str) and label.lstrip().startswith("{"):
-        try:
-            decoded = json.loads(label)
-        except json.JSONDecodeError:
-            return None
-        return decoded if isinstance(decoded, dict) else None
-    return None
-
-
 def build_item(response: str, label: Any, *, kind: str | None = None,
                language: str | None = None, where: str = "") -> MathItem | CodeItem:
     """One item from a completion and its dataset label.
@@ -55,7 +42,10 @@ def build_item(response: str, label: Any, *, kind: str | None = None,
     label = plain(label)
     if label is None:
         raise ValueError(f"{where}no label (reference answer or tests) for this sample")
-    decoded = _json_object(label)
+    try:
+        decoded = label_object(label)
+    except ValueError as exc:  # NaN or nesting too deep in the label's JSON
+        raise ValueError(f"{where}{exc}") from None
     if decoded is not None and is_contest_row(decoded):  # Codeforces, CodeContests+, IOI rows
         try:
             label = decoded = {"kind": "code", **contest_item(decoded)}
@@ -144,8 +134,7 @@ _coalescers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop,
 
 def _key(options: dict[str, Any]) -> Hashable:
     """Settings plus the environment the client would read, so changing either is honoured."""
-    environment = (os.environ.get("VERIFIER_URL"), os.environ.get("VERIFIER_API_KEY"))
-    return tuple(sorted(options.items())), environment
+    return tuple(sorted(options.items())), client_settings()
 
 
 def shared_client(**options: Any) -> VerifierClient:
