@@ -10,6 +10,7 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -74,20 +75,6 @@ def test_the_readme_table_is_the_settings_model(table: int, model: type) -> None
         assert meaning, env_name(name)
 
 
-def test_bad_client_values_are_errors_naming_the_variable(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("VERIFIER_INFRA_ERROR_SCORE", "nan")
-    monkeypatch.setenv("VERIFIER_URL", "verifier:8000")
-    with pytest.raises(ValueError) as caught:
-        client_settings()
-    assert "VERIFIER_INFRA_ERROR_SCORE='nan'" in str(caught.value)
-    assert "VERIFIER_URL='verifier:8000'" in str(caught.value)
-    monkeypatch.setenv("VERIFIER_INFRA_ERROR_SCORE", "-1")
-    monkeypatch.setenv("VERIFIER_URL", "http://verifier:8000/")
-    assert client_settings().infra_error_score == -1.0
-    assert client_settings().url == "http://verifier:8000"
-
-
 def test_the_table_check_notices_a_wrong_default() -> None:
     assert documents("`256`", 256) and documents("`8`", 8.0) and documents("`1`", True)
     assert not documents("`255`", 256) and not documents("`0`", True)
@@ -95,20 +82,32 @@ def test_the_table_check_notices_a_wrong_default() -> None:
     assert not documents("see docker_backend.py", 2048)
 
 
-def test_bad_values_are_errors_naming_each_variable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("VERIFIER_SANDBOX_RUNNER_RUNS", "abc")
-    monkeypatch.setenv("VERIFIER_PYTHON_WARM", "maybe")
-    with pytest.raises(SettingsError) as caught:
-        load_settings()
-    assert "VERIFIER_SANDBOX_RUNNER_RUNS='abc'" in str(caught.value)
-    assert "VERIFIER_PYTHON_WARM='maybe'" in str(caught.value)
-    monkeypatch.delenv("VERIFIER_PYTHON_WARM")
+@pytest.mark.parametrize(("load", "bad"), [
+    (load_settings, {"VERIFIER_SANDBOX_RUNNER_RUNS": "abc", "VERIFIER_PYTHON_WARM": "maybe"}),
+    (client_settings, {"VERIFIER_INFRA_ERROR_SCORE": "nan", "VERIFIER_URL": "verifier:8000"}),
+], ids=["service", "client"])
+def test_bad_values_are_errors_naming_each_variable(
+        load: Callable[[], object], bad: dict[str, str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for variable, value in bad.items():
+        monkeypatch.setenv(variable, value)
+    with pytest.raises(ValueError) as caught:  # SettingsError is one
+        load()
+    for variable, value in bad.items():
+        assert f"{variable}={value!r}" in str(caught.value)
+
+
+def test_values_are_read_as_given(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VERIFIER_SANDBOX_RUNNER_RUNS", "0")
     with pytest.raises(SettingsError, match="VERIFIER_SANDBOX_RUNNER_RUNS='0'"):
         load_settings()
     monkeypatch.setenv("VERIFIER_SANDBOX_RUNNER_RUNS", "3")
     monkeypatch.setenv("VERIFIER_SANDBOX", " Docker")
     assert (load_settings().sandbox_runner_runs, load_settings().sandbox) == (3, "docker")
+    monkeypatch.setenv("VERIFIER_INFRA_ERROR_SCORE", "-1")
+    monkeypatch.setenv("VERIFIER_URL", "http://verifier:8000/")
+    assert client_settings().infra_error_score == -1.0
+    assert client_settings().url == "http://verifier:8000"
 
 
 def start_and_wait(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
