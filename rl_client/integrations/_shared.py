@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 import threading
 import weakref
-from collections.abc import Hashable, Mapping
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -17,6 +17,7 @@ from rl_client.schemas import CodeItem, MathItem, Result, Status, item_from_labe
 from rl_client.settings import client_settings
 
 _ITEM_KEYS = frozenset({"kind", "tests", "answer"})
+T = TypeVar("T")
 
 
 def plain(value: Any) -> Any:
@@ -148,17 +149,19 @@ def shared_client(**options: Any) -> VerifierClient:
 
 def shared_async_client(**options: Any) -> AsyncVerifierClient:
     """One async client per event loop and settings (httpx async pools belong to one loop)."""
-    per_loop = _async_clients.setdefault(asyncio.get_running_loop(), {})
-    key = _key(options)
-    if key not in per_loop:
-        per_loop[key] = AsyncVerifierClient(**options)
-    return per_loop[key]
+    return _per_loop(_async_clients, options, lambda: AsyncVerifierClient(**options))
 
 
 def shared_coalescer(**options: Any) -> Coalescer:
     """One Coalescer per event loop and settings, over that loop's shared client."""
-    per_loop = _coalescers.setdefault(asyncio.get_running_loop(), {})
+    return _per_loop(_coalescers, options, lambda: Coalescer(shared_async_client(**options)))
+
+
+def _per_loop(registry: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Hashable, T]],
+              options: dict[str, Any], make: Callable[[], T]) -> T:
+    """The running loop's object for these settings, made on first use."""
+    per_loop = registry.setdefault(asyncio.get_running_loop(), {})
     key = _key(options)
     if key not in per_loop:
-        per_loop[key] = Coalescer(shared_async_client(**options))
+        per_loop[key] = make()
     return per_loop[key]
