@@ -3,7 +3,7 @@ constraints, text matching, reasoning-gym tasks, format rewards and length targe
 
 Pydantic only, like `schemas.py`, so that the client validates items without the service. What
 needs the service's registries (constraint ids and their kwargs, reasoning-gym task names,
-regex syntax) is checked at admission by `verifier.admission`: a 422 naming the field.
+regex syntax) is checked at admission by the service (`Service.admit`): a 422 naming the field.
 """
 
 from __future__ import annotations
