@@ -44,10 +44,10 @@ from multiprocessing import get_context
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
+from rl_client.schemas import CodeItem  # noqa: E402
 from verifier.code import process_settings, run_code_items  # noqa: E402
 from verifier.local import LocalServer  # noqa: E402
 from verifier.sandbox.bubblewrap import discover_tools  # noqa: E402
-from verifier.schemas import CodeItem  # noqa: E402
 
 WORKERS = 2
 

@@ -10,7 +10,7 @@ Adapters: `rl_client.integrations.trl`, `.verl`, `.openrlhf`.
 from rl_client._async import AsyncVerifierClient
 from rl_client._errors import InvalidItem, VerifierError, VerifierTimeout, VerifierUnavailable
 from rl_client._sync import VerifierClient
-from verifier.schemas import CodeItem, IndexedResult, Info, MathItem, Result, Status
+from rl_client.schemas import CodeItem, IndexedResult, Info, MathItem, Result, Status
 
 __all__ = [
     "AsyncVerifierClient",

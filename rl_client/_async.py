@@ -18,7 +18,7 @@ from rl_client._core import (
     Deadline,
     ItemLike,
 )
-from verifier.schemas import IndexedResult, Info, Result
+from rl_client.schemas import IndexedResult, Info, Result
 
 T = TypeVar("T")
 
@@ -62,17 +62,20 @@ class AsyncVerifierClient(ClientBase[httpx.AsyncClient]):
                      timeout: float | None = None) -> AsyncIterator[IndexedResult]:
         """Yield results as they finish (any order); `.index` is the item's position.
 
-        Each chunk becomes a job (POST /v1/jobs) followed on GET /v1/jobs/{id}/stream; a
-        dropped stream is followed again without repeating results already yielded.
+        Each chunk becomes a job (POST /v1/jobs) followed on GET /v1/jobs/{id}/stream,
+        `max_concurrency` chunks at a time; a dropped stream is followed again without
+        repeating results already yielded.
         """
         deadline = self._core.deadline(timeout)
         chunks = self._core.chunks(items)
         finished: asyncio.Queue[IndexedResult | BaseException] = asyncio.Queue()
+        limiter = asyncio.Semaphore(self._core.max_concurrency)
 
         async def pump(chunk: Chunk) -> None:
             try:
-                async for result in self._follow(chunk, deadline):
-                    finished.put_nowait(result)
+                async with limiter:
+                    async for result in self._follow(chunk, deadline):
+                        finished.put_nowait(result)
             except Exception as exc:  # handed to the consumer, which re-raises it
                 finished.put_nowait(exc)
 

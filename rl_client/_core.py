@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import email.utils
 import json
-import os
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
@@ -22,7 +21,7 @@ from tenacity import RetryCallState, retry_if_exception, wait_exponential, wait_
 from typing_extensions import TypedDict
 
 from rl_client._errors import InvalidItem, VerifierError, VerifierTimeout, VerifierUnavailable
-from verifier.schemas import (
+from rl_client.schemas import (
     CodeItem,
     IndexedResult,
     Info,
@@ -34,8 +33,8 @@ from verifier.schemas import (
     Status,
     VerifyResponse,
 )
+from rl_client.settings import client_settings
 
-DEFAULT_URL = "http://127.0.0.1:8000"
 # Statuses that say "not now" rather than "never": the service is busy, restarting, or behind
 # a proxy that lost it for a moment. Everything else in 4xx/5xx is final.
 RETRYABLE_STATUS = frozenset({429, 502, 503, 504})
@@ -228,11 +227,12 @@ class ClientCore:
                 raise ValueError(f"{name} must be positive, got {value!r}")
         if max_retries < 0 or backoff_s < 0 or backoff_max_s < 0:
             raise ValueError("max_retries, backoff_s and backoff_max_s must not be negative")
-        self.base_url = (base_url or os.environ.get("VERIFIER_URL") or DEFAULT_URL).rstrip("/")
+        environment = client_settings()
+        self.base_url = (base_url or environment.url).rstrip("/")
         if not self.base_url.startswith(("http://", "https://")):
             raise ValueError(f"verifier URL must start with http:// or https://, "
                              f"got {self.base_url!r}")
-        api_key = api_key if api_key is not None else os.environ.get("VERIFIER_API_KEY")
+        api_key = api_key if api_key is not None else environment.api_key
         self.timeout = timeout
         self.max_retries = max_retries
         self.chunk_size = chunk_size

@@ -20,7 +20,7 @@ from rl_client._core import (
     Deadline,
     ItemLike,
 )
-from verifier.schemas import IndexedResult, Info, Result
+from rl_client.schemas import IndexedResult, Info, Result
 
 T = TypeVar("T")
 
@@ -57,7 +57,8 @@ class VerifierClient(ClientBase[httpx.Client]):
 
     def stream(self, items: Sequence[ItemLike], *,
                timeout: float | None = None) -> Iterator[IndexedResult]:
-        """Yield results as they finish (any order); `.index` is the item's position."""
+        """Yield results as they finish (any order); `.index` is the item's position. Chunks
+        are followed `max_concurrency` at a time."""
         deadline = self._core.deadline(timeout)
         chunks = self._core.chunks(items)
         if len(chunks) <= 1:
@@ -76,7 +77,7 @@ class VerifierClient(ClientBase[httpx.Client]):
             except BaseException as exc:  # handed to the consumer, which re-raises it
                 finished.put(exc)
 
-        pool = ThreadPoolExecutor(len(chunks))
+        pool = ThreadPoolExecutor(min(self._core.max_concurrency, len(chunks)))
         try:
             for chunk in chunks:
                 pool.submit(pump, chunk)

@@ -45,6 +45,8 @@ class Script:
     end_stream_after: int | None = None  # end one job stream cleanly (and early) after N lines
     infra_error_at: set[int] = field(default_factory=set)  # results of /v1/verify to replace
     seen: list[Seen] = field(default_factory=list)
+    in_flight: int = 0  # requests being answered now (a job stream: until it ends)
+    most_in_flight: int = 0
 
     def requests_to(self, path_part: str) -> list[Seen]:
         return [s for s in self.seen if path_part in s.path]
@@ -78,6 +80,18 @@ class ScriptedProxy:
         self._sock.close()
 
     async def _handle(self, request: Request) -> Response:
+        script = self.script
+        script.in_flight += 1
+        script.most_in_flight = max(script.most_in_flight, script.in_flight)
+        response = None
+        try:
+            response = await self._answer(request)
+            return response
+        finally:
+            if not isinstance(response, StreamingResponse):  # a stream ends in _relay
+                script.in_flight -= 1
+
+    async def _answer(self, request: Request) -> Response:
         script = self.script
         raw = await request.body()
         seen = Seen(request.method, request.url.path, time.monotonic(),
@@ -128,4 +142,5 @@ class ScriptedProxy:
                 yield (line + "\n").encode()
                 sent += 1
         finally:
+            script.in_flight -= 1
             await response.aclose()

@@ -8,7 +8,7 @@ import json
 import httpx
 import pytest
 
-from verifier.strict_json import MAX_DEPTH
+from rl_client.strict_json import MAX_DEPTH
 
 ROUTES = ["/v1/verify", "/v1/jobs"]
 RETURNS_NONE = "def f(*a, **k):\n    return None\n"

@@ -256,6 +256,16 @@ def test_stream_closed_early_still_delivers_everything(kind: str, proxy: Scripte
     assert all(r.reward == expected_rewards(30)[r.index] for r in streamed)
 
 
+@pytest.mark.parametrize("kind", KINDS)
+def test_stream_follows_max_concurrency_chunks_at_a_time(kind: str,
+                                                         proxy: ScriptedProxy) -> None:
+    proxy.script.delay_s = 0.2  # every request takes a while, so concurrent ones overlap
+    streamed = call(kind, proxy.url, "stream", math_items(60), chunk_size=10, max_concurrency=2)
+    assert sorted(r.index for r in streamed) == list(range(60))
+    assert len(proxy.script.requests_to("/v1/jobs")) == 12  # 6 submissions + 6 streams
+    assert proxy.script.most_in_flight == 2
+
+
 def test_async_stream_can_be_abandoned(proxy: ScriptedProxy) -> None:
     async def first_three() -> list[int]:
         async with AsyncVerifierClient(proxy.url, chunk_size=10) as client:

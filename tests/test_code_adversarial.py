@@ -17,10 +17,10 @@ import shutil
 import httpx
 import pytest
 
+from rl_client.schemas import CodeItem
 from verifier.code import process_settings
 from verifier.code.runner import CodeRunner
 from verifier.sandbox.factory import get_backend
-from verifier.schemas import CodeItem
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 

@@ -9,10 +9,10 @@ import shutil
 
 import pytest
 
+from rl_client.schemas import CodeItem
 from verifier.code import run_code_items
 from verifier.code.asserts import SITE_FUNCTION, BrokenTests, plan
 from verifier.sandbox.jail import values
-from verifier.schemas import CodeItem
 
 needs_jail = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 

@@ -21,13 +21,13 @@ from pathlib import Path
 import httpx
 import pytest
 
+from rl_client.schemas import CodeItem, CompressedTests, JudgeProgram, Limits, Status, StdioTests
 from verifier.code import run_code_items, testset
 from verifier.code.judges import RESULT, JudgeVerdict, prepare_judge
 from verifier.code.languages import find_language
 from verifier.code.runner import run_limits
 from verifier.config import SettingsError, load_settings
 from verifier.sandbox import RunOutcome
-from verifier.schemas import CodeItem, CompressedTests, JudgeProgram, Limits, Status, StdioTests
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None or shutil.which("g++") is None,
                                 reason="needs bubblewrap and g++")

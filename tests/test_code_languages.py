@@ -6,9 +6,9 @@ import shutil
 
 import pytest
 
+from rl_client.schemas import CodeItem
 from verifier.code import installed_languages, run_code_items, supported_languages
 from verifier.code.languages import java_main_class, java_source_name
-from verifier.schemas import CodeItem
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 

@@ -6,8 +6,8 @@ import shutil
 
 import pytest
 
+from rl_client.schemas import CodeItem
 from verifier.code import run_code_items
-from verifier.schemas import CodeItem
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 
@@ -114,18 +114,43 @@ def test_stdio_early_exit_and_printing_without_computing():
     assert run_code_items([c_abort])[0].status.value == "runtime_error"
 
 
+# Searches every file the program can read, and its own memory (what its process was handed:
+# a payload, the harness's state), for the marker; `answer` is what it finds.
+FINDER = """
+import os, re, sys
+found = []
+pattern = re.compile(b'zq-' + b'expected-[0-9]+')
+for root in ('/tmp', '/opt/verifier', '/etc', '/dev/shm', '/proc'):
+    for base, _, files in os.walk(root):
+        for name in files:
+            try:
+                with open(os.path.join(base, name), 'rb') as f:
+                    found += pattern.findall(f.read())
+            except OSError:
+                pass
+try:
+    with open('/proc/self/maps') as maps, open('/proc/self/mem', 'rb', 0) as mem:
+        for line in maps:
+            span, perms = line.split()[:2]
+            start, end = (int(x, 16) for x in span.split('-'))
+            if perms[0] == 'r' and end - start < 1 << 28:
+                try:
+                    mem.seek(start)
+                    found += pattern.findall(mem.read(end - start))
+                except (OSError, ValueError, OverflowError):
+                    pass
+except OSError:
+    pass
+found += pattern.findall(sys.stdin.buffer.read())
+answer = found[0].decode() if found else 'nothing'
+"""
+
+
 def test_expected_outputs_never_enter_the_jail():
-    # The program searches every file it can read for the expected output and prints (or
-    # returns) what it finds: were the expected output anywhere in the jail, it would pass.
+    # Were the expected output anywhere in the jail (a file, the program's own memory), the
+    # program would find it and print (or return) it, and pass.
     marker = "zq-expected-91"
-    finder = ("import os, re\nfound = []\n"
-              "pattern = re.compile(b'zq-' + b'expected-[0-9]+')\n"
-              "for root in ('/tmp', '/opt/verifier', '/etc', '/dev/shm', '/proc'):\n"
-              "    for base, _, files in os.walk(root):\n        for name in files:\n"
-              "            try:\n                with open(os.path.join(base, name), 'rb') as f:\n"
-              "                    found += pattern.findall(f.read())\n"
-              "            except OSError:\n                pass\n"
-              "answer = found[0].decode() if found else 'nothing'\n")
+    finder = FINDER
     for tests in ({"type": "stdio", "cases": [{"input": "", "output": marker}]},
                   {"type": "call", "fn_name": "f", "cases": [{"args": [], "expected": marker}]},
                   {"type": "assert", "code": f"assert f() == {marker!r}\n"}):

@@ -121,3 +121,32 @@ def test_response_is_found_after_the_prompt() -> None:
     assert response_of("<s>" + PROMPT + "answer", PROMPT) == "answer"
     assert response_of("no prompt here", PROMPT) == "no prompt here"
     assert response_of("whole", "") == "whole"
+
+
+def test_the_service_reads_labels_as_the_file_mode_does(proxy: ScriptedProxy,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """One reading of OpenRLHF's samples for /openrlhf/get_reward and reward_func: open-instruct
+    rows in a label are routed by both (the service read them as math answers), and the same
+    mistakes are refused naming the sample."""
+    routed = json.dumps({"dataset": "gsm8k", "ground_truth": "4"})
+    samples = [*SAMPLES, ("So it is \\boxed{4}.", routed, 1.0), ("\\boxed{3}", routed, 0.0)]
+    queries, labels = [query(r) for r, _, _ in samples], [label for _, label, _ in samples]
+    answer = httpx.post(proxy.url + "/openrlhf/get_reward", timeout=120, json={
+        "query": queries, "prompts": [PROMPT] * len(samples), "labels": labels}).json()
+    monkeypatch.setenv("VERIFIER_URL", proxy.url)
+    info = load_like_openrlhf()(queries, [PROMPT] * len(samples), labels)
+    assert answer["rewards"] == info["rewards"].tolist() == [reward for *_, reward in samples]
+    assert answer["extra_logs"]["correct"] == info["extra_logs"]["verifier_correct"].tolist()
+
+    bad = '{"kind": "code", "tests": {"type": "call", "fn_name": "f", "cases": [NaN]}}'
+    refused = httpx.post(proxy.url + "/openrlhf/get_reward", timeout=60, json={
+        "query": ["a", "b"], "labels": ["1", bad]})
+    assert refused.status_code == 422 and "labels.1: " in refused.text, refused.text
+    with pytest.raises(ValueError, match="sample 1: .*NaN"):
+        load_like_openrlhf()(["a", "b"], ["", ""], ["1", bad])
+
+
+def test_a_bad_infra_error_score_is_an_error_naming_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VERIFIER_INFRA_ERROR_SCORE", "none")
+    with pytest.raises(ValueError, match="VERIFIER_INFRA_ERROR_SCORE='none'"):
+        load_like_openrlhf()([query("x")], [PROMPT], ["4"])

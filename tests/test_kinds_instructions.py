@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from rl_client.item_kinds import InstructionsItem
+from rl_client.schemas import Status
 from verifier.instructions import INSTRUCTION_IDS, admission_problem, check_instructions
 from verifier.instructions.registry import build
-from verifier.item_kinds import InstructionsItem
-from verifier.schemas import Status
 
 FR = "Bonjour à tous, je suis très heureux de vous présenter notre nouveau projet aujourd'hui."
 EN = "the quick brown fox jumps over the lazy dog and runs far away into the forest"

@@ -8,6 +8,7 @@ import json
 import pytest
 
 from rl_client.integrations import verl
+from rl_client.integrations._shared import build_item
 from rl_client.integrations.routing import route, route_label
 from rl_client.integrations.trl import verifier_reward_sync
 
@@ -33,6 +34,20 @@ def test_unknown_source_and_plain_labels_are_left_alone() -> None:
     assert route("my_dataset", "42") is None
     assert route_label("42") == "42"
     assert route_label({"dataset": "string_f1", "ground_truth": "x"})["kind"] == "text"
+
+
+@pytest.mark.parametrize("label", [
+    '{"kind": "math", "answer": NaN}',
+    '{"dataset": "string_f1", "ground_truth": ' + "[" * 5000 + "]" * 5000 + "}",
+    '{"kind": "code", "tests": {"type": "call", "fn_name": "f", "cases": [{"args": '
+    + "[" * 5000 + "]" * 5000 + "}]}}",
+])
+def test_labels_are_strict_json_in_the_adapters_too(label: str) -> None:
+    """The adapters decode a label's JSON as the service does (rl_client.schemas.label_object):
+    NaN or nesting too deep is an error naming the sample, not a RecursionError or a value the
+    service would refuse."""
+    with pytest.raises(ValueError, match="sample 3: .*(NaN|deeper)"):
+        build_item("x", route_label(label), where="sample 3: ")
 
 
 def test_old_func_name_constraints_are_refused_with_a_reason() -> None:

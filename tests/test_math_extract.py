@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from rl_client.schemas import MathItem
 from verifier.math import check_math
 from verifier.math.boxes import MAX_BOX_CHARS, find_box
 from verifier.math.extract import Extraction, extract_answer
-from verifier.schemas import MathItem
 
 EXTRACTIONS = [
     # (completion, expected answer, expected source)

@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from rl_client.schemas import MathItem
 from tests.procs import wait_until
 from verifier.math import check_math
 from verifier.math.isolation import GradingProcess, grading_process
-from verifier.schemas import MathItem
 
 FAST_TIMEOUT_S = 0.5  # hostile items time out at this, to keep the suite short
 ORDINARY = MathItem(response="Thus the answer is $\\boxed{\\frac{3}{4}}$.", answer="0.75")
@@ -186,7 +186,7 @@ HELPER_OWNER_SCRIPT = """
 import sys, time
 from verifier.math import check_math
 from verifier.math.isolation import grading_process
-from verifier.schemas import MathItem
+from rl_client.schemas import MathItem
 assert check_math(MathItem(response="\\\\boxed{2}", answer="2")).status == "correct"
 print(grading_process().pid, flush=True)
 if sys.argv[1] == "hang":

@@ -9,8 +9,8 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
+from rl_client.schemas import MathItem, MathOptions, parse_item
 from verifier.math import check_math
-from verifier.schemas import MathItem, MathOptions, parse_item
 
 C, W = "correct", "wrong"
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
+from rl_client.schemas import MathItem
 from verifier.math import check_math
 from verifier.math.reference import answer_is_list, reference_answer
-from verifier.schemas import MathItem
 
 C, W = "correct", "wrong"
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
+from rl_client.schemas import MathItem
 from verifier.math import check_math
 from verifier.math.normalize import normalize
 from verifier.math.parse import SllConverter, latex_to_sympy, parse_latex
-from verifier.schemas import MathItem
 
 C, W = "correct", "wrong"
 

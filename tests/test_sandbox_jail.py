@@ -13,10 +13,10 @@ import threading
 
 import pytest
 
+from rl_client.schemas import CodeItem, Result
 from verifier.code import process_settings, run_code_items
 from verifier.sandbox.bubblewrap import outer_uid
 from verifier.sandbox.factory import get_backend
-from verifier.schemas import CodeItem, Result
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 

@@ -15,11 +15,11 @@ from multiprocessing import get_context
 
 import pytest
 
+from rl_client.schemas import CodeItem
 from verifier.code import process_settings, run_code_items
 from verifier.config import Settings
 from verifier.sandbox import protocol
 from verifier.sandbox.factory import get_backend
-from verifier.schemas import CodeItem
 
 needs_jail = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 ITEM = CodeItem(language="python", response="print(int(input()) + 1)",
@@ -100,7 +100,7 @@ def test_exit_leaves_no_processes_behind():
     script = textwrap.dedent("""
         import os
         from verifier.code import run_code_items
-        from verifier.schemas import CodeItem
+        from rl_client.schemas import CodeItem
         item = CodeItem(language="python", response="import time\\ntime.sleep(30)",
                         limits={"time_s": 5}, tests={"type": "stdio", "cases": [{"output": ""}]})
         print(os.getpid(), flush=True)

@@ -7,7 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from verifier.schemas import (
+from rl_client.schemas import (
     AssertTests,
     CallTests,
     CodeItem,

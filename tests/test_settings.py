@@ -10,25 +10,30 @@ import re
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from rl_client.schemas import CodeItem
+from rl_client.settings import ClientSettings, client_settings
 from verifier.config import Settings, SettingsError, env_name, load_settings
 from verifier.executors.embedded import EmbeddedExecutor
 from verifier.local import free_port
-from verifier.schemas import CodeItem
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def readme_settings() -> dict[str, tuple[str, str]]:
-    """The README's configuration table: variable -> (default cell, meaning)."""
+def readme_settings(table: int = 0) -> dict[str, tuple[str, str]]:
+    """A table of the README's configuration section (0: the service's, 1: the client's):
+    variable -> (default cell, meaning)."""
     text = (ROOT / "README.md").read_text()
     section = text[text.index("\n## Configuration"):]
     section = section[:section.index("\n## ", 1)]
+    tables = re.split(r"\n(?!\|)[^\n]*\n(?=\| variable \|)", section)
+    assert len(tables) == 3, "expected the section's prose, the service's table, the client's"
     rows = {}
-    for line in section.splitlines():
+    for line in tables[1 + table].splitlines():
         if line.startswith("| `VERIFIER_"):
             variable, default, meaning = (cell.strip() for cell in line.strip("|").split(" | "))
             name = variable.strip("`")
@@ -53,9 +58,12 @@ def documents(cell: str, default: object) -> bool:
     return value == default
 
 
-def test_the_readme_table_is_the_settings_model() -> None:
-    rows = readme_settings()
-    fields = Settings.model_fields
+@pytest.mark.parametrize(("table", "model"), [(0, Settings), (1, ClientSettings)],
+                         ids=["service", "client"])
+def test_the_readme_table_is_the_settings_model(table: int, model: type) -> None:
+    """The service's table is verifier.config.Settings, the client's rl_client.settings'."""
+    rows = readme_settings(table)
+    fields = model.model_fields
     assert set(rows) == {env_name(name) for name in fields}, (
         f"undocumented: {sorted({env_name(n) for n in fields} - set(rows))}; "
         f"stale rows: {sorted(set(rows) - {env_name(n) for n in fields})}")
@@ -74,20 +82,32 @@ def test_the_table_check_notices_a_wrong_default() -> None:
     assert not documents("see docker_backend.py", 2048)
 
 
-def test_bad_values_are_errors_naming_each_variable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("VERIFIER_SANDBOX_RUNNER_RUNS", "abc")
-    monkeypatch.setenv("VERIFIER_PYTHON_WARM", "maybe")
-    with pytest.raises(SettingsError) as caught:
-        load_settings()
-    assert "VERIFIER_SANDBOX_RUNNER_RUNS='abc'" in str(caught.value)
-    assert "VERIFIER_PYTHON_WARM='maybe'" in str(caught.value)
-    monkeypatch.delenv("VERIFIER_PYTHON_WARM")
+@pytest.mark.parametrize(("load", "bad"), [
+    (load_settings, {"VERIFIER_SANDBOX_RUNNER_RUNS": "abc", "VERIFIER_PYTHON_WARM": "maybe"}),
+    (client_settings, {"VERIFIER_INFRA_ERROR_SCORE": "nan", "VERIFIER_URL": "verifier:8000"}),
+], ids=["service", "client"])
+def test_bad_values_are_errors_naming_each_variable(
+        load: Callable[[], object], bad: dict[str, str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    for variable, value in bad.items():
+        monkeypatch.setenv(variable, value)
+    with pytest.raises(ValueError) as caught:  # SettingsError is one
+        load()
+    for variable, value in bad.items():
+        assert f"{variable}={value!r}" in str(caught.value)
+
+
+def test_values_are_read_as_given(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VERIFIER_SANDBOX_RUNNER_RUNS", "0")
     with pytest.raises(SettingsError, match="VERIFIER_SANDBOX_RUNNER_RUNS='0'"):
         load_settings()
     monkeypatch.setenv("VERIFIER_SANDBOX_RUNNER_RUNS", "3")
     monkeypatch.setenv("VERIFIER_SANDBOX", " Docker")
     assert (load_settings().sandbox_runner_runs, load_settings().sandbox) == (3, "docker")
+    monkeypatch.setenv("VERIFIER_INFRA_ERROR_SCORE", "-1")
+    monkeypatch.setenv("VERIFIER_URL", "http://verifier:8000/")
+    assert client_settings().infra_error_score == -1.0
+    assert client_settings().url == "http://verifier:8000"
 
 
 def start_and_wait(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:

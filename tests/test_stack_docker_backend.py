@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import docker
 import pytest
 
+from rl_client.schemas import CodeItem
 from tests.stack_helpers import REPO, require_runner_images
 from verifier.code.runner import CodeRunner
 from verifier.config import Settings
@@ -25,7 +26,6 @@ from verifier.sandbox.docker_backend import (
     container_cgroup,
 )
 from verifier.sandbox.factory import make_backend
-from verifier.schemas import CodeItem
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None,
                                 reason="bubblewrap not installed (the reference backend)")

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from verifier.schemas import CodeItem, MathItem
+from rl_client.schemas import CodeItem, MathItem
 
 
 @dataclass(frozen=True)

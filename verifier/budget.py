@@ -18,11 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from verifier.code import testset
-from verifier.code.languages import MIB, find_language
-from verifier.code.runner import compile_limits, run_limits
-from verifier.config import Settings
-from verifier.schemas import (
+from rl_client.schemas import (
     AnyItem,
     AssertTests,
     CodeItem,
@@ -32,6 +28,10 @@ from verifier.schemas import (
     ReasoningGymItem,
     StdioTests,
 )
+from verifier.code import testset
+from verifier.code.languages import MIB, find_language
+from verifier.code.runner import compile_limits, run_limits
+from verifier.config import Settings
 
 RUN_SLACK_S = 1.0  # per run, beyond its wall limit: starting it, writing its input, judging it
 

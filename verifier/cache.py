@@ -15,8 +15,8 @@ from typing import Any, Protocol
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
+from rl_client.schemas import AnyItem
 from verifier.lru import LRU
-from verifier.schemas import AnyItem
 
 KEY_PREFIX = "verifier:result:"
 

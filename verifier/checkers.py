@@ -10,13 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from verifier import composite, gym, instructions, text_match
-from verifier.code import check_code_item
-from verifier.config import Settings
-from verifier.format_reward import check_format
-from verifier.length_reward import check_length
-from verifier.math import check_math
-from verifier.schemas import (
+from rl_client.schemas import (
     CodeItem,
     CompositeItem,
     FormatItem,
@@ -27,6 +21,12 @@ from verifier.schemas import (
     Result,
     TextItem,
 )
+from verifier import composite, gym, instructions, text_match
+from verifier.code import check_code_item
+from verifier.config import Settings
+from verifier.format_reward import check_format
+from verifier.length_reward import check_length
+from verifier.math import check_math
 
 
 def admission_problem(item: Any, settings: Settings | None = None) -> str | None:

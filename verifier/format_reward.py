@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 
+from rl_client.item_kinds import FormatItem
+from rl_client.schemas import Result, Status
 from verifier.answers import boxed_contents, tag_contents
-from verifier.item_kinds import FormatItem
-from verifier.schemas import Result, Status
 from verifier.thinking import strip_thinking
 
 

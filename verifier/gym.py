@@ -28,11 +28,11 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from rl_client.item_kinds import ReasoningGymItem
+from rl_client.schemas import Result, Status
 from verifier.answers import extract
 from verifier.config import Settings
 from verifier.deadline import deadline_helper
-from verifier.item_kinds import ReasoningGymItem
-from verifier.schemas import Result, Status
 
 INSTALL_HINT = "install the service with the [gym] extra (pip install 'rlvr-verifier[gym]')"
 # Datasets and regenerated entries kept per helper process; a GRPO group shares one entry.

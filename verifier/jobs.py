@@ -13,7 +13,7 @@ import uuid
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 
-from verifier.schemas import IndexedResult, JobState, JobStatus, Result
+from rl_client.schemas import IndexedResult, JobState, JobStatus, Result
 from verifier.service import AnyItem, VerificationService
 
 log = logging.getLogger(__name__)

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from rl_client.item_kinds import LengthItem
+from rl_client.schemas import Result, Status
 from verifier.instructions.text import words
-from verifier.item_kinds import LengthItem
-from verifier.schemas import Result, Status
 from verifier.thinking import strip_thinking
 
 

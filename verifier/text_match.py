@@ -11,10 +11,10 @@ import re
 import string
 from collections import Counter
 
+from rl_client.item_kinds import TextItem
+from rl_client.schemas import Result, Status
 from verifier.answers import extract
 from verifier.deadline import deadline_helper
-from verifier.item_kinds import TextItem
-from verifier.schemas import Result, Status
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation)

@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import asyncio
-import json
-import os
 import threading
 import weakref
-from collections.abc import Hashable, Mapping
-from typing import Any
+from collections.abc import Callable, Hashable, Mapping
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
 from rl_client._async import AsyncVerifierClient
 from rl_client._sync import VerifierClient
 from rl_client.integrations._contest import contest_item, is_contest_row
-from verifier.schemas import CodeItem, MathItem, Result, Status, item_from_label
+from rl_client.schemas import CodeItem, MathItem, Result, Status, item_from_label, label_object
+from rl_client.settings import client_settings
 
 _ITEM_KEYS = frozenset({"kind", "tests", "answer"})
+T = TypeVar("T")
 
 
 def plain(value: Any) -> Any:
@@ -29,18 +29,6 @@ def plain(value: Any) -> Any:
     if hasattr(value, "tolist"):
         return plain(value.tolist())
     return value
-
-
-def _json_object(label: Any) -> dict[str, Any] | None:
-    if isinstance(label, dict):
-        return label
-    if isinstance(label, str) and label.lstrip().startswith("{"):
-        try:
-            decoded = json.loads(label)
-        except json.JSONDecodeError:
-            return None
-        return decoded if isinstance(decoded, dict) else None
-    return None
 
 
 def build_item(response: str, label: Any, *, kind: str | None = None,
@@ -55,7 +43,10 @@ def build_item(response: str, label: Any, *, kind: str | None = None,
     label = plain(label)
     if label is None:
         raise ValueError(f"{where}no label (reference answer or tests) for this sample")
-    decoded = _json_object(label)
+    try:
+        decoded = label_object(label)
+    except ValueError as exc:  # NaN or nesting too deep in the label's JSON
+        raise ValueError(f"{where}{exc}") from None
     if decoded is not None and is_contest_row(decoded):  # Codeforces, CodeContests+, IOI rows
         try:
             label = decoded = {"kind": "code", **contest_item(decoded)}
@@ -144,8 +135,7 @@ _coalescers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop,
 
 def _key(options: dict[str, Any]) -> Hashable:
     """Settings plus the environment the client would read, so changing either is honoured."""
-    environment = (os.environ.get("VERIFIER_URL"), os.environ.get("VERIFIER_API_KEY"))
-    return tuple(sorted(options.items())), environment
+    return tuple(sorted(options.items())), client_settings()
 
 
 def shared_client(**options: Any) -> VerifierClient:
@@ -159,17 +149,19 @@ def shared_client(**options: Any) -> VerifierClient:
 
 def shared_async_client(**options: Any) -> AsyncVerifierClient:
     """One async client per event loop and settings (httpx async pools belong to one loop)."""
-    per_loop = _async_clients.setdefault(asyncio.get_running_loop(), {})
-    key = _key(options)
-    if key not in per_loop:
-        per_loop[key] = AsyncVerifierClient(**options)
-    return per_loop[key]
+    return _per_loop(_async_clients, options, lambda: AsyncVerifierClient(**options))
 
 
 def shared_coalescer(**options: Any) -> Coalescer:
     """One Coalescer per event loop and settings, over that loop's shared client."""
-    per_loop = _coalescers.setdefault(asyncio.get_running_loop(), {})
+    return _per_loop(_coalescers, options, lambda: Coalescer(shared_async_client(**options)))
+
+
+def _per_loop(registry: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[Hashable, T]],
+              options: dict[str, Any], make: Callable[[], T]) -> T:
+    """The running loop's object for these settings, made on first use."""
+    per_loop = registry.setdefault(asyncio.get_running_loop(), {})
     key = _key(options)
     if key not in per_loop:
-        per_loop[key] = Coalescer(shared_async_client(**options))
+        per_loop[key] = make()
     return per_loop[key]

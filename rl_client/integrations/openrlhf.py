@@ -23,36 +23,55 @@ import os
 from collections.abc import Sequence
 from typing import Any
 
-import torch
-
 # Absolute imports only: OpenRLHF executes this file as a standalone module.
 from rl_client.integrations._shared import build_item, shared_client, training_reward
 from rl_client.integrations.routing import route_label
-from verifier.schemas import Status
+from rl_client.schemas import AnyItem, Result, Status
+from rl_client.settings import client_settings
 
 
 def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any],
                 **kwargs: Any) -> dict[str, Any]:
     """OpenRLHF's reward-function contract: rewards, scores (for filtering) and extra_logs."""
-    if not len(queries) == len(prompts) == len(labels):
-        raise ValueError(f"{len(queries)} queries, {len(prompts)} prompts and {len(labels)} "
-                         "labels: OpenRLHF sends one of each per sample")
-    items = [build_item(response_of(query, prompt), route_label(label), where=f"sample {i}: ")
-             for i, (query, prompt, label) in enumerate(zip(queries, prompts, labels,
-                                                            strict=True))]
+    import torch  # OpenRLHF's own dependency: the client installs without it
+
+    items = openrlhf_items(queries, prompts, labels)
     results = shared_client().verify(items)
-    fallback = float(os.environ.get("VERIFIER_INFRA_ERROR_SCORE", "0.0"))
-    rewards = torch.tensor([training_reward(r, fallback) for r in results], dtype=torch.float)
+    rewards, correct, infra_error = openrlhf_scores(results,
+                                                    client_settings().infra_error_score)
+    rewards_tensor = torch.tensor(rewards, dtype=torch.float)
     return {
-        "rewards": rewards,
-        "scores": rewards,
-        "extra_logs": {
-            "verifier_correct": torch.tensor([float(r.status == Status.correct)
-                                              for r in results]),
-            "verifier_infra_error": torch.tensor([float(r.status == Status.infra_error)
-                                                  for r in results]),
-        },
+        "rewards": rewards_tensor,
+        "scores": rewards_tensor,
+        "extra_logs": {"verifier_correct": torch.tensor(correct),
+                       "verifier_infra_error": torch.tensor(infra_error)},
     }
+
+
+def openrlhf_items(queries: Sequence[str], prompts: Sequence[str] | None,
+                   labels: Sequence[Any], *, where: str = "sample {}: ") -> list[AnyItem]:
+    """One item per sample of an OpenRLHF request (this file's and the service's
+    /openrlhf/get_reward alike): the response found after its prompt, scored by its label.
+
+    Raises ValueError naming the sample (`where` formats its index) when the lists' lengths
+    differ or a label makes no item.
+    """
+    for name, given in (("prompts", prompts), ("labels", labels)):
+        if given is not None and len(given) != len(queries):
+            raise ValueError(f"{name}: {len(given)} entries for {len(queries)} queries "
+                             "(OpenRLHF sends one of each per sample)")
+    return [build_item(response_of(query, prompts[i] if prompts else ""), route_label(label),
+                       where=where.format(i))
+            for i, (query, label) in enumerate(zip(queries, labels, strict=True))]
+
+
+def openrlhf_scores(results: Sequence[Result], infra_error: float,
+                    ) -> tuple[list[float], list[float], list[float]]:
+    """Rewards (OpenRLHF cannot mask a sample: an infra_error scores `infra_error`), and the
+    0/1 flags of correct and of infra_error samples, for OpenRLHF's extra_logs."""
+    return ([training_reward(r, infra_error) for r in results],
+            [float(r.status == Status.correct) for r in results],
+            [float(r.status == Status.infra_error) for r in results])
 
 
 def response_of(query: str, prompt: str) -> str:

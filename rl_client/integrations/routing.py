@@ -12,8 +12,9 @@ never imports the service.
 from __future__ import annotations
 
 import ast
-import json
 from typing import Any
+
+from rl_client import strict_json
 
 # verl's math sources and open-instruct's math verifiers; a source starting with one of these
 # (case ignored) is math: "lighteval/MATH-Hard", "math_dapo", "aime_2024", ...
@@ -97,8 +98,8 @@ def _decode(value: Any) -> Any:
     if not isinstance(value, str) or not value.lstrip().startswith(("{", "[")):
         return value
     try:
-        return json.loads(value)
-    except json.JSONDecodeError:
+        return strict_json.loads(value)
+    except ValueError:  # not JSON, or JSON the service refuses (NaN, too deep)
         pass
     try:
         return ast.literal_eval(value)

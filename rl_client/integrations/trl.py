@@ -20,16 +20,14 @@ import importlib.metadata
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from packaging.version import Version
-
 from rl_client._core import rewards_of
 from rl_client.integrations._contest import CASE_KEYS, ROW_KEYS, is_contest_row
 from rl_client.integrations._shared import build_item, shared_async_client, shared_client
 from rl_client.integrations.routing import route
-from verifier.schemas import CodeItem, MathItem, Result, Status
+from rl_client.schemas import CodeItem, MathItem, Result, Status
 
 # TRL awaits `async def` reward functions (on its own event loop) from this release on.
-TRL_ASYNC_REWARDS = Version("0.27.0")
+TRL_ASYNC_REWARDS = "0.27.0"
 
 RewardFunc = Callable[..., Any]
 
@@ -46,7 +44,9 @@ def make_reward_func(url: str | None = None, *, asynchronous: bool | None = None
     if default_kind not in ("math", "code"):
         raise ValueError(f"default_kind must be 'math' or 'code', got {default_kind!r}")
     if asynchronous is None:
-        asynchronous = Version(importlib.metadata.version("trl")) >= TRL_ASYNC_REWARDS
+        from packaging.version import Version  # TRL's dependency: the client needs none
+
+        asynchronous = Version(importlib.metadata.version("trl")) >= Version(TRL_ASYNC_REWARDS)
     settings = {"answer_column": answer_column, "default_kind": default_kind,
                 "client_options": {"base_url": url, **options}}
     target = verifier_reward if asynchronous else verifier_reward_sync

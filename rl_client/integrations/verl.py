@@ -34,7 +34,7 @@ from rl_client.integrations._shared import (
     training_reward,
 )
 from rl_client.integrations.routing import route
-from verifier.schemas import CodeItem, MathItem, Result, Status
+from rl_client.schemas import CodeItem, MathItem, Result, Status
 
 CODE_DATA_SOURCES = frozenset({"codecontests", "apps", "codeforces", "taco"})
 

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import threading
 
+from rl_client.schemas import CodeItem, CompressedTests, Result
 from verifier.code import testset
 from verifier.code.languages import LANGUAGES, find_language, language_names
 from verifier.code.runner import CodeRunner
 from verifier.config import Settings, load_settings
 from verifier.sandbox import SandboxUnavailable
 from verifier.sandbox.factory import get_backend
-from verifier.schemas import CodeItem, CompressedTests, Result
 
 _runner_lock = threading.Lock()
 _runner: CodeRunner | None = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from verifier.schemas import StdioTests
+from rl_client.schemas import StdioTests
 
 
 def _lines(text: str) -> list[str]:

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from rl_client.schemas import Status
 from verifier.code.judges import JudgeVerdict, PreparedJudge
 from verifier.sandbox import RunOutcome, RunRequest
-from verifier.schemas import Status
 
 WAITING_ON_SOLUTION = ("stdin", "stdout")  # its pipes to and from the solution
 

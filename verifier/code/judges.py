@@ -30,10 +30,10 @@ import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from rl_client.schemas import JudgeProgram, Limits, Status
 from verifier.code.languages import Language
 from verifier.sandbox import RunOutcome, RunRequest, SandboxLimits
 from verifier.sandbox.backend import JAIL_ENV, JAIL_PYTHON_FLAGS, PeerRun
-from verifier.schemas import JudgeProgram, Limits, Status
 
 INPUT, OUTPUT, ANSWER, RESULT = "input.txt", "output.txt", "answer.txt", "result.txt"
 RESULT_BYTES = 64 * 1024  # what is read of a result file

@@ -19,6 +19,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from rl_client.schemas import (
+    AssertTests,
+    CallTests,
+    CodeItem,
+    JudgeProgram,
+    Limits,
+    Result,
+    Status,
+    StdioTests,
+)
 from verifier.code import interactive, testset
 from verifier.code.asserts import BrokenTests, plan
 from verifier.code.compare import stdout_matches, values_equal
@@ -36,16 +46,6 @@ from verifier.sandbox import (
     SandboxLimits,
 )
 from verifier.sandbox.backend import JAIL_ENV
-from verifier.schemas import (
-    AssertTests,
-    CallTests,
-    CodeItem,
-    JudgeProgram,
-    Limits,
-    Result,
-    Status,
-    StdioTests,
-)
 
 RUN_NPROC = 64 + 8  # the program's processes and threads, plus the jail's own few
 PYTHON_MEMORY_OVERHEAD_MB = 64  # room for the interpreter; the memory verdict still counts it

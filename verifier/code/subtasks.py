@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from verifier.schemas import Subtask
+from rl_client.schemas import Subtask
 
 
 @dataclass

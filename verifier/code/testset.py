@@ -23,15 +23,15 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from verifier.lru import LRU
-from verifier.schemas import (
+from rl_client.dataset_shapes import tests_to_v1
+from rl_client.schemas import (
     AssertTests,
     CallTests,
     CompressedTests,
     PlainTests,
     StdioTests,
-    _dataset_tests_to_v1,
 )
+from verifier.lru import LRU
 
 DECODED_KEPT_BYTES = 256 * 1024 * 1024  # decoded test sets a worker process keeps (JSON size)
 CHECKED_KEPT = 4096  # digests of compressed sets the API has already checked
@@ -112,7 +112,7 @@ def _as_tests(value: Any) -> Any:
                                "them as {\"type\": \"call\", ...}")
         return {"type": "stdio", "cases": [{"input": case["input"], "output": case.get("output")}
                                             for case in value]}
-    return _dataset_tests_to_v1(value)
+    return tests_to_v1(value)
 
 
 def decode(tests: CompressedTests, max_bytes: int) -> StdioTests | AssertTests | CallTests:

@@ -9,10 +9,10 @@ deadline (`isolation.py` runs `grade.py`: `normalize.py`, `shape.py`, `literal.p
 
 from __future__ import annotations
 
+from rl_client.schemas import MathItem, Result, Status
 from verifier.math.extract import extract_answer
 from verifier.math.isolation import grading_process
 from verifier.math.reference import answer_is_list, reference_answer
-from verifier.schemas import MathItem, Result, Status
 
 # How much of the extracted answer a result's detail shows.
 DETAIL_ANSWER_CHARS = 200

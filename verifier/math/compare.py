@@ -50,8 +50,8 @@ from sympy import (
 from sympy.core.relational import Relational
 from sympy.sets.sets import Set
 
+from rl_client.schemas import MathOptions
 from verifier.math.numbers import exact_decimal, is_number, numbers_equal
-from verifier.schemas import MathOptions
 
 # Lists longer than this are compared only element for element as written (each pairing of
 # elements may cost a symbolic comparison).

@@ -12,13 +12,14 @@ dataset's fault: `infra_error`, unless the answer reproduces it exactly.
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from sympy import Tuple
 from sympy.sets.sets import Set
 
+from rl_client.schemas import MathOptions, Status
+from verifier.lru import LRU
 from verifier.math.compare import equivalent
 from verifier.math.literal import (
     base_numeral,
@@ -31,7 +32,6 @@ from verifier.math.literal import (
 from verifier.math.normalize import normalize, readings
 from verifier.math.parse import parse_latex
 from verifier.math.shape import hedge_words, is_list, nesting_depth, split_top_level
-from verifier.schemas import MathOptions, Status
 
 # Predictions longer than this are not parsed: a final answer is a short expression.
 MAX_PREDICTION_CHARS = 1_000
@@ -76,7 +76,7 @@ def grade(prediction: str, gold_text: str, options: MathOptions | None = None,
         if on_gold_parse:
             on_gold_parse(True)
         gold = _prepare_gold(gold_text)
-        _GOLDS.put(gold_text, gold)
+        _GOLDS[gold_text] = gold
         if on_gold_parse:
             on_gold_parse(False)
 
@@ -164,23 +164,4 @@ def _screen(prediction: str, gold: Gold) -> str | None:
     return None
 
 
-class _Lru:
-    """A small LRU map whose hits can be told apart from misses (functools' cannot)."""
-
-    def __init__(self, size: int) -> None:
-        self._size = size
-        self._data: OrderedDict[str, Gold] = OrderedDict()
-
-    def get(self, key: str) -> Gold | None:
-        value = self._data.get(key)
-        if value is not None:
-            self._data.move_to_end(key)
-        return value
-
-    def put(self, key: str, value: Gold) -> None:
-        self._data[key] = value
-        if len(self._data) > self._size:
-            self._data.popitem(last=False)
-
-
-_GOLDS = _Lru(GOLD_CACHE_SIZE)
+_GOLDS: LRU[str, Gold] = LRU(GOLD_CACHE_SIZE)  # its hits can be told from misses

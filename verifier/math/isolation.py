@@ -12,10 +12,10 @@ own deadline, so a reference that hangs or kills the helper is the verifier's pr
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 
+from rl_client.schemas import MathOptions, Status
 from verifier.deadline import DEFAULT_MEMORY_MB, DeadlineHelper, enter_phase
-from verifier.schemas import MathOptions, Status
+from verifier.lru import LRU
 
 # References that could not be parsed in time, remembered so they do not cost a kill each time.
 SLOW_GOLD_MEMORY = 256
@@ -29,7 +29,7 @@ class GradingProcess:
 
     def __init__(self, memory_mb: int = DEFAULT_MEMORY_MB) -> None:
         self._helper = DeadlineHelper(memory_mb)
-        self._slow_golds: OrderedDict[str, str] = OrderedDict()
+        self._slow_golds: LRU[str, str] = LRU(SLOW_GOLD_MEMORY)
 
     @property
     def pid(self) -> int | None:
@@ -77,8 +77,6 @@ class GradingProcess:
 
     def _remember_slow_gold(self, gold: str, reason: str) -> Verdict:
         self._slow_golds[gold] = reason
-        if len(self._slow_golds) > SLOW_GOLD_MEMORY:
-            self._slow_golds.popitem(last=False)
         return Status.infra_error, reason
 
 

@@ -22,7 +22,7 @@ from sympy import Basic, Float, Integer, Mul, Rational, UnevaluatedExpr, floor, 
 from sympy.core.relational import Relational
 from sympy.sets.sets import Set
 
-from verifier.schemas import MathOptions
+from rl_client.schemas import MathOptions
 
 # Exact irrational values must agree to this many significant digits (compared at 60).
 EXACT_DIGITS = 40

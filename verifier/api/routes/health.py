@@ -8,12 +8,12 @@ from fastapi import APIRouter, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
+from rl_client.schemas import Health, Info
 from verifier import __version__
 from verifier.api.deps import ServiceDep, SettingsDep
 from verifier.code import installed_languages
 from verifier.gym import task_names
 from verifier.instructions import INSTRUCTION_IDS
-from verifier.schemas import Health, Info
 
 router = APIRouter(tags=["service"])
 

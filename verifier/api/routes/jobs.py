@@ -7,10 +7,10 @@ from collections.abc import AsyncIterator
 from fastapi import APIRouter, Depends, HTTPException, status
 from fastapi.responses import StreamingResponse
 
+from rl_client.schemas import JobCreated, JobState, VerifyRequest
 from verifier.api.deps import JobsDep, require_api_key
 from verifier.api.strict_body import StrictJSONRoute
 from verifier.jobs import Job, JobStore
-from verifier.schemas import JobCreated, JobState, VerifyRequest
 
 router = APIRouter(prefix="/v1/jobs", tags=["jobs"], dependencies=[Depends(require_api_key)],
                    route_class=StrictJSONRoute)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
 
+from rl_client.schemas import VerifyRequest, VerifyResponse
 from verifier.api.deps import ServiceDep, require_api_key
 from verifier.api.disconnect import unless_disconnected
 from verifier.api.strict_body import StrictJSONRoute
-from verifier.schemas import VerifyRequest, VerifyResponse
 
 router = APIRouter(prefix="/v1", tags=["verify"], dependencies=[Depends(require_api_key)],
                    route_class=StrictJSONRoute)

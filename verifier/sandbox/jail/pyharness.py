@@ -18,7 +18,6 @@ Standard library only.
 from __future__ import annotations
 
 import builtins
-import ctypes
 import json
 import linecache
 import os
@@ -31,13 +30,12 @@ import interpreter
 import judge
 import wire
 from interpreter import reset_interpreter
+from linux import PR_SET_DUMPABLE, libc  # libc loaded in the warm interpreter, before any fork
 
 CHANNEL_FD = 3
 PAYLOAD_FD = 4
 SOLUTION_PATH = contestant.SOLUTION_PATH
 MAX_MESSAGE = 64 << 20  # one value between the two processes of a judged run
-PR_SET_DUMPABLE = 4
-_libc = ctypes.CDLL(None, use_errno=True)  # loaded in the warm interpreter, before any fork
 
 PRELOADED = ("array", "bisect", "collections", "copy", "functools", "heapq", "itertools", "math",
              "operator", "random", "re", "statistics", "string", "typing",
@@ -93,7 +91,7 @@ def _read_payload(offset: int) -> dict:
 
 def _run_judged(mode: str) -> None:
     """Fork the contestant, then read the payload and judge. Never returns."""
-    _libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # inherited by the contestant too
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # inherited by the contestant too
     to_contestant, to_judge = os.pipe(), os.pipe()
     pid = os.fork()
     if pid == 0:

@@ -1,7 +1,7 @@
 """HTTP contract v1 as pydantic models: the single source of truth.
 
-This module is deliberately light (pydantic only) so that `rl_client` can import it without
-FastAPI or Celery. The API, the workers, the CLI and the client all speak these types.
+It lives in the client's package, which ships without the server (client/pyproject.toml), and
+is pydantic only. The API, the workers, the CLI and the client all speak these types.
 """
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ from pydantic import (
     model_validator,
 )
 
-from verifier import strict_json
-from verifier.item_kinds import (
+from rl_client import strict_json
+from rl_client.dataset_shapes import looks_like_tests, tests_to_v1
+from rl_client.item_kinds import (
     FormatItem,
     InstructionsItem,
     LengthItem,
@@ -203,67 +204,6 @@ Tests = Annotated[StdioTests | AssertTests | CallTests | CompressedTests,
 PlainTests = Annotated[StdioTests | AssertTests | CallTests, Field(discriminator="type")]
 
 
-def _dataset_tests_to_v1(raw: Any) -> Any:
-    """Map the public dataset shapes onto the three v1 formats.
-
-    APPS/TACO/CodeContests: {"inputs": [...], "outputs": [...], "fn_name"?}
-    HumanEval: {"test": "...", "entry_point": "..."}; MBPP: {"test_list": [...]}.
-    Anything with a `type` is already v1 and passes through untouched.
-    """
-    if not isinstance(raw, dict) or "type" in raw:
-        return raw
-    if "inputs" in raw and "outputs" in raw:
-        inputs, outputs = raw["inputs"], raw["outputs"]
-        if not isinstance(inputs, list) or not isinstance(outputs, list):
-            return raw
-        if len(inputs) != len(outputs):
-            raise ValueError(
-                f"tests.inputs has {len(inputs)} entries but tests.outputs has {len(outputs)}"
-            )
-        if raw.get("fn_name"):
-            cases = []
-            for args, expected in zip(inputs, outputs, strict=True):
-                # APPS stores call outputs wrapped in a one-element list.
-                if isinstance(expected, list) and len(expected) == 1:
-                    expected = expected[0]
-                cases.append({"args": args if isinstance(args, list) else [args],
-                              "expected": expected})
-            return {"type": "call", "fn_name": raw["fn_name"], "cases": cases}
-        return {
-            "type": "stdio",
-            "cases": [{"input": _text(i), "output": _text(o)} for i, o in zip(inputs, outputs,
-                                                                               strict=True)],
-        }
-    if "test" in raw and "entry_point" in raw:
-        _strings(raw, "test", "entry_point")
-        return {"type": "assert", "code": f"{raw['test']}\n\ncheck({raw['entry_point']})\n"}
-    if "test_list" in raw:
-        setup = raw.get("test_setup_code") or ""
-        _strings({"test_setup_code": setup, **{f"test_list.{i}": t for i, t in enumerate(
-            raw["test_list"] if isinstance(raw["test_list"], list) else [None])}})
-        return {"type": "assert", "code": "\n".join([setup, *raw["test_list"]]) + "\n"}
-    return raw
-
-
-def _strings(fields: dict[str, Any], *names: str) -> None:
-    for name in names or fields:
-        if not isinstance(fields[name], str):
-            raise ValueError(f"tests.{name} must be a string")
-
-
-def _looks_like_tests(data: dict[str, Any]) -> bool:
-    """Bare tests as datasets store them (v1, APPS/TACO, HumanEval, MBPP), without an item."""
-    return (data.get("type") in ("stdio", "assert", "call", "compressed")
-            or {"inputs", "outputs"} <= data.keys() or "test_list" in data
-            or {"test", "entry_point"} <= data.keys())
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, list):
-        return "\n".join(str(v) for v in value) + "\n"
-    return str(value)
-
-
 # --------------------------------------------------------------------------- items
 
 
@@ -312,7 +252,7 @@ class CodeItem(_Model):
     @classmethod
     def _accept_dataset_shapes(cls, data: Any) -> Any:
         if isinstance(data, dict) and "tests" in data:
-            data = {**data, "tests": _dataset_tests_to_v1(data["tests"])}
+            data = {**data, "tests": tests_to_v1(data["tests"])}
         return data
 
 
@@ -397,6 +337,25 @@ def parse_item(data: Any) -> AnyItem:
     return _item_adapter.validate_python(data)
 
 
+def label_object(label: Any) -> dict[str, Any] | None:
+    """A label that is a JSON object (a dict, or a string holding one), else None.
+
+    The JSON is strict: NaN or nesting too deep is a ValueError saying where. Text that merely
+    starts with a brace and is no JSON is no object (a math answer may look like `{1, 2}`).
+    """
+    if isinstance(label, dict):
+        return label
+    if not isinstance(label, str) or not label.lstrip().startswith("{"):
+        return None
+    try:
+        decoded = strict_json.loads(label)
+    except strict_json.JSONRefused as exc:
+        raise ValueError(f"the label's JSON at {exc}") from None
+    except ValueError:
+        return None
+    return decoded if isinstance(decoded, dict) else None
+
+
 def item_from_label(response: str, label: str | dict[str, Any],
                     default_kind: Literal["math", "code"] = "math") -> AnyItem:
     """Build an item from a completion and a dataset label.
@@ -404,19 +363,12 @@ def item_from_label(response: str, label: str | dict[str, Any],
     RL frameworks often carry one string label per sample: a math reference answer, or a JSON
     string holding a whole item (`{"kind": "code", "tests": ...}`) so code tasks fit too.
     """
-    decoded: Any = label
-    if isinstance(label, str) and label.lstrip().startswith("{"):
-        try:
-            decoded = strict_json.loads(label)  # NaN or deep nesting: a ValueError
-        except strict_json.JSONRefused as exc:
-            raise ValueError(f"the label's JSON at {exc}") from None
-        except ValueError:
-            decoded = None
+    decoded = label_object(label)
     data: dict[str, Any] | None = None
-    if isinstance(decoded, dict):
+    if decoded is not None:
         if {"kind", "tests", "answer"} & decoded.keys():
             data = decoded
-        elif _looks_like_tests(decoded):
+        elif looks_like_tests(decoded):
             data = {"kind": "code", "tests": decoded}
     if data is None:
         data = {"kind": "math", "answer": str(label)}

@@ -1,9 +1,9 @@
 """Item kinds beyond math and code (contract v1, extended compatibly): instruction-following
 constraints, text matching, reasoning-gym tasks, format rewards and length targets.
 
-Pydantic only, like `schemas.py`, so that a client can validate items without the service. What
+Pydantic only, like `schemas.py`, so that the client validates items without the service. What
 needs the service's registries (constraint ids and their kwargs, reasoning-gym task names,
-regex syntax) is checked at admission by `verifier.admission`: a 422 naming the field.
+regex syntax) is checked at admission by the service (`Service.admit`): a 422 naming the field.
 """
 
 from __future__ import annotations
