@@ -1,6 +1,8 @@
 """The runner's namespaces: its PID namespace (made by clone), its mounts, /proc, and what a
 run may leave behind in them (processes, /tmp, /dev/shm, System V IPC), cleared for the next run
-only where it did.
+only where it did; and its network namespace (no interface up, not even loopback), new for
+every run, since a run's traces there (its counters in /proc/net/snmp, for one) cannot be seen
+from outside it.
 
 Standard library only (see `__init__.py`); used by the supervisor and its runners.
 """
@@ -15,6 +17,7 @@ import signal
 
 from linux import (
     CLONE_NEWIPC,
+    CLONE_NEWNET,
     CLONE_NEWNS,
     CLONE_NEWPID,
     MNT_DETACH,
@@ -161,9 +164,9 @@ def ipc_in_use() -> bool:
 
 def renew_run_state(scratch: list[Scratch]) -> None:
     """Between two runs of one runner (the previous run's processes are already dead): a new
-    /tmp, /dev/shm and IPC namespace wherever the run left something, so no run sees what the
-    one before it left."""
+    network namespace, and a new /tmp, /dev/shm and IPC namespace wherever the run left
+    something, so no run sees what the one before it left."""
     for area in scratch:
         area.renew()
-    if ipc_in_use():
-        check(libc.unshare(CLONE_NEWIPC), "unshare ipc")
+    renewed = CLONE_NEWNET | (CLONE_NEWIPC if ipc_in_use() else 0)
+    check(libc.unshare(renewed), "unshare net/ipc")

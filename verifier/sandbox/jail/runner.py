@@ -5,8 +5,8 @@ arrives, then takes requests from the channel itself, runs each, answers the wor
 tells the supervisor what it did (notes); it exits after the number of runs the request's
 `runner_runs` allows (1: fresh namespaces for every run).
 
-Between two runs every process of the namespace is killed and reaped, and /tmp, /dev/shm and the
-IPC namespace are new; the runner's memory, which each run's fork copies, never holds a
+Between two runs every process of the namespace is killed and reaped, and /tmp, /dev/shm, the
+IPC namespace and the network namespace (no interface up, not even loopback) are new; the runner's memory, which each run's fork copies, never holds a
 request's blobs or a program's output (see channel.py).
 """
 
@@ -32,6 +32,7 @@ from artefacts import (
 from channel import HOST_LOCK, Channel, receive, send_reply
 from linux import (
     CLONE_NEWIPC,
+    CLONE_NEWNET,
     CLONE_NEWNS,
     MS_NODEV,
     MS_NOSUID,
@@ -98,7 +99,7 @@ def runner_main(number: int, channel: Channel, proc: bool, board: Board) -> None
     channel; never returns."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # PID 1 then ignores it from inside
     close_all_but({channel.host_in, channel.host_out, channel.notes_w})
-    check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare")
+    check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET), "unshare")
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     cache_fd = os.open(ARTEFACTS, os.O_RDONLY | os.O_DIRECTORY)  # before /tmp hides it
     lock_fd = os.open(HOST_LOCK, os.O_RDWR)  # its own open file: its own lock
