@@ -6,6 +6,7 @@ Real jail, real toolchains; peaks come from the kernel (rusage, the jail's cgrou
 
 from __future__ import annotations
 
+import os
 import resource
 import shutil
 from concurrent.futures import ProcessPoolExecutor
@@ -39,3 +40,65 @@ def test_a_worker_does_not_keep_every_cases_output():
     with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
         growth_kb = pool.submit(_peak_growth_kb, 40, 1024).result()
     assert growth_kb < 12 * 1024, growth_kb
+
+
+TMPFS_FILLER = r"""
+#include <stdio.h>
+#include <string.h>
+#include <stdlib.h>
+int main() {  /* 4 files of 62 MiB (each under the file-size limit) left in /tmp */
+  static char block[1 << 20];
+  memset(block, 7, sizeof block);
+  char name[32];
+  for (int f = 0; f < 4; ++f) {
+    snprintf(name, sizeof name, "/tmp/left%d", f);
+    FILE *out = fopen(name, "w");
+    for (int i = 0; i < 62 && out; ++i) fwrite(block, 1, sizeof block, out);
+    if (!out || fclose(out)) return 1;
+  }
+  puts("left");
+}
+"""
+TOUCHER = r"""
+#include <stdio.h>
+#include <stdlib.h>
+int main() {
+  volatile char *p = malloc(48 << 20);
+  for (long i = 0; i < (48 << 20); i += 4096) p[i] = 1;
+  printf("%d\n", p[4096]);
+}
+"""
+
+
+def _case(language: str, code: str, output: str, memory_mb: int = 256) -> CodeItem:
+    return CodeItem(language=language, response=code, limits={"memory_mb": memory_mb},
+                    tests={"type": "stdio", "cases": [{"output": output}]})
+
+
+def test_a_runs_memory_verdict_does_not_depend_on_the_run_before():
+    # Right after a run that left 248 MiB in its /tmp (charged to the jail while it exists),
+    # a run over its limit is still over it, and a run's peak is still its own.
+    filler = _case("c", TMPFS_FILLER, "left\n")
+    hog = _case("python", "block = b'x' * (200 << 20)\nprint(len(block) >> 20)\n", "200\n",
+                memory_mb=64)
+    toucher = _case("c", TOUCHER, "1\n")
+    results = run_code_items([filler, hog, filler, toucher])
+    assert [r.status.value for r in results] == ["correct", "memory_limit", "correct",
+                                                 "correct"], results
+    assert results[3].detail["tests"][0]["memory_kb"] >= 40 * 1024, results[3]
+
+
+def _score_without_cgroup(raw: dict) -> tuple[str, int]:
+    os.environ["VERIFIER_SANDBOX_CGROUP"] = "false"  # this fresh process's settings
+    result = run_code_items([CodeItem.model_validate(raw)])[0]
+    return result.status.value, result.detail["tests"][0]["memory_kb"]
+
+
+def test_without_a_cgroup_a_peak_over_the_limit_is_still_memory_limit():
+    # Where no memory cgroup exists, the limit is an address-space rlimit well above it (twice
+    # it, plus slack): a run that stays under that but over its limit, and exits 0, is over.
+    hog = _case("python", "block = bytearray(400 << 20)\nprint('done')\n", "done\n",
+                memory_mb=128)
+    with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
+        status, memory_kb = pool.submit(_score_without_cgroup, hog.model_dump()).result()
+    assert (status, memory_kb > 400 * 1024) == ("memory_limit", True), memory_kb

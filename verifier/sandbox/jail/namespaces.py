@@ -162,11 +162,16 @@ def ipc_in_use() -> bool:
                for call, arguments, index in _IPC_QUERIES)
 
 
-def renew_run_state(scratch: list[Scratch]) -> None:
-    """Between two runs of one runner (the previous run's processes are already dead): a new
-    network namespace, and a new /tmp, /dev/shm and IPC namespace wherever the run left
-    something, so no run sees what the one before it left."""
+def renew_scratch(scratch: list[Scratch]) -> None:
+    """Once a run's processes are dead, before its reply: a new /tmp and /dev/shm wherever it
+    left something. Before the reply, so what it left is no longer charged to the jail's memory
+    cgroup when the worker takes the baseline of the next run (see cgroup.py)."""
     for area in scratch:
         area.renew()
+
+
+def renew_namespaces() -> None:
+    """Between two runs of one runner, after the reply: a new network namespace, and a new IPC
+    namespace if the run left an object there, so no run sees what the one before it left."""
     renewed = CLONE_NEWNET | (CLONE_NEWIPC if ipc_in_use() else 0)
     check(libc.unshare(renewed), "unshare net/ipc")

@@ -6,8 +6,9 @@ tells the supervisor what it did (notes); it exits after the number of runs the 
 `runner_runs` allows (1: fresh namespaces for every run).
 
 Between two runs every process of the namespace is killed and reaped, and /tmp, /dev/shm, the
-IPC namespace and the network namespace (no interface up, not even loopback) are new; the runner's memory, which each run's fork copies, never holds a
-request's blobs or a program's output (see channel.py).
+IPC namespace and the network namespace (no interface up, not even loopback) are new; the
+runner's memory, which each run's fork copies, never holds a request's blobs or a program's
+output (see channel.py).
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ from namespaces import (
     isolate_program,
     kill_namespace,
     mount_proc,
-    renew_run_state,
+    renew_namespaces,
+    renew_scratch,
 )
 from privileges import lock_down_future_privileges
 from program import (
@@ -143,13 +145,16 @@ def runner_main(number: int, channel: Channel, proc: bool, board: Board) -> None
         except BaseException as exc:
             reply = {"error": f"sandbox runner failed: {exc!r}"}
             kill_namespace()  # a run that failed half-way may have left processes
+        for fd in set(inputs.values()) - {fd for _, fd, _, _ in parts}:
+            os.close(fd)  # a file-I/O run's stdin is a file of the work directory
+        renew_scratch([workdir, shm])  # the reply's parts are memfds, none of them in there
         board.post(0.0)  # before the reply: the supervisor must never answer a second time
         send_reply(channel.host_out, reply, parts)
-        for fd in {*inputs.values(), *(fd for _, fd, _, _ in parts)}:
+        for _, fd, _, _ in parts:
             os.close(fd)
         if last:
             os._exit(0)
-        renew_run_state([workdir, shm])
+        renew_namespaces()
 
 
 def _runs_allowed(spec: dict) -> int:
@@ -296,10 +301,25 @@ def _collect(names: list[str], directory: str, cap: int, prefix: str
                          os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             continue
-        size = os.fstat(fd)
-        if not stat.S_ISREG(size.st_mode):
+        try:
+            size = os.fstat(fd)
+            if stat.S_ISREG(size.st_mode):
+                sizes[name] = size.st_size
+                parts.append((f"{prefix}file:{name}", *_copy(fd, min(size.st_size, cap))))
+        finally:
             os.close(fd)
-            continue
-        sizes[name] = size.st_size
-        parts.append((f"{prefix}file:{name}", fd, 0, min(size.st_size, cap)))
     return sizes, parts
+
+
+def _copy(fd: int, size: int) -> tuple[int, int, int]:
+    """The first `size` bytes of a work-directory file in a memfd of their own, so the work
+    directory can go before the reply is sent (see namespaces.renew_scratch): (memfd, 0, size
+    copied)."""
+    copy = os.memfd_create("collected", 0)
+    offset = 0
+    while offset < size:
+        moved = os.sendfile(copy, fd, offset, size - offset)
+        if not moved:
+            break
+        offset += moved
+    return copy, 0, offset
