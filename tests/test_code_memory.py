@@ -70,8 +70,10 @@ int main() {
 """
 
 
-def _case(language: str, code: str, output: str, memory_mb: int = 256) -> CodeItem:
-    return CodeItem(language=language, response=code, limits={"memory_mb": memory_mb},
+def _case(language: str, code: str, output: str, memory_mb: int = 256,
+          time_s: float = 2.0) -> CodeItem:
+    return CodeItem(language=language, response=code,
+                    limits={"memory_mb": memory_mb, "time_s": time_s},
                     tests={"type": "stdio", "cases": [{"output": output}]})
 
 
@@ -102,3 +104,34 @@ def test_without_a_cgroup_a_peak_over_the_limit_is_still_memory_limit():
     with ProcessPoolExecutor(1, mp_context=get_context("spawn")) as pool:
         status, memory_kb = pool.submit(_score_without_cgroup, hog.model_dump()).result()
     assert (status, memory_kb > 400 * 1024) == ("memory_limit", True), memory_kb
+
+
+# Up to 400 MiB queued in socket buffers: over loopback TCP where there is a loopback (the
+# kernel charges those buffers to nothing a cgroup limits), else in Unix socket pairs.
+SOCKET_HOG = """
+import socket
+def tcp_pair():
+    server = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(server.getsockname())
+    return client, server.accept()[0]
+pairs, queued, chunk = [], 0, b"x" * 65536
+for _ in range(100):
+    try:
+        a, b = tcp_pair()
+    except OSError:
+        a, b = socket.socketpair()
+    pairs.append((a, b))
+    for s in (a, b):
+        s.setblocking(False)
+        while queued < 400 << 20:
+            try:
+                queued += s.send(chunk)
+            except OSError:
+                break
+print("done")
+"""
+
+
+def test_socket_buffers_count_against_the_limit():
+    results = run_code_items([_case("python", SOCKET_HOG, "done\n", memory_mb=32, time_s=10)])
+    assert results[0].status.value == "memory_limit", results
