@@ -15,6 +15,7 @@ from multiprocessing import get_context
 import pytest
 
 from verifier.code import run_code_items
+from verifier.sandbox.cgroup import memory_hierarchies
 from verifier.schemas import CodeItem
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
@@ -135,3 +136,29 @@ print("done")
 def test_socket_buffers_count_against_the_limit():
     results = run_code_items([_case("python", SOCKET_HOG, "done\n", memory_mb=32, time_s=10)])
     assert results[0].status.value == "memory_limit", results
+
+
+V1_MOUNTS = """31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755
+35 31 0:32 {root} /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory
+36 31 0:33 / /sys/fs/cgroup/cpu,cpuacct rw,relatime - cgroup cgroup rw,cpu,cpuacct
+"""
+V2_MOUNTS = "40 23 0:35 {root} /run/my\\040cgroup rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n"
+
+
+@pytest.mark.parametrize(("cgroups", "mounts", "expected"), [
+    # A v1 host: the hierarchy's root is mounted.
+    ("5:memory:/worker\n1:cpu,cpuacct:/\n0::/\n", V1_MOUNTS.format(root="/"),
+     [(1, "/sys/fs/cgroup/memory/worker")]),
+    # A v1 container without a cgroup namespace: its own cgroup is what is mounted.
+    ("5:memory:/docker/abc\n0::/\n", V1_MOUNTS.format(root="/docker/abc"),
+     [(1, "/sys/fs/cgroup/memory")]),
+    ("5:memory:/docker/abc/jobs\n", V1_MOUNTS.format(root="/docker/abc"),
+     [(1, "/sys/fs/cgroup/memory/jobs")]),
+    # A mount of another part of the hierarchy does not hold this process's cgroup.
+    ("5:memory:/elsewhere\n", V1_MOUNTS.format(root="/docker/abc"), []),
+    # v2, mounted at a path of its own (escaped in mountinfo), with a cgroup namespace.
+    ("0::/service\n", V2_MOUNTS.format(root="/"), [(2, "/run/my cgroup/service")]),
+    ("0::/\n", V2_MOUNTS.format(root="/"), [(2, "/run/my cgroup")]),
+])
+def test_the_memory_cgroup_is_found_where_its_hierarchy_is_mounted(cgroups, mounts, expected):
+    assert memory_hierarchies(cgroups, mounts) == expected
