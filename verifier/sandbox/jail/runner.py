@@ -149,9 +149,7 @@ def runner_main(number: int, channel: Channel, proc: bool, board: Board) -> None
             os.close(fd)  # a file-I/O run's stdin is a file of the work directory
         renew_scratch([workdir, shm])  # the reply's parts are memfds, none of them in there
         board.post(0.0)  # before the reply: the supervisor must never answer a second time
-        send_reply(channel.host_out, reply, parts)
-        for _, fd, _, _ in parts:
-            os.close(fd)
+        send_reply(channel.host_out, reply, parts)  # closes the parts' memfds
         if last:
             os._exit(0)
         renew_namespaces()
