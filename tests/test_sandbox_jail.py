@@ -6,6 +6,7 @@ Real bubblewrap, real namespaces, real toolchains: these tests run hostile progr
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import shutil
 import socket
@@ -14,6 +15,7 @@ import threading
 import pytest
 
 from verifier.code import process_settings, run_code_items
+from verifier.sandbox.backend import JAIL_DIR
 from verifier.sandbox.bubblewrap import outer_uid
 from verifier.sandbox.factory import get_backend
 from verifier.schemas import CodeItem, Result
@@ -471,6 +473,20 @@ int main() {
 REFUSED = ("userfaultfd", "perf_event_open", "personality_bsd", "kcmp", "name_to_handle_at",
            "open_by_handle_at", "memfd_secret", "io_uring_setup", "io_uring_enter",
            "io_uring_register", "vsock", "int80")
+
+
+def test_the_seccomp_filter_is_valid_for_every_architecture(monkeypatch):
+    # Classic BPF jumps forward only, by at most 255: each architecture's program must hold.
+    monkeypatch.syspath_prepend(str(JAIL_DIR))
+    seccomp = importlib.import_module("seccomp")
+    for machine, abi in seccomp.ABIS.items():
+        program = seccomp.filter_program(abi)
+        for at, (code, true, false, _) in enumerate(program):
+            if code == seccomp.RETURN:
+                continue
+            assert all(0 <= jump < 256 and at + jump + 1 < len(program)
+                       for jump in (true, false)), (machine, at)
+        assert program[-1][0] == seccomp.RETURN, machine
 
 
 def test_the_kernel_surface_is_no_wider_than_dockers_default():
