@@ -1,8 +1,8 @@
 """The runner's namespaces: its PID namespace (made by clone), its mounts, /proc, and what a
 run may leave behind in them (processes, /tmp, /dev/shm, System V IPC), cleared for the next run
 only where it did; and its network namespace (no interface up, not even loopback), new for
-every run, since a run's traces there (its counters in /proc/net/snmp, for one) cannot be seen
-from outside it.
+every run, since a run's traces there (its counters in /proc/net/snmp, for one) are not all
+visible from outside it.
 
 Standard library only (see `__init__.py`); used by the supervisor and its runners.
 """
@@ -170,8 +170,15 @@ def renew_scratch(scratch: list[Scratch]) -> None:
         area.renew()
 
 
-def renew_namespaces() -> None:
-    """Between two runs of one runner, after the reply: a new network namespace, and a new IPC
-    namespace if the run left an object there, so no run sees what the one before it left."""
-    renewed = CLONE_NEWNET | (CLONE_NEWIPC if ipc_in_use() else 0)
-    check(libc.unshare(renewed), "unshare net/ipc")
+def renew_ipc() -> None:
+    """Between two runs of one runner, after the reply: a new IPC namespace if the run left an
+    object there."""
+    if ipc_in_use():
+        check(libc.unshare(CLONE_NEWIPC), "unshare ipc")
+
+
+def renew_network() -> None:
+    """Once a run's programs are forked: a new network namespace for the runner, so its next
+    run starts in one no program has been in. The programs keep theirs, which ends with them;
+    making the new one overlaps the run instead of delaying the next."""
+    check(libc.unshare(CLONE_NEWNET), "unshare net")

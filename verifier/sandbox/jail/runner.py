@@ -53,7 +53,8 @@ from namespaces import (
     isolate_program,
     kill_namespace,
     mount_proc,
-    renew_namespaces,
+    renew_ipc,
+    renew_network,
     renew_scratch,
 )
 from privileges import lock_down_future_privileges
@@ -152,7 +153,7 @@ def runner_main(number: int, channel: Channel, proc: bool, board: Board) -> None
         send_reply(channel.host_out, reply, parts)  # closes the parts' memfds
         if last:
             os._exit(0)
-        renew_namespaces()
+        renew_ipc()
 
 
 def _runs_allowed(spec: dict) -> int:
@@ -242,6 +243,7 @@ def _run_here(spec: dict, inputs: dict[str, int], cache_fd: int,
         launch.close_program_ends()
         programs.append(Program(pid, os.pidfd_open(pid), launch.pipes,
                                 prefix=PEER if index else ""))
+    renew_network()
     for fd in talk:
         os.close(fd)
     reports, parts = watch(spec["limits"], programs, started)
