@@ -1,10 +1,12 @@
-"""What the per-run network namespace and the seccomp filter cost, measured in one process.
+"""What the jail's seccomp filter costs, and what a network namespace per run would, measured in
+one process.
 
 The end-to-end per-test overhead (bench/code_throughput.py) moves by less than this machine's
 noise, so the two costs are measured here directly, each against a baseline timed in the same
 process, alternating round by round:
 
-1. netns: unshare(CLONE_NEWNET) (what a runner does after each run's reply), in a user
+1. netns: unshare(CLONE_NEWNET) (what a new network namespace for every run would cost; the
+   jail instead gives each runner one, and runs may make Unix sockets only), in a user
    namespace of its own as in the jail, vs fork + exit + wait of an empty child (the least a
    run costs).
 2. seccomp: a system-call loop (getppid through ctypes, the cheapest call) in a child with the

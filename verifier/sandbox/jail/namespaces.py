@@ -1,8 +1,9 @@
 """The runner's namespaces: its PID namespace (made by clone), its mounts, /proc, and what a
 run may leave behind in them (processes, /tmp, /dev/shm, System V IPC), cleared for the next run
-only where it did; and its network namespace (no interface up, not even loopback), new for
-every run, since a run's traces there (its counters in /proc/net/snmp, for one) are not all
-visible from outside it.
+only where it did; and its network namespace: no interface up, not even loopback, and, since
+a run may make Unix sockets only (seccomp.py), nothing there outlives a run's processes (no
+TCP state, no counter in /proc/net/snmp), so the runner's runs share it without sharing
+anything through it.
 
 Standard library only (see `__init__.py`); used by the supervisor and its runners.
 """
@@ -17,7 +18,6 @@ import signal
 
 from linux import (
     CLONE_NEWIPC,
-    CLONE_NEWNET,
     CLONE_NEWNS,
     CLONE_NEWPID,
     MNT_DETACH,
@@ -176,9 +176,3 @@ def renew_ipc() -> None:
     if ipc_in_use():
         check(libc.unshare(CLONE_NEWIPC), "unshare ipc")
 
-
-def renew_network() -> None:
-    """Once a run's programs are forked: a new network namespace for the runner, so its next
-    run starts in one no program has been in. The programs keep theirs, which ends with them;
-    making the new one overlaps the run instead of delaying the next."""
-    check(libc.unshare(CLONE_NEWNET), "unshare net")

@@ -5,10 +5,10 @@ arrives, then takes requests from the channel itself, runs each, answers the wor
 tells the supervisor what it did (notes); it exits after the number of runs the request's
 `runner_runs` allows (1: fresh namespaces for every run).
 
-Between two runs every process of the namespace is killed and reaped, and /tmp, /dev/shm, the
-IPC namespace and the network namespace (no interface up, not even loopback) are new; the
-runner's memory, which each run's fork copies, never holds a request's blobs or a program's
-output (see channel.py).
+Between two runs every process of the namespace is killed and reaped, and /tmp, /dev/shm and the
+IPC namespace are new (its network namespace has no interface up, and runs can make Unix
+sockets only: nothing of theirs stays there, see namespaces.py); the runner's memory, which
+each run's fork copies, never holds a request's blobs or a program's output (see channel.py).
 """
 
 from __future__ import annotations
@@ -54,7 +54,6 @@ from namespaces import (
     kill_namespace,
     mount_proc,
     renew_ipc,
-    renew_network,
     renew_scratch,
 )
 from privileges import lock_down_future_privileges
@@ -243,7 +242,6 @@ def _run_here(spec: dict, inputs: dict[str, int], cache_fd: int,
         launch.close_program_ends()
         programs.append(Program(pid, os.pidfd_open(pid), launch.pipes,
                                 prefix=PEER if index else ""))
-    renew_network()
     for fd in talk:
         os.close(fd)
     reports, parts = watch(spec["limits"], programs, started)

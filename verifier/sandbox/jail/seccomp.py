@@ -13,8 +13,10 @@ from the kernel's own EPERM) to:
   io_uring_setup/enter/register, which Docker's default refuses (io_uring: since Docker 25);
 - personality, except the values Docker allows (0, PER_LINUX32, UNAME26, both, and the
   0xffffffff query);
-- socket(AF_VSOCK) (and socketcall, where an architecture has one, since it would carry a
-  socket() past the family check);
+- socket() of any family but AF_UNIX (Docker's default refuses AF_VSOCK only): a run has no
+  network interface to use, and without an IP, netlink or packet socket it leaves nothing in
+  its network namespace that the runner's next run could find (see namespaces.py); and
+  socketcall, where an architecture has one, since it would carry a socket() past the check;
 - every system call of another ABI than the native one (the i386 `int 0x80` ABI and x32 on
   x86_64, arm on aarch64): a program that switched ABIs would get past the numbers checked.
 """
@@ -30,7 +32,7 @@ from dataclasses import dataclass
 from linux import PR_SET_SECCOMP, check, libc
 
 PERSONALITIES_ALLOWED = (0x0, 0x8, 0x20000, 0x20008, 0xFFFFFFFF)  # as Docker's default
-AF_VSOCK = 40
+AF_UNIX = 1
 
 
 @dataclass(frozen=True)
@@ -111,7 +113,7 @@ def filter_program(abi: Abi) -> list[tuple[int, int, int, int]]:
     bpf.emit(RETURN, DENY)
     bpf.label("socket")  # the family is an int: its low word
     bpf.emit(LOAD_WORD, ARG0_OFFSET)
-    bpf.emit(JUMP_EQUAL, AF_VSOCK, true="deny")
+    bpf.emit(JUMP_EQUAL, AF_UNIX, false="deny")
     bpf.label("allow")
     bpf.emit(RETURN, ALLOW)
     bpf.label("deny")

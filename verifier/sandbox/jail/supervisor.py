@@ -7,7 +7,7 @@ privilege, and user namespaces are disabled inside). It never runs submitted cod
 stays off the path of a run:
 
     supervisor ── runner: PID 1 of a new PID namespace, with new mount, IPC and network
-                  │       namespaces (each run gets a network namespace of its own), a
+                  │       namespaces (no network interface up, not even loopback), a
                   │       fresh tmpfs /tmp (the work directory) and /dev/shm, a private or hidden
                   │       /proc, prepared *before* its first request arrives. It takes the
                   │       worker's requests from the channel itself, runs each, moves the
