@@ -6,6 +6,7 @@ Real bubblewrap, real namespaces, real toolchains: these tests run hostile progr
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import shutil
 import socket
@@ -15,6 +16,7 @@ import pytest
 
 from rl_client.schemas import CodeItem, Result
 from verifier.code import process_settings, run_code_items
+from verifier.sandbox.backend import JAIL_DIR
 from verifier.sandbox.bubblewrap import outer_uid
 from verifier.sandbox.factory import get_backend
 
@@ -326,7 +328,8 @@ int main() {
   long key = syscall(SYS_add_key, "user", "left", "hello", 5, -4 /* the user keyring */);
   long compat = -1;
 #ifdef __x86_64__
-  /* The same call through the 32-bit ABI; unfiltered it would fail differently (EFAULT). */
+  /* The same call through the 32-bit ABI; unfiltered it would fail differently (EFAULT). The
+     filter answers ENOSYS (38), which the kernel never gives add_key. */
   __asm__ volatile ("int $0x80" : "=a"(compat) : "a"(286), "b"(0), "c"(0), "d"(0), "S"(0),
                     "D"(-4) : "memory");
 #endif
@@ -349,7 +352,7 @@ int main() {
 def test_no_run_reaches_the_kernel_keyrings():
     # A user's keyring is shared by every process of its uid in the jail: no run may use it.
     writer = CodeItem(language="c", response=KEYRING_WRITER,
-                      tests={"type": "stdio", "cases": [{"output": "-1 1 -1\n"}]})
+                      tests={"type": "stdio", "cases": [{"output": "-1 38 -38\n"}]})
     reader = CodeItem(language="c", response=KEYRING_READER,
                       tests={"type": "stdio", "cases": [{"output": "none\n"}]})
     results = run_code_items([writer, reader])
@@ -415,4 +418,112 @@ def test_each_run_gets_the_proc_its_language_needs():
     shown = CodeItem(language="bash", response="ls /proc | grep -qx self && echo mine",
                      tests={"type": "stdio", "cases": [{"output": "mine\n"}]})
     results = run_code_items([hidden, shown, hidden, shown])
+    assert [r.status.value for r in results] == ["correct"] * 4, results
+
+
+# Each call Docker's default profile refuses, made the way it would succeed unfiltered (each
+# did, in the jail as it landed): the filter answers ENOSYS, which none of them gives natively.
+KERNEL_SURFACE_PROBE = r"""
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+static void report(const char *name, long result) {
+  if (result >= 0) printf("%s allowed\n", name);
+  else printf("%s %s\n", name, errno == ENOSYS ? "refused" : strerror(errno));
+}
+int main() {
+  dup2(2, 1);  /* the report goes to stderr, which the result's detail keeps */
+  report("userfaultfd", syscall(SYS_userfaultfd, 1 /* UFFD_USER_MODE_ONLY */));
+  struct perf_event_attr attr;
+  memset(&attr, 0, sizeof attr);
+  attr.type = PERF_TYPE_SOFTWARE; attr.size = sizeof attr;
+  attr.config = PERF_COUNT_SW_TASK_CLOCK; attr.exclude_kernel = 1; attr.exclude_hv = 1;
+  report("perf_event_open", syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0));
+  report("personality_bsd", syscall(SYS_personality, 0x0006 /* PER_BSD */));
+  report("personality_query", syscall(SYS_personality, 0xffffffff));
+  report("kcmp", syscall(SYS_kcmp, getpid(), getpid(), 0 /* KCMP_FILE */, 1, 1));
+  struct { unsigned int bytes; int type; unsigned char data[128]; } handle = {128};
+  int mount_id;
+  report("name_to_handle_at", syscall(SYS_name_to_handle_at, AT_FDCWD, "/tmp", &handle,
+                                      &mount_id, 0));
+  report("open_by_handle_at", syscall(SYS_open_by_handle_at, AT_FDCWD, &handle, O_RDONLY));
+  report("memfd_secret", syscall(447 /* SYS_memfd_secret */, 0));
+  char params[120] = {0};
+  report("io_uring_setup", syscall(425, 4, params));
+  report("io_uring_enter", syscall(426, 0, 0, 0, 0, 0, 0));
+  report("io_uring_register", syscall(427, 0, 0, 0, 0));
+  report("vsock", socket(40 /* AF_VSOCK */, SOCK_STREAM, 0));
+  report("inet", socket(AF_INET, SOCK_STREAM, 0));
+  report("inet6", socket(AF_INET6, SOCK_DGRAM, 0));
+  report("netlink", socket(AF_NETLINK, SOCK_RAW, 0 /* NETLINK_ROUTE */));
+  report("unix", socket(AF_UNIX, SOCK_STREAM, 0));
+#ifdef __x86_64__
+  long pid = 0;
+  __asm__ volatile ("int $0x80" : "=a"(pid) : "a"(20 /* i386 getpid */) : "memory");
+  printf("int80 %s\n", pid == -ENOSYS ? "refused" : pid > 0 ? "allowed" : strerror(-pid));
+#else
+  printf("int80 refused\n");
+#endif
+}
+"""
+REFUSED = ("userfaultfd", "perf_event_open", "personality_bsd", "kcmp", "name_to_handle_at",
+           "open_by_handle_at", "memfd_secret", "io_uring_setup", "io_uring_enter",
+           "io_uring_register", "vsock", "inet", "inet6", "netlink", "int80")
+ALLOWED = ("personality_query", "unix")
+
+
+def test_the_seccomp_filter_is_valid_for_every_architecture(monkeypatch):
+    # Classic BPF jumps forward only, by at most 255: each architecture's program must hold.
+    monkeypatch.syspath_prepend(str(JAIL_DIR))
+    seccomp = importlib.import_module("seccomp")
+    for machine, abi in seccomp.ABIS.items():
+        program = seccomp.filter_program(abi)
+        for at, (code, true, false, _) in enumerate(program):
+            if code == seccomp.RETURN:
+                continue
+            assert all(0 <= jump < 256 and at + jump + 1 < len(program)
+                       for jump in (true, false)), (machine, at)
+        assert program[-1][0] == seccomp.RETURN, machine
+
+
+def test_the_kernel_surface_is_no_wider_than_dockers_default():
+    report = probe_report(KERNEL_SURFACE_PROBE, "c", expected="sentinel\n")
+    said = dict(line.split(" ", 1) for line in report.splitlines())
+    assert said == {**dict.fromkeys(REFUSED, "refused"), **dict.fromkeys(ALLOWED, "allowed")}, \
+        report
+
+
+# A run that used TCP leaves TIME_WAIT sockets (and counters) in its network namespace, where
+# the next run could read them: there is no interface up, and runs make Unix sockets only.
+NETWORK_WRITER = """
+import socket
+try:
+    server = socket.create_server(("127.0.0.1", 0))
+    client = socket.create_connection(server.getsockname(), timeout=1)
+    accepted, _ = server.accept()
+    client.close(); accepted.close(); server.close()
+    print("connected")
+except OSError as exc:
+    print(type(exc).__name__)
+"""
+NETWORK_READER = """tcp=$(($(wc -l < /proc/net/tcp) - 1))
+opens=$(awk '/^Tcp:/ { if (seen++) print $6 }' /proc/net/snmp)
+echo "$tcp $opens"
+"""
+
+
+def test_runs_share_no_network():
+    # The writer finds no loopback to connect over; the reader, served by the same runner
+    # right after, sees no socket and no TCP counter of an earlier run.
+    writer = CodeItem(language="python", response=NETWORK_WRITER, tests={
+        "type": "stdio", "cases": [{"output": "OSError\n"}]})
+    reader = CodeItem(language="bash", response=NETWORK_READER, tests={
+        "type": "stdio", "cases": [{"output": "0 0\n"}]})
+    results = run_code_items([writer, reader, writer, reader])
     assert [r.status.value for r in results] == ["correct"] * 4, results

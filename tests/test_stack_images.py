@@ -58,7 +58,10 @@ def test_lock_file_satisfies_every_runtime_dependency() -> None:
 def test_profile_generator_resolves_capabilities_and_adds_only_bwrap_calls() -> None:
     generator = load_generator()
     default = {"defaultAction": "SCMP_ACT_ERRNO", "syscalls": [
-        {"names": ["read"], "action": "SCMP_ACT_ALLOW", "includes": {}, "excludes": {}},
+        {"names": ["read", "io_uring_setup"], "action": "SCMP_ACT_ALLOW", "includes": {},
+         "excludes": {}},
+        {"names": ["io_uring_enter"], "action": "SCMP_ACT_ALLOW", "includes": {},
+         "excludes": {}},
         {"names": ["mount", "unshare"], "action": "SCMP_ACT_ALLOW",
          "includes": {"caps": ["CAP_SYS_ADMIN"]}, "excludes": {}},
         {"names": ["clone3"], "action": "SCMP_ACT_ERRNO", "errnoRet": 38, "includes": {},
@@ -68,7 +71,7 @@ def test_profile_generator_resolves_capabilities_and_adds_only_bwrap_calls() -> 
     profile = generator.bwrap_profile(default)
     assert default == before, "the input profile must not be modified"
     rules = profile["syscalls"]
-    assert [r["names"] for r in rules[:-1]] == [["read"], ["clone3"]]
+    assert [r["names"] for r in rules[:-1]] == [["read"], ["clone3"]]  # io_uring refused
     assert rules[1]["excludes"] == {"arches": ["mips64"]}  # applies whatever the capabilities
     assert sorted(rules[-1]["names"]) == sorted(generator.BWRAP_SYSCALLS)
     assert all(name in rules[-1]["comment"] for name in generator.BWRAP_SYSCALLS)
@@ -87,6 +90,9 @@ def test_shipped_profile_is_docker_default_without_capability_rules_plus_bwrap()
                and not r.get("args") and not r.get("includes") for n in r["names"]}
     assert not allowed & set(added["names"]), "Docker's default already allows these"
     assert {"read", "write", "execve"} <= allowed
+    every_allowed = {n for r in profile["syscalls"] if r["action"] == "SCMP_ACT_ALLOW"
+                     for n in r["names"]}
+    assert not every_allowed & {"io_uring_setup", "io_uring_enter", "io_uring_register"}
 
 
 # --------------------------------------------------------------------------- in Docker

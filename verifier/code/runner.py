@@ -150,9 +150,11 @@ def _harness_records(channel: bytes, nonce: str) -> list[dict]:
 
 
 def _out_of_memory(outcome: RunOutcome, language: Language, limits: Limits) -> bool:
-    """Over the memory limit: killed for it, a runtime's out-of-memory error, or (measured over
-    all the run's processes by the cgroup) a peak above the limit. JVM and V8 are judged by
-    their heap flag, since their peak includes the runtime itself."""
+    """Over the memory limit: killed for it, a runtime's out-of-memory error, or a measured
+    peak above the limit, however the run ended: over all the run's processes where the jail
+    has a memory cgroup, else the program's own peak RSS (then the limit is only an
+    address-space rlimit well above it). JVM and V8 are judged by their heap flag, since their
+    peak includes the runtime itself."""
     if outcome.oom_killed:
         return True
     stderr = outcome.stderr.decode("utf-8", errors="replace")
@@ -161,8 +163,10 @@ def _out_of_memory(outcome: RunOutcome, language: Language, limits: Limits) -> b
             return True
         if outcome.maxrss_kb is not None and outcome.maxrss_kb * 1024 > limits.memory_mb * MIB:
             return True
-    return (language.memory == "address_space" and outcome.memory_peak_kb is not None
-            and outcome.memory_peak_kb * 1024 > limits.memory_mb * MIB)
+    peak_kb = (outcome.memory_peak_kb if outcome.memory_peak_kb is not None
+               else outcome.maxrss_kb)
+    return (language.memory == "address_space" and peak_kb is not None
+            and peak_kb * 1024 > limits.memory_mb * MIB)
 
 
 def _limit_status(outcome: RunOutcome, language: Language, limits: Limits) -> Status | None:
@@ -352,6 +356,7 @@ class CodeRunner:
 
         def run(index: int) -> float | None:
             verdict = verdicts[index] = self._run_case(sub, index)
+            verdict.outcome = verdict.outcome.judged()  # its output is compared: let it go
             if verdict.status in (Status.infra_error, Status.compile_error):
                 return None
             return verdict.points

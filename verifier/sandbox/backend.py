@@ -12,7 +12,7 @@ reuse `SupervisorClient` from `bubblewrap.py` for everything but the launch.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -166,6 +166,13 @@ class RunOutcome:
     # At an interactive run's wall limit: what the program was blocked on ("stdin", "stdout",
     # "running", "other"), None if not known.
     blocked_on: str | None = None
+
+    def judged(self) -> RunOutcome:
+        """What a test's detail keeps of the run once its output has been judged: the figures
+        and the stderr tail (4 KiB at most), not the output (up to the output limit per test),
+        so an item's memory does not grow with each case's output."""
+        return replace(self, stdout=b"", channel=b"", files={},
+                       peer=self.peer.judged() if self.peer is not None else None)
 
     @classmethod
     def from_reply(cls, header: dict, blobs: dict[str, bytes]) -> RunOutcome:

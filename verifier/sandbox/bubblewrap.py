@@ -1,7 +1,8 @@
 """The bubblewrap backend (the default): one long-lived jail per worker slot.
 
-The jail is `bwrap` with every namespace unshared (user, PID, network: no interface but an
-isolated loopback; IPC, UTS, cgroup), user namespaces disabled inside, a read-only view of /usr,
+The jail is `bwrap` with every namespace unshared (user, PID, network: the jail's own, and
+each runner one of its own without any interface up, see jail/namespaces.py; IPC, UTS,
+cgroup), user namespaces disabled inside, a read-only view of /usr,
 of the few /etc files the toolchains need and of the toolchain directories, a read-only root and
 /dev, a tmpfs /tmp, a cleared environment, and `--die-with-parent`. Inside runs the supervisor
 (`jail/supervisor.py`), whose runners give every run its own work directory, /dev/shm and IPC

@@ -8,7 +8,9 @@ Before each run the limit becomes the memory in use (supervisor, prepared runner
 cache) plus the run's budget, and the peak counter is reset; after it, the peak above that
 baseline and whether the OOM killer fired are read back. Works with cgroup v1 (a writable
 memory hierarchy, as on this project's machines) and v2 (where the memory controller is
-delegated); anywhere else the jail runs without one and rlimits alone apply.
+delegated), found wherever the hierarchy is mounted (`memory_hierarchies`, containers
+included); anywhere else the jail runs without one, rlimits apply, and the code runner judges
+a run by its program's peak RSS (verifier/code/runner.py).
 """
 
 from __future__ import annotations
@@ -154,22 +156,61 @@ def _remove_abandoned(parent: str, prefix: str) -> None:
 def _parents() -> list[tuple[int, str]]:
     """Where this process may create memory cgroups: (version, directory), best first."""
     try:
-        with open("/proc/self/cgroup") as handle:
-            lines = handle.read().splitlines()
+        with open("/proc/self/cgroup") as cgroups, open("/proc/self/mountinfo") as mounts:
+            found = memory_hierarchies(cgroups.read(), mounts.read())
     except OSError:
         return []
-    found = []
-    for line in lines:
-        _, controllers, relative = line.split(":", 2)
+    return [(version, parent) for version, parent in found
+            if version == 1 or _memory_delegated(parent)]
+
+
+def _memory_delegated(parent: str) -> bool:
+    try:
+        with open(os.path.join(parent, "cgroup.subtree_control")) as handle:
+            return "memory" in handle.read().split()
+    except OSError:
+        return False
+
+
+def memory_hierarchies(cgroups: str, mountinfo: str) -> list[tuple[int, str]]:
+    """(version, directory) of this process's own cgroup in each mounted memory hierarchy, v1
+    first, from /proc/self/cgroup and /proc/self/mountinfo.
+
+    The directory is where the hierarchy is mounted plus the cgroup's path below the mount's
+    root: in a container the hierarchy is often mounted at the container's own cgroup (a
+    v1 host without a cgroup namespace: /proc/self/cgroup says /docker/ID, mounted at
+    /sys/fs/cgroup/memory), or somewhere else than /sys/fs/cgroup.
+    """
+    paths: dict[int, str] = {}
+    for line in cgroups.splitlines():
+        _, controllers, path = line.split(":", 2)
         if "memory" in controllers.split(","):
-            found.append((1, os.path.join("/sys/fs/cgroup/memory", relative.lstrip("/"))))
-        elif controllers == "" and os.path.exists("/sys/fs/cgroup/cgroup.controllers"):
-            parent = os.path.join("/sys/fs/cgroup", relative.lstrip("/"))
-            try:
-                with open(os.path.join(parent, "cgroup.subtree_control")) as handle:
-                    delegated = "memory" in handle.read().split()
-            except OSError:
-                delegated = False
-            if delegated:
-                found.append((2, parent))
-    return found
+            paths[1] = path
+        elif controllers == "":
+            paths[2] = path
+    found: list[tuple[int, str]] = []
+    for line in mountinfo.splitlines():
+        fields = line.split(" ")
+        if "-" not in fields[6:]:
+            continue
+        tail = fields[fields.index("-", 6) + 1:]
+        if len(tail) < 3:
+            continue
+        fstype, options = tail[0], tail[2].split(",")
+        version = 1 if fstype == "cgroup" and "memory" in options else (
+            2 if fstype == "cgroup2" else 0)
+        if version not in paths:
+            continue
+        root, point = (_unescape(field) for field in fields[3:5])
+        relative = os.path.relpath(paths[version], root)
+        if relative == ".." or relative.startswith("../"):
+            continue  # this mount shows another part of the hierarchy
+        directory = (version, os.path.normpath(os.path.join(point, relative)))
+        if directory not in found:
+            found.append(directory)
+    return sorted(found, key=lambda entry: entry[0])
+
+
+def _unescape(field: str) -> str:
+    """mountinfo's octal escapes (space, tab, newline, backslash)."""
+    return re.sub(r"\\([0-7]{3})", lambda match: chr(int(match.group(1), 8)), field)

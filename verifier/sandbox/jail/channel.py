@@ -16,6 +16,7 @@ import protocol
 from namespaces import WORKDIR
 
 HOST_LOCK = "/tmp/.host-channel.lock"  # held by the runner reading the worker's channel
+END = "end"  # a reply's last blob (see send_reply); the worker ignores it
 
 
 class Channel:
@@ -86,9 +87,18 @@ def receive(channel_fd: int, layout: list[tuple[str, int]],
 
 
 def send_reply(channel_fd: int, reply: dict, parts: list[tuple[str, int, int, int]]) -> None:
-    """Write a reply whose blobs, (name, memfd, offset, size), come straight from memfds."""
-    protocol.write_header(channel_fd, reply, [(name, size) for name, _, _, size in parts])
+    """Write a reply whose blobs, (name, memfd, offset, size), come straight from memfds, and
+    close the memfds.
+
+    They are closed before the reply's last blob (END, one byte) is written: the worker takes
+    the next run's memory baseline once it has the whole reply, and the memory cgroup must no
+    longer hold this run's output then (see verifier/sandbox/cgroup.py)."""
+    layout = [(name, size) for name, _, _, size in parts]
+    protocol.write_header(channel_fd, reply, [*layout, (END, 1)])
     for _, fd, offset, size in parts:
         while size:
             sent = os.sendfile(channel_fd, fd, offset, size)
             offset, size = offset + sent, size - sent
+    for fd in {fd for _, fd, _, _ in parts}:
+        os.close(fd)
+    os.write(channel_fd, b".")

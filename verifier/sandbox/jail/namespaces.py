@@ -1,6 +1,9 @@
 """The runner's namespaces: its PID namespace (made by clone), its mounts, /proc, and what a
 run may leave behind in them (processes, /tmp, /dev/shm, System V IPC), cleared for the next run
-only where it did.
+only where it did; and its network namespace: no interface up, not even loopback, and, since
+a run may make Unix sockets only (seccomp.py), nothing there outlives a run's processes (no
+TCP state, no counter in /proc/net/snmp), so the runner's runs share it without sharing
+anything through it.
 
 Standard library only (see `__init__.py`); used by the supervisor and its runners.
 """
@@ -159,11 +162,17 @@ def ipc_in_use() -> bool:
                for call, arguments, index in _IPC_QUERIES)
 
 
-def renew_run_state(scratch: list[Scratch]) -> None:
-    """Between two runs of one runner (the previous run's processes are already dead): a new
-    /tmp, /dev/shm and IPC namespace wherever the run left something, so no run sees what the
-    one before it left."""
+def renew_scratch(scratch: list[Scratch]) -> None:
+    """Once a run's processes are dead, before its reply: a new /tmp and /dev/shm wherever it
+    left something. Before the reply, so what it left is no longer charged to the jail's memory
+    cgroup when the worker takes the baseline of the next run (see cgroup.py)."""
     for area in scratch:
         area.renew()
+
+
+def renew_ipc() -> None:
+    """Between two runs of one runner, after the reply: a new IPC namespace if the run left an
+    object there."""
     if ipc_in_use():
         check(libc.unshare(CLONE_NEWIPC), "unshare ipc")
+

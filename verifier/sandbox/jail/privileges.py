@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import ctypes
 
-from keyrings import deny_keyrings
 from linux import (
     PR_CAP_AMBIENT,
     PR_CAP_AMBIENT_CLEAR_ALL,
@@ -19,6 +18,7 @@ from linux import (
     check,
     libc,
 )
+from seccomp import install_filter
 
 # NOROOT, NO_SETUID_FIXUP, NO_CAP_AMBIENT_RAISE and KEEP_CAPS off, each with its lock bit.
 LOCKED_SECUREBITS = 0b1110_1111
@@ -27,8 +27,8 @@ CAPABILITY_VERSION_3 = 0x20080522
 
 def lock_down_future_privileges() -> None:
     """In the runner, once: no exec, setuid binary or ambient set can ever grant a capability
-    to it or its children, and none of them may use the kernel keyrings. What it holds now (for
-    its mounts) stays until the program drops it.
+    to it or its children, and the seccomp filter (seccomp.py) holds for all of them. What it
+    holds now (for its mounts) stays until the program drops it.
     """
     check(libc.prctl(PR_SET_SECUREBITS, LOCKED_SECUREBITS, 0, 0, 0), "securebits")
     cap = 0
@@ -36,7 +36,7 @@ def lock_down_future_privileges() -> None:
         cap += 1
     check(libc.prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0), "ambient caps")
     check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "no_new_privs")
-    deny_keyrings()  # the one kernel store all runs of the jail would share
+    install_filter()
 
 
 # capset(2) arguments that clear every set, built once (a run forks with them ready).

@@ -6,8 +6,9 @@ tells the supervisor what it did (notes); it exits after the number of runs the 
 `runner_runs` allows (1: fresh namespaces for every run).
 
 Between two runs every process of the namespace is killed and reaped, and /tmp, /dev/shm and the
-IPC namespace are new; the runner's memory, which each run's fork copies, never holds a
-request's blobs or a program's output (see channel.py).
+IPC namespace are new (its network namespace has no interface up, and runs can make Unix
+sockets only: nothing of theirs stays there, see namespaces.py); the runner's memory, which
+each run's fork copies, never holds a request's blobs or a program's output (see channel.py).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from artefacts import (
 from channel import HOST_LOCK, Channel, receive, send_reply
 from linux import (
     CLONE_NEWIPC,
+    CLONE_NEWNET,
     CLONE_NEWNS,
     MS_NODEV,
     MS_NOSUID,
@@ -51,7 +53,8 @@ from namespaces import (
     isolate_program,
     kill_namespace,
     mount_proc,
-    renew_run_state,
+    renew_ipc,
+    renew_scratch,
 )
 from privileges import lock_down_future_privileges
 from program import (
@@ -98,7 +101,7 @@ def runner_main(number: int, channel: Channel, proc: bool, board: Board) -> None
     channel; never returns."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)  # PID 1 then ignores it from inside
     close_all_but({channel.host_in, channel.host_out, channel.notes_w})
-    check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare")
+    check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET), "unshare")
     mount(None, "/", None, MS_REC | MS_PRIVATE)
     cache_fd = os.open(ARTEFACTS, os.O_RDONLY | os.O_DIRECTORY)  # before /tmp hides it
     lock_fd = os.open(HOST_LOCK, os.O_RDWR)  # its own open file: its own lock
@@ -142,13 +145,14 @@ def runner_main(number: int, channel: Channel, proc: bool, board: Board) -> None
         except BaseException as exc:
             reply = {"error": f"sandbox runner failed: {exc!r}"}
             kill_namespace()  # a run that failed half-way may have left processes
+        for fd in set(inputs.values()) - {fd for _, fd, _, _ in parts}:
+            os.close(fd)  # a file-I/O run's stdin is a file of the work directory
+        renew_scratch([workdir, shm])  # the reply's parts are memfds, none of them in there
         board.post(0.0)  # before the reply: the supervisor must never answer a second time
-        send_reply(channel.host_out, reply, parts)
-        for fd in {*inputs.values(), *(fd for _, fd, _, _ in parts)}:
-            os.close(fd)
+        send_reply(channel.host_out, reply, parts)  # closes the parts' memfds
         if last:
             os._exit(0)
-        renew_run_state([workdir, shm])
+        renew_ipc()
 
 
 def _runs_allowed(spec: dict) -> int:
@@ -295,10 +299,25 @@ def _collect(names: list[str], directory: str, cap: int, prefix: str
                          os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
         except OSError:
             continue
-        size = os.fstat(fd)
-        if not stat.S_ISREG(size.st_mode):
+        try:
+            size = os.fstat(fd)
+            if stat.S_ISREG(size.st_mode):
+                sizes[name] = size.st_size
+                parts.append((f"{prefix}file:{name}", *_copy(fd, min(size.st_size, cap))))
+        finally:
             os.close(fd)
-            continue
-        sizes[name] = size.st_size
-        parts.append((f"{prefix}file:{name}", fd, 0, min(size.st_size, cap)))
     return sizes, parts
+
+
+def _copy(fd: int, size: int) -> tuple[int, int, int]:
+    """The first `size` bytes of a work-directory file in a memfd of their own, so the work
+    directory can go before the reply is sent (see namespaces.renew_scratch): (memfd, 0, size
+    copied)."""
+    copy = os.memfd_create("collected", 0)
+    offset = 0
+    while offset < size:
+        moved = os.sendfile(copy, fd, offset, size - offset)
+        if not moved:
+            break
+        offset += moved
+    return copy, 0, offset

@@ -6,7 +6,8 @@ namespace, holding CAP_SYS_ADMIN and CAP_SETPCAP *there* only (bubblewrap gave t
 privilege, and user namespaces are disabled inside). It never runs submitted code itself, and it
 stays off the path of a run:
 
-    supervisor ── runner: PID 1 of a new PID namespace, with new mount and IPC namespaces, a
+    supervisor ── runner: PID 1 of a new PID namespace, with new mount, IPC and network
+                  │       namespaces (no network interface up, not even loopback), a
                   │       fresh tmpfs /tmp (the work directory) and /dev/shm, a private or hidden
                   │       /proc, prepared *before* its first request arrives. It takes the
                   │       worker's requests from the channel itself, runs each, moves the
@@ -16,7 +17,8 @@ stays off the path of a run:
                   │       /dev/shm and IPC namespace. After `runner_runs` runs it exits, and the
                   │       runner the supervisor has prepared meanwhile takes over.
                   └─ program: rlimits, every capability dropped for good (bounding set,
-                              securebits, no_new_privs), the run's own environment, then exec,
+                              securebits, no_new_privs), the runner's seccomp filter
+                              (seccomp.py), the run's own environment, then exec,
                               or (warm Python) the harness runs in this forked interpreter.
 
 So a run costs one fork (and, unless warm Python, one exec). The program cannot signal the
