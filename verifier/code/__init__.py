@@ -11,7 +11,7 @@ import threading
 
 from verifier.code import testset
 from verifier.code.languages import LANGUAGES, find_language, language_names
-from verifier.code.runner import CodeRunner
+from verifier.code.runner import CodeRunner, unsupported_tests
 from verifier.config import Settings, load_settings
 from verifier.sandbox import SandboxUnavailable
 from verifier.sandbox.factory import get_backend
@@ -64,8 +64,9 @@ def check_code_item(item: CodeItem, settings: Settings | None = None) -> str | N
             tests = testset.check(tests, (settings or process_settings()).max_tests_bytes)
         except testset.TestSetError as exc:
             return str(exc)
-    if tests.type != "stdio" and language.name != "python":
-        return f"tests.type: {tests.type!r} tests are only supported for python"
+    refused = unsupported_tests(tests.type, language.name)
+    if refused:
+        return refused
     if item.scoring == "subtasks" and getattr(tests, "subtasks", None) is None:
         return "scoring: 'subtasks' needs tests.subtasks"
     for role in ("checker", "interactor"):
