@@ -3,87 +3,216 @@ timeout, a memory limit, and MultiPL-E-style assert tests (the dataset's tests a
 solution) that pass, fail, or never run because the solution exits first.
 
 Right, wrong and broken programs of every language are in test_code_languages.py. One request
-per language, so each jail start and compiler warm-up is shared by its eight items.
+per language; its four programs are compiled once each.
 """
 
 from __future__ import annotations
 
 import shutil
+import textwrap
 
+import httpx
 import pytest
 
-from verifier.code import check_code_item, installed_languages, run_code_items, supported_languages
+from tests.procs import start_server
+from verifier.code import (
+    admitted_languages,
+    check_code_item,
+    installed_languages,
+    run_code_items,
+    supported_languages,
+)
+from verifier.code.extract import extract_code
+from verifier.code.languages import find_language
+from verifier.config import Settings, SettingsError, load_settings
 from verifier.schemas import CodeItem
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 
-# language -> (runtime error, timeout, memory hog)
-FAILING = {
-    "python": ("raise ValueError('boom')\n", "while True:\n    pass\n",
-               "a = []\nwhile True:\n    a.append(bytearray(1 << 20))\n"),
-    "c": ("#include <stdlib.h>\nint main(void){abort();}\n",
-          "int main(void){volatile long i=0;for(;;)i++;}\n",
-          "#include <stdlib.h>\n#include <string.h>\nint main(void){for(;;){char*p=malloc(1<<20);"
-          "if(!p)return 3;memset(p,1,1<<20);}}\n"),
-    "cpp": ("#include <stdexcept>\nint main(){throw std::runtime_error(\"boom\");}\n",
-            "int main(){volatile long i=0;for(;;)i++;}\n",
-            "#include <vector>\nint main(){std::vector<std::vector<char>> v;"
-            "for(;;)v.emplace_back(1<<20,'x');}\n"),
-    "java": ("public class Main { public static void main(String[] a) { throw new "
-             "RuntimeException(\"boom\"); } }\n",
-             "public class Main { public static void main(String[] a) { long i = 0; "
-             "while (true) i++; } }\n",
-             "import java.util.*;\npublic class Main { public static void main(String[] a) { "
-             "List<long[]> l = new ArrayList<>(); while (true) l.add(new long[1 << 17]); } }\n"),
-    "javascript": ("throw new Error('boom');\n", "while (true) {}\n",
-                   "const a = [];\nwhile (true) a.push(new Array(1 << 20).fill(1));\n"),
-    "rust": ("fn main() { panic!(\"boom\"); }\n", "fn main() { loop {} }\n",
-             "fn main() { let mut v: Vec<Vec<u8>> = Vec::new(); loop { v.push(vec![1u8; 1 << 20]);"
-             " } }\n"),
-    "bash": ("exit 3\n", "while :; do :; done\n", "x=a\nwhile :; do x=$x$x; done\n"),
-    "go": ("package main\nfunc main() { panic(\"boom\") }\n", "package main\nfunc main() { for"
-    " {} }\n",
-           "package main\nfunc main() { var s [][]byte; for { b := make([]byte, 1<<20); "
-           "for i := range b { b[i] = 1 }; s = append(s, b) } }\n"),
-    "typescript": ("throw new Error('boom');\n", "while (true) {}\n",
-                   "const a: number[][] = [];\nwhile (true) a.push(new Array(1 << 20).fill(1));\n"),
-    "csharp": ("class Program { static void Main() { throw new System.Exception(\"boom\"); } }\n",
-               "class Program { static void Main() { long i = 0; while (true) i++; } }\n",
-               "using System.Collections.Generic;\nclass Program { static void Main() { var l = "
-               "new List<long[]>(); while (true) l.Add(new long[1 << 17]); } }\n"),
-    "d": ("void main() { throw new Exception(\"boom\"); }\n", "void main() { for (;;) {} }\n",
-          "void main() { ubyte[][] a; for (;;) { auto b = new ubyte[1 << 20]; b[] = 1; a ~= b; }"
-          " }\n"),
-    "lua": ("error('boom')\n", "while true do end\n",
-            "local t = {}\nwhile true do t[#t + 1] = string.rep('x', 1 << 20) .. #t end\n"),
-    "php": ("<?php\nthrow new Exception('boom');\n", "<?php\nwhile (true) {}\n",
-            "<?php\n$a = [];\nwhile (true) $a[] = str_repeat('x', 1 << 20) . count($a);\n"),
-    "perl": ("die 'boom';\n", "while (1) {}\n",
-             "my @a;\nwhile (1) { push @a, 'x' x (1 << 20); }\n"),
-    "r": ("stop('boom')\n", "while (TRUE) {}\n",
-          "a <- list()\nwhile (TRUE) a[[length(a) + 1]] <- runif(1e6)\n"),
-    "ruby": ("raise 'boom'\n", "loop {}\n", "a = []\nloop { a << ('x' * (1 << 20)) + a.size.to_s"
-    " }\n"),
-    "racket": ("#lang racket/base\n(error 'boom)\n", "#lang racket/base\n(let loop () (loop))\n",
-               "#lang racket/base\n(let loop ([l '()]) (loop (cons (make-bytes 1000000 1) l)))\n"),
-    "haskell": ("main :: IO ()\nmain = error \"boom\"\n",
-                "loop :: Int -> Int\nloop n = if n < 0 then n else loop (n + 1)\n"
-                "main :: IO ()\nmain = print (loop 0)\n",
-                "main :: IO ()\nmain = let xs = [(1 :: Integer) ..] in print (length xs + "
-                "fromIntegral (sum xs))\n"),
-    "ocaml": ("let () = failwith \"boom\"\n", "let rec loop n = loop (n + 1)\nlet () = loop 0\n",
-              "let () = let l = ref [] in while true do l := Bytes.make 1000000 'x' :: !l done\n"),
-    "scala": ("object Main { def main(a: Array[String]): Unit = throw new Exception(\"boom\") }\n",
-              "object Main { def main(a: Array[String]): Unit = { var i = 0L; while (true) i += 1 }"
-              " }\n",
-              "object Main { def main(a: Array[String]): Unit = { val l = new java.util.ArrayList"
-              "[Array[Long]](); while (true) l.add(new Array[Long](1 << 17)) } }\n"),
-    "kotlin": ("fun main() { throw Exception(\"boom\") }\n",
-               "fun main() { var i = 0L; while (true) i++ }\n",
-               "fun main() { val l = ArrayList<LongArray>(); while (true) l.add(LongArray(1 shl"
-               " 17))"
-               " }\n"),
-}
+def _program(text: str) -> str:
+    return textwrap.dedent(text).lstrip("\n")
+
+
+# language -> one program that fails by its first input character: r a run-time error, t a
+# timeout, m a memory hog (one program, so a language's slow compiler builds it once).
+FAILING = {language: _program(text) for language, text in {
+    "python": """
+        import sys
+        mode = sys.stdin.read(1)
+        if mode == "r":
+            raise ValueError("boom")
+        a = []
+        while True:
+            if mode == "m":
+                a.append(bytearray(1 << 20))
+        """,
+    "c": """
+        #include <stdio.h>
+        #include <stdlib.h>
+        #include <string.h>
+        int main(void) {
+            int c = getchar(); volatile long i = 0;
+            if (c == 'r') abort();
+            for (;;) {
+                if (c != 'm') { i++; continue; }
+                char *p = malloc(1 << 20); if (!p) return 3; memset(p, 1, 1 << 20);
+            }
+        }
+        """,
+    "cpp": """
+        #include <iostream>
+        #include <stdexcept>
+        #include <vector>
+        int main() {
+            char c; std::cin >> c; volatile long i = 0; std::vector<std::vector<char>> v;
+            if (c == 'r') throw std::runtime_error("boom");
+            for (;;) { if (c == 'm') v.emplace_back(1 << 20, 'x'); else i++; }
+        }
+        """,
+    "java": """
+        import java.util.*;
+        public class Main {
+            public static void main(String[] a) throws Exception {
+                int c = System.in.read(); long i = 0; List<long[]> l = new ArrayList<>();
+                if (c == 'r') throw new RuntimeException("boom");
+                while (true) { if (c == 'm') l.add(new long[1 << 17]); else i++; }
+            }
+        }
+        """,
+    "javascript": """
+        const c = require('fs').readFileSync(0, 'utf8')[0];
+        if (c === 'r') throw new Error('boom');
+        const a = [];
+        while (true) if (c === 'm') a.push(new Array(1 << 20).fill(1));
+        """,
+    "typescript": """
+        const c: string = require('fs').readFileSync(0, 'utf8')[0];
+        if (c === 'r') throw new Error('boom');
+        const a: number[][] = [];
+        while (true) if (c === 'm') a.push(new Array(1 << 20).fill(1));
+        """,
+    "rust": """
+        use std::io::Read;
+        fn main() {
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s).unwrap();
+            if s.starts_with('r') { panic!("boom"); }
+            let mut v: Vec<Vec<u8>> = Vec::new();
+            loop { if s.starts_with('m') { v.push(vec![1u8; 1 << 20]); } }
+        }
+        """,
+    "bash": """
+        read -r c
+        if [ "$c" = r ]; then exit 3; fi
+        x=a
+        while :; do if [ "$c" = m ]; then x=$x$x; fi; done
+        """,
+    "go": """
+        package main
+        import "fmt"
+        func main() {
+            var c string
+            fmt.Scan(&c)
+            if c == "r" { panic("boom") }
+            var s [][]byte
+            for {
+                if c != "m" { continue }
+                b := make([]byte, 1<<20)
+                for i := range b { b[i] = 1 }
+                s = append(s, b)
+            }
+        }
+        """,
+    "csharp": """
+        using System.Collections.Generic;
+        class Program {
+            static void Main() {
+                var c = System.Console.ReadLine(); var l = new List<long[]>(); long i = 0;
+                if (c == "r") throw new System.Exception("boom");
+                while (true) { if (c == "m") l.Add(new long[1 << 17]); else i++; }
+            }
+        }
+        """,
+    "d": """
+        import std.stdio;
+        void main() {
+            string c = readln(); ubyte[][] a;
+            if (c[0] == 'r') throw new Exception("boom");
+            for (;;) { if (c[0] == 'm') { auto b = new ubyte[1 << 20]; b[] = 1; a ~= b; } }
+        }
+        """,
+    "lua": """
+        local c = io.read(1)
+        if c == 'r' then error('boom') end
+        local t = {}
+        while true do if c == 'm' then t[#t + 1] = string.rep('x', 1 << 20) .. #t end end
+        """,
+    "php": """
+        <?php
+        $c = fgetc(STDIN);
+        if ($c === 'r') throw new Exception('boom');
+        $a = [];
+        while (true) if ($c === 'm') $a[] = str_repeat('x', 1 << 20) . count($a);
+        """,
+    "perl": """
+        my $c = getc(STDIN);
+        die 'boom' if $c eq 'r';
+        my @a;
+        while (1) { push @a, 'x' x (1 << 20) if $c eq 'm'; }
+        """,
+    "r": """
+        c <- readLines(file('stdin'), n = 1)
+        if (c == 'r') stop('boom')
+        a <- list()
+        while (TRUE) if (c == 'm') a[[length(a) + 1]] <- runif(1e6)
+        """,
+    "ruby": """
+        c = $stdin.read(1)
+        raise 'boom' if c == 'r'
+        a = []
+        loop { a << ('x' * (1 << 20)) + a.size.to_s if c == 'm' }
+        """,
+    "racket": r"""
+        #lang racket/base
+        (define c (read-char))
+        (when (char=? c #\r) (error 'boom))
+        (let loop ([l '()]) (loop (if (char=? c #\m) (cons (make-bytes 1000000 1) l) l)))
+        """,
+    "haskell": """
+        loop :: Int -> Int
+        loop n = if n < 0 then n else loop (n + 1)
+        main :: IO ()
+        main = do
+          c <- getChar
+          case c of
+            'r' -> error "boom"
+            't' -> print (loop 0)
+            _ -> let xs = [(1 :: Integer) ..] in print (length xs + fromIntegral (sum xs))
+        """,
+    "ocaml": """
+        let rec loop n = loop (n + 1)
+        let () = match input_char stdin with
+          | 'r' -> failwith "boom"
+          | 't' -> loop 0
+          | _ -> let l = ref [] in while true do l := Bytes.make 1000000 'x' :: !l done
+        """,
+    "scala": """
+        object Main {
+          def main(a: Array[String]): Unit = {
+            val c = System.in.read(); val l = new java.util.ArrayList[Array[Long]](); var i = 0L
+            if (c == 'r') throw new Exception("boom")
+            while (true) { if (c == 'm') l.add(new Array[Long](1 << 17)) else i += 1 }
+          }
+        }
+        """,
+    "kotlin": """
+        fun main() {
+            val c = System.`in`.read(); val l = ArrayList<LongArray>(); var i = 0L
+            if (c == 'r'.toInt()) throw Exception("boom")
+            while (true) { if (c == 'm'.toInt()) l.add(LongArray(1 shl 17)) else i++ }
+        }
+        """,
+}.items()}
 
 # language -> (solution defining add, tests that pass, tests that fail, a solution whose add
 # exits 0 before the tests could finish). Tests follow each language's MultiPL-E harness.
@@ -213,7 +342,6 @@ ASSERTS = {
 # A failed test is `wrong` where the language says an assertion failed; bash's only say so by
 # their exit status.
 FAILED_TEST = {"bash": "runtime_error"}
-STDIO = {"type": "stdio", "cases": [{"input": "", "output": ""}]}
 LIMITS = {"time_s": 2, "memory_mb": 128}
 
 
@@ -225,10 +353,10 @@ def test_every_supported_language_has_cases_here():
 def test_verdicts(language: str):
     if language not in installed_languages():
         pytest.skip(f"{language} toolchain not installed")
-    runtime, timeout, memory = FAILING[language]
     solution, passing, failing, early = ASSERTS[language]
-    items = [CodeItem(language=language, response=code, tests=STDIO, limits=LIMITS)
-             for code in (runtime, timeout, memory)]
+    items = [CodeItem(language=language, response=FAILING[language], limits=LIMITS,
+                      tests={"type": "stdio", "cases": [{"input": f"{mode}\n", "output": ""}]})
+             for mode in "rtm"]
     items += [CodeItem(language=language, response=code, limits=LIMITS,
                        tests={"type": "assert", "code": tests})
               for code, tests in ((solution, passing), (solution, failing), (early, passing))]
@@ -240,3 +368,43 @@ def test_verdicts(language: str):
                         FAILED_TEST.get(language, "wrong"), "runtime_error"], results
     assert [r.reward for r in results] == [0.0, 0.0, 0.0, 1.0, 0.0, 0.0]
     assert results[5].detail["tests"][0]["message"] == "exited before the tests finished"
+
+
+def test_aliases_and_fence_tags_of_every_language():
+    # What users write in `language` and after a code fence, for the languages MultiPL-E has.
+    for alias, name in (("ts", "typescript"), ("cs", "csharp"), ("c#", "csharp"), ("rb", "ruby"),
+                        ("pl", "perl"), ("hs", "haskell"), ("kt", "kotlin"), ("golang", "go"),
+                        ("ml", "ocaml"), ("rkt", "racket"), ("R", "r"), ("Lua", "lua")):
+        assert find_language(alias).name == name, alias
+    language = find_language("rb")
+    response = "Try:\n```rb\nputs 1\n```\nOutput:\n```text\n1\n```\n"
+    assert extract_code(response, (language.name, *language.aliases)) == "puts 1\n"
+
+
+def test_a_language_without_its_toolchain_is_a_422(tmp_path):
+    # VERIFIER_LANGUAGES names what the workers have; any other language is refused at the door
+    # (never an infra_error per item), and /v1/info says what there is.
+    server, url = start_server(tmp_path, "--workers", "1",
+                               env={"VERIFIER_LANGUAGES": "python,c"})
+    try:
+        info = httpx.get(f"{url}/v1/info", timeout=120).json()
+        assert info["languages"] == ["python", "c"]
+        item = {"kind": "code", "language": "java", "response": "class Main {}",
+                "tests": {"type": "stdio", "cases": [{"input": "", "output": ""}]}}
+        response = httpx.post(f"{url}/v1/verify", json={"items": [item]}, timeout=60)
+        assert response.status_code == 422, response.text
+        assert response.json()["detail"][0]["loc"] == ["body", "items", 0, "language"]
+        assert "java's toolchain is not installed" in response.json()["error"]
+    finally:
+        server.stop()
+
+
+def test_admission_follows_the_toolchains_found():
+    settings = Settings(languages="py,ts")
+    item = CodeItem(language="rb", response="puts 1", tests={
+        "type": "stdio", "cases": [{"input": "", "output": "1\n"}]})
+    assert "ruby's toolchain is not installed here" in check_code_item(item, settings)
+    assert check_code_item(item.model_copy(update={"language": "typescript"}), settings) is None
+    assert admitted_languages(Settings()) == installed_languages(Settings())
+    with pytest.raises(SettingsError, match="VERIFIER_LANGUAGES"):
+        load_settings(languages="python,cobol")

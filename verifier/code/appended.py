@@ -149,7 +149,8 @@ APPENDED: dict[str, Appended] = {
         signatures=("ssert",)),
     "kotlin": Appended(
         entry=(r"\bfun\s+main\s*\(\s*\)", "fun verifierMain()"),
-        epilogue="\nfun main() { verifierMain(); java.io.File(\"/proc/self/fd/3\").writeBytes("
+        epilogue="\nfun main() { ClassLoader.getSystemClassLoader().setDefaultAssertionStatus(true)"
+                 "; verifierMain(); java.io.File(\"/proc/self/fd/3\").writeBytes("
                  "java.io.File(\"/proc/self/fd/4\").readBytes()) }\n",
         signatures=("ssert",)),
 }
