@@ -408,3 +408,13 @@ def test_admission_follows_the_toolchains_found():
     assert admitted_languages(Settings()) == installed_languages(Settings())
     with pytest.raises(SettingsError, match="VERIFIER_LANGUAGES"):
         load_settings(languages="python,cobol")
+
+
+def test_the_jail_holds_the_toolchains_not_the_host_usr():
+    # Only the executables, the libraries and the toolchains' own directories are bound: the
+    # host's /usr/local (its configuration too), /usr/src and /usr/share/doc are not there.
+    probe = ("for p in /usr/local/etc /usr/local /usr/src /usr/share/doc /usr/lib/jvm /usr/bin/gcc;"
+             " do if [ -e $p ]; then echo $p; fi; done\n")
+    result = run_code_items([CodeItem(language="bash", response=probe, tests={
+        "type": "stdio", "cases": [{"input": "", "output": "/usr/lib/jvm\n/usr/bin/gcc\n"}]})])[0]
+    assert result.status.value == "correct", result
