@@ -214,9 +214,10 @@ LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
     Language(
         name="ruby", tools=("ruby",), source_name=_fixed("main.rb"),
         run=lambda t, s, m, c: [t["ruby"], s], startup_cpu_s=0.1, aliases=("rb",)),
+    # Racket has no heap flag: the cgroup bounds it. `#lang racket` alone loads for about 1 s.
     Language(
         name="racket", tools=("racket",), source_name=_fixed("main.rkt"),
-        run=lambda t, s, m, c: [t["racket"], s], memory="heap", startup_cpu_s=0.5,
+        run=lambda t, s, m, c: [t["racket"], s], memory="heap", startup_cpu_s=1.0,
         aliases=("rkt",)),
     # GHC: the RTS's own heap limit (-M) and stack (-K); the binary accepts RTS options
     # (-rtsopts). The RTS reserves a terabyte of address space up front: judged as a heap.
