@@ -17,6 +17,9 @@
    the solution's CPU time, p50): plain stdio comparison; a C++ checker (tests/judging, compiled
    once per jail) run after every test; an interactive guessing game (a C++ interactor beside
    the solution, about 30 exchanges per test). The modes alternate over the rounds.
+6. languages: per installed language, a small stdio program's compile time (CPU and wall) and
+   the per-test overhead, the wall time per test beyond the program's own CPU time (p50), in
+   one slot's jail; also printed as a table on stderr.
 
 Rounds are long enough (120 submissions, 30 chunks over 2 workers) that the last chunk of a
 round, when one worker idles, does not weigh on the rate: it measures steady throughput.
@@ -25,6 +28,7 @@ are in the README's Benchmarks section.
 
 Usage: python bench/code_throughput.py [--submissions 120] [--rounds 3] [--skip-humaneval]
                                       [--skip-service] [--judged-submissions 24]
+                                      [--only-languages | --skip-languages]
 """
 
 from __future__ import annotations
@@ -45,7 +49,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from rl_client.schemas import CodeItem  # noqa: E402
-from verifier.code import process_settings, run_code_items  # noqa: E402
+from tests.test_code_languages import PROGRAMS  # noqa: E402
+from verifier.code import installed_languages, process_settings, run_code_items  # noqa: E402
 from verifier.local import LocalServer  # noqa: E402
 from verifier.sandbox.bubblewrap import discover_tools  # noqa: E402
 
@@ -275,6 +280,42 @@ def bench_judged(pool: ProcessPoolExecutor, count: int, rounds: int) -> dict:
         report[f"{mode}_vs_stdio_rate"] = round(
             report[mode]["submissions_per_s"] / report["stdio"]["submissions_per_s"], 2)
     return report
+def bench_languages(rounds: int, tests: int = 10) -> dict:
+    """Per installed language: the compile time of a small stdio program (CPU and wall, median
+    over `rounds` distinct sources) and, per test, the wall time the runner spends beyond the
+    program's own CPU time (p50 over every test of every round), in one slot's jail."""
+    cases = [{"input": f"{a} {a + 1}\n", "output": f"{2 * a + 1}\n"} for a in range(tests)]
+    stdio = {"type": "stdio", "cases": cases}
+    rows = {}
+    for language in installed_languages():
+        right = PROGRAMS[language][0]
+        run_code_items([CodeItem(language=language, response=right, tests=stdio)])  # warm
+        compile_cpu, compile_wall, overheads, cpu = [], [], [], []
+        for round_ in range(rounds):  # trailing blank lines: a distinct source, a fresh build
+            item = CodeItem(language=language, response=right + "\n" * (round_ + 1),
+                            tests=stdio)
+            result = run_code_items([item])[0]
+            assert result.status.value == "correct", result
+            built = result.detail.get("compile", {})
+            compile_cpu.append(built.get("time_ms", 0.0))
+            compile_wall.append(built.get("wall_ms", 0.0))
+            per_test_ms = (result.elapsed_ms - built.get("wall_ms", 0.0)) / tests
+            overheads += [per_test_ms - test["time_ms"] for test in result.detail["tests"]]
+            cpu += [test["time_ms"] for test in result.detail["tests"]]
+        rows[language] = {
+            "compile_cpu_ms": round(statistics.median(compile_cpu), 1),
+            "compile_wall_ms": round(statistics.median(compile_wall), 1),
+            "run_cpu_p50_ms": round(statistics.median(cpu), 2),
+            "overhead_p50_ms": round(statistics.median(overheads), 2)}
+    return rows
+
+
+def print_language_table(rows: dict) -> None:
+    """The per-language figures as a table, on stderr (stdout is the JSON report)."""
+    header = ("language", "compile cpu ms", "compile wall ms", "run cpu ms", "overhead ms")
+    print("  ".join(f"{h:>15}" for h in header), file=sys.stderr)
+    for language, row in rows.items():
+        print("  ".join(f"{value:>15}" for value in (language, *row.values())), file=sys.stderr)
 
 
 def main() -> None:
@@ -285,9 +326,18 @@ def main() -> None:
     parser.add_argument("--skip-service", action="store_true")
     parser.add_argument("--judged-submissions", type=int, default=24,
                         help="per round and judging mode (checker, interactive, plain)")
+    parser.add_argument("--only-languages", action="store_true",
+                        help="just the per-language compile times and run overheads")
+    parser.add_argument("--skip-languages", action="store_true")
     args = parser.parse_args()
     report: dict = {"workers": WORKERS, "cpus": os.cpu_count(),
                     "load_avg_1m": round(os.getloadavg()[0], 2)}
+    if not args.skip_languages:
+        report["languages"] = bench_languages(args.rounds)
+        print_language_table(report["languages"])
+    if args.only_languages:
+        print(json.dumps(report, indent=2))
+        return
     with _pool() as pool, contextlib.ExitStack() as stack:
         service = None if args.skip_service else stack.enter_context(Service())
         report["python_stdio"] = bench_python_stdio(pool, service, args.submissions,

@@ -132,8 +132,9 @@ def test_openrlhf_remote_reward_contract(verifier_url: str) -> None:
     ({"items": [{"kind": "code", "response": "x", "language": "cobol",
                  "tests": {"type": "assert", "code": "assert 1"}}]}, "items.0.language"),
     ({"items": "nope"}, "items"),
-    ({"items": [{"kind": "code", "response": "x", "language": "c",
-                 "tests": {"type": "assert", "code": "assert 1"}}]}, "items.0.tests.type"),
+    ({"items": [{"kind": "code", "response": "x", "language": "c",  # call tests: Python's
+                 "tests": {"type": "call", "fn_name": "f", "cases": [{"expected": 1}]}}]},
+     "items.0.tests.type"),
 ])
 def test_malformed_bodies_get_422_naming_the_field(verifier_url: str, body: dict,
                                                     field: str) -> None:

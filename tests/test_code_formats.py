@@ -187,10 +187,10 @@ def test_bad_input():
     blank = CodeItem(language="cpp", response="   \n", tests={
         "type": "stdio", "cases": [{"output": "1"}]})
     assert run_code_items([blank])[0].status.value == "no_answer"
-    assert_for_c = CodeItem(language="c", response="int main(){}", tests={
-        "type": "assert", "code": "assert True"})
-    assert check_code_item(assert_for_c) is not None
-    assert run_code_items([assert_for_c])[0].status.value == "infra_error"
+    call_for_c = CodeItem(language="c", response="int f(void){return 1;}", tests={
+        "type": "call", "fn_name": "f", "cases": [{"expected": 1}]})  # call tests: Python's
+    assert "not supported for c" in check_code_item(call_for_c)
+    assert run_code_items([call_for_c])[0].status.value == "infra_error"
     unknown = CodeItem(language="cobol", response="x", tests={
         "type": "stdio", "cases": [{"output": "1"}]})
     assert "language" in check_code_item(unknown)

@@ -78,6 +78,9 @@ class Settings(BaseSettings):
     max_tests_bytes: int = Field(256 * 1024 * 1024, ge=1024)
     # Files a checker or interactor may include without the request shipping them (testlib.h).
     support_files_dir: str = ""
+    # The languages whose toolchains the workers have ("name,..."; empty: those this process
+    # finds, see verifier.code.admitted_languages): /v1/info lists them, admission refuses others.
+    languages: str = ""
     # The jail
     sandbox: Literal["bubblewrap", "docker"] = "bubblewrap"
     sandbox_cgroup: bool = True
@@ -123,6 +126,17 @@ class Settings(BaseSettings):
         parse_multipliers(value)
         return value
 
+    @field_validator("languages")
+    @classmethod
+    def _known_languages(cls, value: str) -> str:
+        parse_languages(value)
+        return value
+
+    @property
+    def language_list(self) -> list[str]:
+        """VERIFIER_LANGUAGES as canonical names, in the registry's order (empty: not set)."""
+        return parse_languages(self.languages)
+
     @property
     def time_multiplier(self) -> dict[str, float]:
         """Language (its canonical name) -> factor on its CPU limit."""
@@ -135,6 +149,19 @@ class Settings(BaseSettings):
     @property
     def api_key_set(self) -> frozenset[str]:
         return frozenset(k.strip() for k in self.api_keys.split(",") if k.strip())
+
+
+def parse_languages(text: str) -> list[str]:
+    """`py,c++,go` -> ["python", "cpp", "go"] (the registry's order); names or aliases."""
+    from verifier.code.languages import LANGUAGES, find_language
+
+    named = set()
+    for name in filter(None, (part.strip() for part in text.split(","))):
+        language = find_language(name)
+        if language is None:
+            raise ValueError(f"unknown language {name!r}")
+        named.add(language.name)
+    return [name for name in LANGUAGES if name in named]
 
 
 def parse_multipliers(text: str) -> dict[str, float]:

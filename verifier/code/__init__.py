@@ -1,6 +1,6 @@
 """Code runner: sandboxed execution of code items (see runner.py; the jail is verifier.sandbox).
 
-The spine depends only on `supported_languages`, `installed_languages`, `check_code_item` and
+The spine depends only on `supported_languages`, `admitted_languages`, `check_code_item` and
 `run_code_items`. A worker process is given its settings once, with `configure`, when it starts;
 a process that never was (a script, a test) reads them from the environment on first use.
 """
@@ -12,7 +12,7 @@ import threading
 from rl_client.schemas import CodeItem, CompressedTests, Result
 from verifier.code import testset
 from verifier.code.languages import LANGUAGES, find_language, language_names
-from verifier.code.runner import CodeRunner
+from verifier.code.runner import CodeRunner, unsupported_tests
 from verifier.config import Settings, load_settings
 from verifier.sandbox import SandboxUnavailable
 from verifier.sandbox.factory import get_backend
@@ -43,7 +43,7 @@ def supported_languages() -> list[str]:
 
 
 def installed_languages(settings: Settings | None = None) -> list[str]:
-    """Languages whose toolchain is present for this process's sandbox (shown by /v1/info)."""
+    """Languages whose toolchain is present for this process's sandbox."""
     try:
         tools = get_backend(settings or process_settings()).tools()
     except SandboxUnavailable:
@@ -51,28 +51,52 @@ def installed_languages(settings: Settings | None = None) -> list[str]:
     return [name for name, lang in LANGUAGES.items() if all(t in tools for t in lang.tools)]
 
 
+def admitted_languages(settings: Settings | None = None) -> list[str] | None:
+    """The languages the service scores (/v1/info lists them; admission refuses the others):
+    VERIFIER_LANGUAGES when set; else, where this process runs the code itself in a bubblewrap
+    jail (embedded mode), those whose toolchains it finds. None: any supported language, when
+    the toolchains are elsewhere (distributed workers, Docker runner images) and not named."""
+    settings = settings or process_settings()
+    if settings.language_list:
+        return settings.language_list
+    if settings.mode == "embedded" and settings.sandbox == "bubblewrap":
+        return installed_languages(settings)
+    return None
+
+
 def check_code_item(item: CodeItem, settings: Settings | None = None) -> str | None:
     """Why the API should refuse this item (422), or None. No sandbox involved; a compressed
     test set is decoded (bounded, once per distinct payload). It knows the languages by the
     same names and aliases as the runner."""
+    settings = settings or process_settings()
     language = find_language(item.language)
     if language is None:
         return f"language: unsupported {item.language!r}; supported: {language_names()}"
+    admitted = admitted_languages(settings)
+    if admitted is not None and language.name not in admitted:
+        return (f"language: {language.name}'s toolchain is not installed here; installed: "
+                f"{', '.join(admitted) or 'none'}")
     tests = item.tests
     if isinstance(tests, CompressedTests):
         try:
-            tests = testset.check(tests, (settings or process_settings()).max_tests_bytes)
+            tests = testset.check(tests, settings.max_tests_bytes)
         except testset.TestSetError as exc:
             return str(exc)
-    if tests.type != "stdio" and language.name != "python":
-        return f"tests.type: {tests.type!r} tests are only supported for python"
+    refused = unsupported_tests(tests.type, language.name)
+    if refused:
+        return refused
     if item.scoring == "subtasks" and getattr(tests, "subtasks", None) is None:
         return "scoring: 'subtasks' needs tests.subtasks"
     for role in ("checker", "interactor"):
         program = getattr(tests, role, None)
-        if program is not None and find_language(program.language) is None:
+        if program is None:
+            continue
+        judge = find_language(program.language)
+        if judge is None:
             return (f"tests.{role}.language: unsupported {program.language!r}; supported: "
                     f"{language_names()}")
+        if admitted is not None and judge.name not in admitted:
+            return f"tests.{role}.language: {judge.name}'s toolchain is not installed here"
     return None
 
 

@@ -1,7 +1,8 @@
 """The language registry: one entry per language (file name, compile and run commands).
 
-Adding a language is one `Language(...)` in `LANGUAGES` plus a test. Commands name toolchain
-executables as `{tool}`; the sandbox backend says where each tool is inside its jail.
+Adding a language is one `Language(...)` in `LANGUAGES` plus a test (and, for the jail, its
+toolchain's directories in verifier/sandbox/toolchains.py). Commands name toolchain executables
+as `{tool}`; the sandbox backend says where each tool is inside its jail.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ class Language:
 
     `memory` says how the memory limit is enforced: "address_space" sets RLIMIT_AS (C, C++,
     Rust, Python, bash); "heap" passes the runtime's own heap flag and only bounds the data
-    segment loosely, because JVM and V8 reserve far more address space than they use.
+    segment loosely, because JVM, V8, Mono, GHC's RTS and Racket reserve far more address space
+    than they use. `env` values may name the run's `{memory_mb}` (GOMEMLIMIT, Mono's heap).
     """
 
     name: str
@@ -57,12 +59,71 @@ def java_main_class(code: str) -> str:
     return found.group(1) if found else java_source_name(code)[: -len(".java")]
 
 
+def jvm_flags(memory_mb: int) -> list[str]:
+    """A JVM run's flags: the heap is the memory limit. SerialGC and C1 only: fewest threads
+    and the fastest start for short programs. -Xss is reserved for every Java thread (the JVM
+    starts several), so it stays modest."""
+    return [f"-Xmx{memory_mb}m", f"-Xss{stack_mb(memory_mb)}m", "-XX:+UseSerialGC",
+            "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Xshare:auto"]
+
+
+# javac, scalac and kotlinc themselves run on a JVM: the same flags with a compiler's heap.
+_JVM_COMPILER_FLAGS = ("-Xmx1024m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
+
+
 def _java_run(tools: dict[str, str], source: str, memory_mb: int, code: str) -> list[str]:
-    # SerialGC and C1 only: fewest threads and the fastest start for short programs. -Xss is
-    # reserved for every Java thread (the JVM starts several), so it stays modest.
-    return [tools["java"], f"-Xmx{memory_mb}m", f"-Xss{stack_mb(memory_mb)}m",
-            "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Xshare:auto",
-            "-cp", "classes", java_main_class(code)]
+    return [tools["java"], *jvm_flags(memory_mb), "-cp", "classes", java_main_class(code)]
+
+
+def _jvm_library_run(library: str, main: Callable[[str], str]
+                     ) -> Callable[[dict[str, str], str, int, str], list[str]]:
+    """A JVM language's run: its classes with its runtime library (a tool: its jar)."""
+    return lambda t, s, m, c: [t["java"], *jvm_flags(m), "-cp", f"classes:{t[library]}", main(c)]
+
+
+_SCALA_MAIN = re.compile(r"\bobject\s+(\w+)")
+_KOTLIN_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)", re.M)
+
+
+def scala_main_object(code: str) -> str:
+    """The object whose `main` to run: the one declaring `def main`, else the first object."""
+    objects = list(_SCALA_MAIN.finditer(code))
+    for found, following in zip(objects, [*objects[1:], None], strict=False):
+        body = code[found.end():following.start() if following else len(code)]
+        if re.search(r"\bdef\s+main\s*\(", body):
+            return found.group(1)
+    return objects[0].group(1) if objects else "Main"
+
+
+def kotlin_main_class(code: str) -> str:
+    """Top-level functions of main.kt live in class MainKt (of the file's package)."""
+    package = _KOTLIN_PACKAGE.search(code)
+    return f"{package.group(1)}.MainKt" if package else "MainKt"
+
+
+# TypeScript is transpiled, not type-checked (as tsx, ts-node --transpile-only, esbuild and
+# Deno's run do): Debian packages no Node type definitions, and a well-typed program that uses
+# `require` or `process` would otherwise not compile. Syntax errors are compile errors.
+_TS_TRANSPILE = (
+    "const ts=require(process.argv[1]),fs=require('fs');"
+    "const out=ts.transpileModule(fs.readFileSync(process.argv[2],'utf8'),{reportDiagnostics:"
+    "true,fileName:process.argv[2],compilerOptions:{target:ts.ScriptTarget.ES2020,"
+    "module:ts.ModuleKind.CommonJS}});"
+    "const errors=out.diagnostics.filter(d=>d.category===ts.DiagnosticCategory.Error);"
+    "for(const d of errors){const p=d.file?d.file.getLineAndCharacterOfPosition(d.start):"
+    "{line:0,character:0};console.error(`${process.argv[2]}(${p.line+1},${p.character+1}): "
+    "error TS${d.code}: ${ts.flattenDiagnosticMessageText(d.messageText,'\\n')}`);}"
+    "if(errors.length)process.exit(1);fs.writeFileSync('main.js',out.outputText);")
+
+
+def _typescript_library(tools: dict[str, str]) -> str:
+    """typescript.js beside the tsc the host has (its bin/tsc: ../lib/typescript.js)."""
+    return f"{tools['tsc'].rsplit('/', 2)[0]}/lib/typescript.js"
+
+
+def _node_run(program: str) -> Callable[[dict[str, str], str, int, str], list[str]]:
+    return lambda t, s, m, c: [t["node"], f"--max-old-space-size={m}", "--v8-pool-size=1",
+                               f"--stack-size={stack_mb(m) * 900}", program or s]
 
 
 def stack_mb(memory_mb: int) -> int:
@@ -74,6 +135,10 @@ def stack_mb(memory_mb: int) -> int:
     return min(memory_mb, 64)
 
 
+def _native(tools: dict[str, str], source: str, memory_mb: int, code: str) -> list[str]:
+    return ["./main"]
+
+
 LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
     Language(
         name="python", tools=("python",), source_name=_fixed("solution.py"),
@@ -83,33 +148,112 @@ LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
     Language(
         name="c", tools=("gcc",), source_name=_fixed("main.c"),
         compile=lambda t, s: [t["gcc"], "-O2", "-std=gnu17", "-pipe", "-o", "main", s, "-lm"],
-        run=lambda t, s, m, c: ["./main"], artefacts=("main",)),
+        run=_native, artefacts=("main",)),
     Language(
         name="cpp", tools=("g++",), source_name=_fixed("main.cpp"),
         compile=lambda t, s: [t["g++"], "-O2", "-std=gnu++17", "-pipe", "-o", "main", s],
-        run=lambda t, s, m, c: ["./main"], artefacts=("main",), aliases=("c++", "cc", "cxx")),
+        run=_native, artefacts=("main",), aliases=("c++", "cc", "cxx")),
     Language(
         name="java", tools=("javac", "java"), source_name=java_source_name,
-        compile=lambda t, s: [t["javac"], "-J-Xmx512m", "-J-XX:+UseSerialGC",
-                              "-J-XX:TieredStopAtLevel=1", "-encoding", "UTF-8", "-d", "classes",
-                              s],
+        compile=lambda t, s: [t["javac"], *(f"-J{flag}" for flag in _JVM_COMPILER_FLAGS),
+                              "-encoding", "UTF-8", "-d", "classes", s],
         run=_java_run, artefacts=("classes",), memory="heap", startup_cpu_s=1.0),
     Language(
-        name="javascript", tools=("node",), source_name=_fixed("main.js"),
-        run=lambda t, s, m, c: [t["node"], f"--max-old-space-size={m}", "--v8-pool-size=1",
-                                f"--stack-size={stack_mb(m) * 900}", s],
+        name="javascript", tools=("node",), source_name=_fixed("main.js"), run=_node_run(""),
         memory="heap", startup_cpu_s=0.3, aliases=("js", "node", "nodejs")),
     Language(
         name="rust", tools=("rustc",), source_name=_fixed("main.rs"),
         compile=lambda t, s: [t["rustc"], "-O", "--edition", "2021", "-o", "main", s],
-        run=lambda t, s, m, c: ["./main"], artefacts=("main",), aliases=("rs",)),
+        run=_native, artefacts=("main",), aliases=("rs",)),
     Language(
         name="bash", tools=("bash",), source_name=_fixed("main.sh"),
         run=lambda t, s, m, c: [t["bash"], s], aliases=("sh", "shell")),
+    # Go: one runtime thread for Go code and the garbage collector aiming at the limit; the
+    # build is static (no cgo) with its cache in the run's /tmp.
+    Language(
+        name="go", tools=("go",), source_name=_fixed("main.go"),
+        compile=lambda t, s: [t["go"], "build", "-o", "main", s],
+        run=_native, artefacts=("main",), aliases=("golang",),
+        env={"GOMAXPROCS": "1", "GOMEMLIMIT": "{memory_mb}MiB", "CGO_ENABLED": "0",
+             "GOCACHE": "/tmp/.gocache", "GOPATH": "/tmp/go", "GO111MODULE": "off"}),
+    Language(
+        name="typescript", tools=("tsc", "node"), source_name=_fixed("main.ts"),
+        compile=lambda t, s: [t["node"], "-e", _TS_TRANSPILE, _typescript_library(t), s],
+        run=_node_run("main.js"), artefacts=("main.js",), memory="heap", startup_cpu_s=0.3,
+        aliases=("ts",)),
+    # C# on Mono: DEBUG defined, so Debug.Assert works (as MultiPL-E compiles it); the heap is
+    # capped by the garbage collector at the limit.
+    Language(
+        name="csharp", tools=("mcs", "mono"), source_name=_fixed("main.cs"),
+        compile=lambda t, s: [t["mcs"], "-optimize+", "-d:DEBUG", "-out:main.exe", s],
+        run=lambda t, s, m, c: [t["mono"], "main.exe"], artefacts=("main.exe",),
+        memory="heap", startup_cpu_s=0.2, aliases=("cs", "c#", "mono"),
+        env={"MONO_GC_PARAMS": "max-heap-size={memory_mb}m"}),
+    # D with its unittest blocks compiled in: they run before main (MultiPL-E's D tests are
+    # unittest blocks), and a failing one ends the program before main.
+    Language(
+        name="d", tools=("gdc",), source_name=_fixed("main.d"),
+        compile=lambda t, s: [t["gdc"], "-O2", "-pipe", "-funittest", "-o", "main", s],
+        run=_native, artefacts=("main",), aliases=("dlang", "gdc")),
+    Language(
+        name="lua", tools=("lua",), source_name=_fixed("main.lua"),
+        run=lambda t, s, m, c: [t["lua"], s], aliases=("lua5.4",)),
+    # PHP without any php.ini (-n: the same on every host), its own memory_limit the limit, and
+    # its errors on stderr (PHP's CLI prints them on stdout otherwise).
+    Language(
+        name="php", tools=("php",), source_name=_fixed("main.php"),
+        run=lambda t, s, m, c: [t["php"], "-n", "-d", f"memory_limit={m}M", "-d",
+                                "display_errors=stderr", s]),
+    Language(
+        name="perl", tools=("perl",), source_name=_fixed("main.pl"),
+        run=lambda t, s, m, c: [t["perl"], s], aliases=("pl", "perl5")),
+    Language(
+        name="r", tools=("Rscript",), source_name=_fixed("main.R"),
+        run=lambda t, s, m, c: [t["Rscript"], "--vanilla", s], memory="heap", startup_cpu_s=0.3,
+        aliases=("rscript",)),
+    Language(
+        name="ruby", tools=("ruby",), source_name=_fixed("main.rb"),
+        run=lambda t, s, m, c: [t["ruby"], s], startup_cpu_s=0.1, aliases=("rb",)),
+    # Racket has no heap flag: the cgroup bounds it. `#lang racket` alone loads for about 1 s.
+    Language(
+        name="racket", tools=("racket",), source_name=_fixed("main.rkt"),
+        run=lambda t, s, m, c: [t["racket"], s], memory="heap", startup_cpu_s=1.0,
+        aliases=("rkt",)),
+    # GHC: the RTS's own heap limit (-M) and stack (-K); the binary accepts RTS options
+    # (-rtsopts). The RTS reserves a terabyte of address space up front: judged as a heap.
+    Language(
+        name="haskell", tools=("ghc",), source_name=_fixed("main.hs"),
+        compile=lambda t, s: [t["ghc"], "-O1", "-rtsopts", "-o", "main", s],
+        run=lambda t, s, m, c: ["./main", "+RTS", f"-M{m}m", f"-K{stack_mb(m)}m", "-RTS"],
+        artefacts=("main",), memory="heap", aliases=("hs", "ghc")),
+    Language(
+        name="ocaml", tools=("ocamlopt",), source_name=_fixed("main.ml"),
+        compile=lambda t, s: [t["ocamlopt"], "-O2", "-o", "main", s],
+        run=_native, artefacts=("main",), aliases=("ml", "ocamlopt")),
+    # scalac (2.11) wants its output directory to exist; kotlinc makes its own.
+    Language(
+        name="scala", tools=("scalac", "java", "scala-library"), source_name=_fixed("main.scala"),
+        compile=lambda t, s: ["/bin/sh", "-c", 'mkdir classes && exec "$0" "$@"', t["scalac"],
+                              *(f"-J{flag}" for flag in _JVM_COMPILER_FLAGS), "-nowarn", "-d",
+                              "classes", s],
+        run=_jvm_library_run("scala-library", scala_main_object), artefacts=("classes",),
+        memory="heap", startup_cpu_s=1.0, aliases=("sc",)),
+    Language(
+        name="kotlin", tools=("kotlinc", "java", "kotlin-stdlib"), source_name=_fixed("main.kt"),
+        compile=lambda t, s: [t["kotlinc"], *(f"-J{flag}" for flag in _JVM_COMPILER_FLAGS),
+                              "-nowarn", "-d", "classes", s],
+        run=_jvm_library_run("kotlin-stdlib", kotlin_main_class), artefacts=("classes",),
+        memory="heap", startup_cpu_s=1.0, aliases=("kt", "kts")),
 )}
 
 ALIASES: dict[str, str] = {alias: lang.name for lang in LANGUAGES.values()
                            for alias in (lang.name, *lang.aliases)}
+
+
+def language_env(language: Language, memory_mb: int) -> dict[str, str]:
+    """The language's environment variables for a run (or compile) with `memory_mb`."""
+    return {key: value.replace("{memory_mb}", str(memory_mb))
+            for key, value in language.env.items()}
 
 
 def find_language(name: str) -> Language | None:

@@ -29,12 +29,12 @@ from rl_client.schemas import (
     Status,
     StdioTests,
 )
-from verifier.code import interactive, testset
+from verifier.code import appended, interactive, testset
 from verifier.code.asserts import BrokenTests, plan
 from verifier.code.compare import stdout_matches, values_equal
 from verifier.code.extract import extract_code
 from verifier.code.judges import OUTPUT, JudgeVerdict, PreparedJudge, prepare_judge
-from verifier.code.languages import MIB, Language, find_language, stack_mb
+from verifier.code.languages import MIB, Language, find_language, language_env, stack_mb
 from verifier.code.subtasks import score_subtasks
 from verifier.config import Settings
 from verifier.lru import LRU
@@ -52,11 +52,25 @@ PYTHON_MEMORY_OVERHEAD_MB = 64  # room for the interpreter; the memory verdict s
 RUNTIME_OVERHEAD_MB = {"address_space": 32, "heap": 384}  # beyond the limit: pipes, runtimes
 STDERR_DETAIL_CHARS = 1000
 COMPILE_MESSAGE_CHARS = 4000
+COMPILE_MEMORY_MB = 4096  # compile_limits' memory, for a compiler's own heap settings
 COMPILE_FAILURES_KEPT = 256  # failed compilations remembered (by source), not run again
 MAX_SUPPORT_FILE_BYTES = 4 * MIB  # a file of VERIFIER_SUPPORT_FILES_DIR
 OOM_SIGNATURES = ("MemoryError", "std::bad_alloc", "java.lang.OutOfMemoryError",
                   "JavaScript heap out of memory", "Fatal process OOM", "memory allocation of",
-                  "Cannot allocate memory", "cannot allocate memory", "out of memory")
+                  "Cannot allocate memory", "cannot allocate memory", "out of memory",
+                  "OutOfMemory", "not enough memory", "Allowed memory size of", "Out of memory",
+                  "NoMemoryError", "cannot allocate vector", "Heap exhausted", "Out_of_memory",
+                  "xrealloc: cannot allocate", "xmalloc: cannot allocate")
+
+
+def unsupported_tests(tests_type: str, language: str) -> str | None:
+    """Why tests of this type cannot be run in this language, or None: `call` tests are
+    Python's; `assert` tests are Python's or appended to the program (appended.py)."""
+    if tests_type == "stdio" or language == "python":
+        return None
+    if tests_type == "assert" and appended.supported(language):
+        return None
+    return f"tests.type: {tests_type!r} tests are not supported for {language}"
 
 
 def run_limits(language: Language, limits: Limits, output_bytes: int) -> SandboxLimits:
@@ -84,7 +98,7 @@ def compile_limits(cpu: float) -> SandboxLimits:
     return SandboxLimits(
         cpu_s=cpu, wall_s=2 * cpu + 10, as_bytes=None, data_bytes=4096 * MIB,
         stack_bytes=64 * MIB, nproc=256, fsize_bytes=256 * MIB, nofile=1024,
-        output_bytes=1 * MIB, tmpfs_bytes=512 * MIB, memory_bytes=4096 * MIB)
+        output_bytes=1 * MIB, tmpfs_bytes=512 * MIB, memory_bytes=COMPILE_MEMORY_MB * MIB)
 
 
 @dataclass
@@ -228,10 +242,10 @@ class CodeRunner:
             return Result.infra_error(item.id, "scoring: 'subtasks' needs tests.subtasks")
         item = item.model_copy(update={"tests": tests,
                                        "limits": self._scaled(item.limits, language)})
-        if not isinstance(item.tests, StdioTests) and language.name != "python":
-            return Result.infra_error(
-                item.id, f"{item.tests.type} tests are only supported for python")
-        if isinstance(item.tests, AssertTests):
+        refused = unsupported_tests(item.tests.type, language.name)
+        if refused:
+            return Result.infra_error(item.id, refused)
+        if isinstance(item.tests, AssertTests) and language.name == "python":
             try:
                 plan(item.tests.code)
             except BrokenTests as exc:
@@ -245,6 +259,8 @@ class CodeRunner:
         if missing:
             return Result.infra_error(item.id, f"{language.name} toolchain is not installed: "
                                                f"{', '.join(missing)}")
+        if isinstance(item.tests, AssertTests) and language.name != "python":
+            code = appended.assemble(language.name, code, item.tests.code)
         submission = _Submission(item, language, code, tools, language.source_name(code),
                                  sampling=sampling)
         if language.compile is not None:
@@ -316,7 +332,8 @@ class CodeRunner:
         request = RunRequest(
             argv=argv, limits=self._compile_limits,
             files={**sub.support, sub.source_name: sub.code.encode()},
-            store=ArtefactStore(key, sub.language.artefacts), env=dict(JAIL_ENV), proc=True,
+            store=ArtefactStore(key, sub.language.artefacts),
+            env={**JAIL_ENV, **language_env(sub.language, COMPILE_MEMORY_MB)}, proc=True,
             runner_runs=self.settings.sandbox_runner_runs)
         outcome = self.backend.run(request)
         if outcome.error and not outcome.too_large:
@@ -409,16 +426,21 @@ class CodeRunner:
             payload = _payload("call", {"code": sub.code, "nonce": nonce,
                                         "fn_name": tests.fn_name, "args": case.args,
                                         "kwargs": case.kwargs})
+        elif language.name != "python":  # the tests are in the program: the epilogue's record
+            payload = json.dumps({"nonce": nonce, "passed": True}).encode() + b"\n"
         else:
             payload = _payload("assert", {"code": sub.code, "nonce": nonce,
                                           **plan(tests.code).payload()})
-        warm = payload is not None and self.settings.python_warm
+        python = language.name == "python"
+        warm = python and payload is not None and self.settings.python_warm
         request = RunRequest(
             argv=language.run(sub.tools, sub.source_name, item.limits.memory_mb, sub.code),
             limits=run_limits(language, item.limits, self._output_bytes), stdin=stdin,
-            files={} if sub.artefact or payload else {sub.source_name: sub.code.encode()},
-            artefact=sub.artefact, env={**JAIL_ENV, **language.env},
-            proc=language.name != "python",
+            files={} if sub.artefact or (python and payload) else {
+                sub.source_name: sub.code.encode()},
+            artefact=sub.artefact, env={**JAIL_ENV, **language_env(language,
+                                                                  item.limits.memory_mb)},
+            proc=not python,
             python_payload=payload,
             warm_python=warm, runner_runs=self.settings.sandbox_runner_runs)
         if isinstance(tests, StdioTests):
@@ -468,7 +490,7 @@ class CodeRunner:
             return TestVerdict(Status.compile_error, outcome, str(record["compile_error"]))
         if sub.interactor is not None:  # the cgroup measured both programs: use the rusage
             outcome.memory_peak_kb = None
-        if isinstance(tests, AssertTests):
+        if isinstance(tests, AssertTests) and language.name == "python":
             failed = plan(tests.code).failed_site([r for r in records if "site" in r])
             if failed is not None:  # judged here, so its expected value never entered the jail
                 return TestVerdict(Status.wrong, outcome,
@@ -479,9 +501,13 @@ class CodeRunner:
         if limited is not None:
             return TestVerdict(limited, outcome)
         if record is None:
-            message = ("exited before the tests finished" if outcome.exit_code == 0
-                       else _exit_message(outcome))
-            return TestVerdict(Status.runtime_error, outcome, message)
+            if outcome.exit_code == 0:
+                return TestVerdict(Status.runtime_error, outcome,
+                                   "exited before the tests finished")
+            if language.name != "python" and appended.failed_assertion(
+                    language.name, outcome.stderr.decode("utf-8", errors="replace")):
+                return TestVerdict(Status.wrong, outcome, "a test's assertion failed")
+            return TestVerdict(Status.runtime_error, outcome, _exit_message(outcome))
         if "failed" in record:
             return TestVerdict(Status.wrong, outcome, str(record.get("failed") or "")[:200])
         if outcome.exit_code != 0:

@@ -100,7 +100,9 @@ class RunRequest:
     store: ArtefactStore | None = None
     env: dict[str, str] = field(default_factory=dict)
     proc: bool = True
-    python_payload: bytes | None = None  # JSON for pyharness; its records come back on `channel`
+    # On fd 4 (with the channel on fd 3): pyharness's JSON, or the record an appended-tests
+    # epilogue copies back (code/appended.py); the records come back on `channel`.
+    python_payload: bytes | None = None
     warm_python: bool = False  # run pyharness in a fork of the warm interpreter instead of argv
     # Runs one runner in the jail serves before a fresh one takes over. Runs of one runner share
     # its PID and mount namespaces, though not a process, a file or a byte of memory (see

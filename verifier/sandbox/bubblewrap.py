@@ -2,14 +2,14 @@
 
 The jail is `bwrap` with every namespace unshared (user, PID, network: the jail's own, and
 each runner one of its own without any interface up, see jail/namespaces.py; IPC, UTS,
-cgroup), user namespaces disabled inside, a read-only view of /usr,
-of the few /etc files the toolchains need and of the toolchain directories, a read-only root and
-/dev, a tmpfs /tmp, a cleared environment, and `--die-with-parent`. Inside runs the supervisor
-(`jail/supervisor.py`), whose runners give every run its own work directory, /dev/shm and IPC
-namespace, and kill every process the run started when it ends. As root, the jail is started
-from an unprivileged uid (`jail/launch.py`), so its processes are never root to the kernel, and,
-where the host allows, inside a memory cgroup of its own (`cgroup.py`) that bounds each run as a
-whole.
+cgroup), user namespaces disabled inside, a read-only view of the executables, the shared
+libraries and the installed toolchains' own directories (toolchains.py; not the whole of /usr),
+a read-only root and /dev, a tmpfs /tmp, a cleared environment, and `--die-with-parent`. Inside
+runs the supervisor (`jail/supervisor.py`), whose runners give every run its own work directory,
+/dev/shm and IPC namespace, and kill every process the run started when it ends. As root, the
+jail is started from an unprivileged uid (`jail/launch.py`), so its processes are never root to
+the kernel, and, where the host allows, inside a memory cgroup of its own (`cgroup.py`) that
+bounds each run as a whole.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import subprocess
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from verifier.sandbox import protocol
 from verifier.sandbox.backend import (
@@ -40,11 +40,11 @@ from verifier.sandbox.backend import (
     jail_files,
 )
 from verifier.sandbox.cgroup import JailCgroup
+from verifier.sandbox.toolchains import BASE_DIRS, ETC_FILES, TOOLCHAINS
 
 JAIL_RUST = "/opt/toolchains/rust"
 DEFAULT_JAIL_PYTHON = "/usr/bin/python3"  # a runner image's (the service's is a setting)
 SYSTEM_PREFIXES = ("/usr/",)
-ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives")
 STARTUP_TIMEOUT_S = 60.0
 REPLY_GRACE_S = 30.0
 # The stack limit equals the runs' (languages.stack_mb): glibc fixes the default thread stack at
@@ -58,7 +58,8 @@ class HostTool:
     """A toolchain executable: its path in the jail and the host directories it needs there."""
 
     jail_path: str
-    mounts: tuple[tuple[str, str], ...] = ()
+    mounts: tuple[tuple[str, str], ...] = ()  # outside /usr: (host path, jail path)
+    dirs: tuple[str, ...] = ()  # system directories it reads, bound at the same path
 
 
 def _search_path() -> str:
@@ -67,6 +68,8 @@ def _search_path() -> str:
 
 
 def _which(name: str) -> str | None:
+    if os.path.isabs(name):  # a file the tool is (a runtime's library)
+        return os.path.realpath(name) if os.path.isfile(name) else None
     found = shutil.which(name, path=_search_path())
     return os.path.realpath(found) if found else None
 
@@ -114,34 +117,46 @@ def discover_tools(python: str) -> dict[str, HostTool]:
     interpreter (absent from the result if it is not an executable)."""
     tools: dict[str, HostTool] = {}
     if os.access(python, os.X_OK):
-        tools["python"] = _tool_at(os.path.realpath(python))
-    for name in ("gcc", "g++", "node", "bash"):
-        path = _which(name) or (_which("nodejs") if name == "node" else None)
+        real = os.path.realpath(python)
+        stdlib = f"/usr/lib/{os.path.basename(real)}"  # /usr/bin/python3.11: /usr/lib/python3.11
+        tools["python"] = replace(_tool_at(real), dirs=(stdlib,) if os.path.isdir(stdlib) else ())
+    for name, toolchain in TOOLCHAINS.items():
+        if name == "rustc":
+            continue
+        path = next(filter(None, map(_which, toolchain.executables)), None)
         if path:
-            tools[name] = _tool_at(path)
-    javac = _which("javac")
-    if javac:
-        java_home = os.path.dirname(os.path.dirname(javac))
-        tools["javac"] = _tool_at(javac)
-        if os.access(os.path.join(java_home, "bin", "java"), os.X_OK):
-            tools["java"] = _tool_at(os.path.join(java_home, "bin", "java"))
+            tools[name] = replace(_tool_at(path), dirs=_existing(toolchain.dirs))
+    javac = tools.get("javac")
+    if javac:  # the java next to javac, not another JDK's
+        java = os.path.join(os.path.dirname(javac.jail_path), "java")
+        if os.access(java, os.X_OK):
+            tools["java"] = replace(tools.get("java") or javac, jail_path=java)
     rust = _rust_tool()
     if rust:
-        tools["rustc"] = rust
+        tools["rustc"] = replace(rust, dirs=_existing(TOOLCHAINS["rustc"].dirs))
     return tools
 
 
-def _root_binds() -> list[str]:
-    """/usr, the merged-/usr symlinks or directories, and the /etc files toolchains read."""
-    args = ["--ro-bind", "/usr", "/usr"]
+def _existing(patterns: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(path for pattern in patterns for path in sorted(glob.glob(pattern))
+                 if os.path.isdir(path) or os.path.isfile(path))
+
+
+def _root_binds(tools: dict[str, HostTool]) -> list[str]:
+    """The common base (the executables, the shared libraries, the dynamic linker), the
+    merged-/usr symlinks or directories, and each installed toolchain's own directories; the
+    rest of the host's /usr is not in the jail."""
+    paths = set(_existing(BASE_DIRS + ETC_FILES))
+    for tool in tools.values():
+        paths.update(tool.dirs)
+    args: list[str] = []
+    for path in sorted(paths):
+        args += ["--ro-bind", path, path]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
         path = f"/{name}"
         if os.path.islink(path):
             args += ["--symlink", os.readlink(path), path]
         elif os.path.isdir(path):
-            args += ["--ro-bind", path, path]
-    for path in (*ETC_FILES, *sorted(glob.glob("/etc/java-*"))):
-        if os.path.exists(path):
             args += ["--ro-bind", path, path]
     return args
 
@@ -177,7 +192,7 @@ def build_launch(tools: dict[str, HostTool], cgroup: JailCgroup | None, uid: int
             "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", "--clearenv"]
     for key, value in JAIL_ENV.items():
         argv += ["--setenv", key, value]
-    argv += _root_binds() + binds
+    argv += _root_binds(tools) + binds
     argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev", "--tmpfs", "/tmp",
              "--remount-ro", "/", "--chdir", "/tmp", "--",
              python.jail_path, *JAIL_PYTHON_FLAGS, f"{JAIL_HARNESS}/supervisor.py"]

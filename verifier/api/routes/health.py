@@ -11,7 +11,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from rl_client.schemas import Health, Info
 from verifier import __version__
 from verifier.api.deps import ServiceDep, SettingsDep
-from verifier.code import installed_languages
+from verifier.code import admitted_languages, installed_languages
 from verifier.gym import task_names
 from verifier.instructions import INSTRUCTION_IDS
 
@@ -30,7 +30,10 @@ async def healthz(service: ServiceDep) -> Health | JSONResponse:
 
 @router.get("/v1/info", response_model=Info)
 async def info(settings: SettingsDep) -> Info:
-    return Info(version=__version__, mode=settings.mode, languages=installed_languages(settings),
+    languages = admitted_languages(settings)
+    if languages is None:  # toolchains elsewhere: what this process has (as before)
+        languages = installed_languages(settings)
+    return Info(version=__version__, mode=settings.mode, languages=languages,
                 max_items=settings.max_items, max_body_bytes=settings.max_body_bytes,
                 workers=settings.workers if settings.mode == "embedded" else None,
                 instruction_ids=INSTRUCTION_IDS, reasoning_gym_tasks=await gym_tasks())
