@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -73,6 +74,62 @@ def test_killed_worker_process_loses_nothing(tmp_path: Path) -> None:
         assert state["status"] == "done"
         assert [r["status"] for r in state["results"]] == ["correct"] * 8
         assert "WorkerLostError" in stack.workers[0].output()
+    finally:
+        stack.stop()
+
+
+def streamed_indices(url: str, job_id: str) -> list[int]:
+    with httpx.stream("GET", f"{url}/v1/jobs/{job_id}/stream", timeout=30) as reply:
+        return [json.loads(line)["index"] for line in reply.iter_lines() if line]
+
+
+# Beats fast enough for a short test; the broker's visibility timeout stays at its 900 s, so
+# only the heartbeat can hand the chunks on.
+FAST_BEATS = {"VERIFIER_WORKER_HEARTBEAT_S": "0.5", "VERIFIER_WORKER_LOST_AFTER_S": "3",
+              "VERIFIER_CODE_CHUNK_SIZE": "1"}
+
+
+def test_vanished_worker_hands_its_chunks_on_within_seconds(tmp_path: Path) -> None:
+    """A whole worker (main process and pool, as when its machine goes) is SIGKILLed while
+    it holds chunks: the job still finishes long before the visibility timeout."""
+    stack = start_stack(tmp_path, n_workers=2, concurrency=1, env=FAST_BEATS)
+    try:
+        items = [sleepy_code(2.0, tag) for tag in range(6)]
+        job = httpx.post(f"{stack.url}/v1/jobs", json={"items": items}).json()["job_id"]
+        wait_until(lambda: all("] received" in w.output() for w in stack.workers), 30,
+                   "both workers inside a chunk")
+        victim = stack.workers[0].popen.pid
+        os.killpg(victim, signal.SIGKILL)  # the worker runs in a session of its own
+        killed_at = time.monotonic()
+        state = wait_for_job(stack.url, job, timeout_s=60)
+        assert [r["status"] for r in state["results"]] == ["correct"] * 6
+        assert "vanished holding chunk" in stack.api.output()
+        assert sorted(streamed_indices(stack.url, job)) == list(range(6))
+        print(f"job done {time.monotonic() - killed_at:.1f} s after the kill")
+    finally:
+        stack.stop()
+
+
+def test_a_worker_only_cut_off_scores_nothing_twice(tmp_path: Path) -> None:
+    """A worker whose heartbeat stops while its chunk runs on (its main process frozen, the
+    pool process still scoring) is taken for lost: the chunk runs again elsewhere, and the
+    job still holds one result per item."""
+    stack = start_stack(tmp_path, n_workers=2, concurrency=1, env=FAST_BEATS)
+    try:
+        items = [sleepy_code(4.0, tag) for tag in range(2)]
+        job = httpx.post(f"{stack.url}/v1/jobs", json={"items": items}).json()["job_id"]
+        wait_until(lambda: all("] received" in w.output() for w in stack.workers), 30,
+                   "both workers inside a chunk")
+        frozen = stack.workers[0].popen.pid
+        os.kill(frozen, signal.SIGSTOP)  # heartbeat thread stops; the pool child runs on
+        try:
+            state = wait_for_job(stack.url, job, timeout_s=60)
+        finally:
+            os.kill(frozen, signal.SIGCONT)
+        assert [r["status"] for r in state["results"]] == ["correct"] * 2
+        assert state["done"] == 2
+        assert sorted(streamed_indices(stack.url, job)) == [0, 1]
+        assert "vanished holding chunk" in stack.api.output()
     finally:
         stack.stop()
 

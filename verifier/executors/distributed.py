@@ -8,7 +8,8 @@ Redis may go away while chunks are in flight. Requests that arrive meanwhile get
 chunks already in flight are published again once Redis answers (a Redis restarted without
 persistence has lost them; a duplicate run is harmless, the first result wins), and a chunk
 whose worker failed only because Redis was unreachable is retried, not reported. If Redis
-stays away longer than REDIS_GRACE_S, every waiting request ends with a 503.
+stays away longer than REDIS_GRACE_S, every waiting request ends with a 503. A chunk whose
+worker vanished (no heartbeat) goes back to the queue within seconds (`liveness.py`).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from redis.exceptions import RedisError
 
 from verifier import logs, metrics
 from verifier.config import Settings
-from verifier.executors import ServiceUnavailable, infra_errors
+from verifier.executors import ServiceUnavailable, infra_errors, liveness
 from verifier.executors.celery_app import TASK_NAME, make_celery
 
 log = logging.getLogger(__name__)
@@ -35,6 +36,7 @@ log = logging.getLogger(__name__)
 POLL_MIN_S = 0.002
 POLL_MAX_S = 0.05
 REDIS_GRACE_S = 10.0
+LIVENESS_EVERY_S = 1.0
 TRANSPORT_ERROR_MODULES = ("redis.exceptions", "kombu.exceptions")
 
 
@@ -104,6 +106,7 @@ class DistributedExecutor:
         """Resolve pending chunks as their results appear; ride out short Redis outages."""
         delay = POLL_MIN_S
         down_since: float | None = None
+        next_liveness = time.monotonic() + LIVENESS_EVERY_S
         while self._pending:
             task_ids = list(self._pending)
             keys = [self._celery.backend.get_key_for_task(t) for t in task_ids]
@@ -127,7 +130,8 @@ class DistributedExecutor:
                         if m.get("status") in ("SUCCESS", "FAILURE", "REVOKED")]
             consumed = []
             for task_id, key, meta in finished:
-                consumed.append(key)  # read: delete it before anything can write it again
+                # read: delete it before anything can write it again
+                consumed += [key, liveness.holder_key(task_id)]
                 chunk = self._pending.get(task_id)
                 if chunk is None or chunk.future.done():
                     continue
@@ -140,6 +144,9 @@ class DistributedExecutor:
                 chunk.future.set_result(meta)
             if consumed:
                 await self._redis.delete(*consumed)
+            if time.monotonic() >= next_liveness:
+                await self._restore_lost(list(self._pending))
+                next_liveness = time.monotonic() + LIVENESS_EVERY_S
             delay = POLL_MIN_S if finished else min(delay * 2, POLL_MAX_S)
             await asyncio.sleep(delay)
 
@@ -155,6 +162,19 @@ class DistributedExecutor:
             chunk = self._pending.get(task_id)
             if chunk is not None and not chunk.future.done():
                 await asyncio.to_thread(self._publish, task_id, chunk)
+
+    async def _restore_lost(self, task_ids: list[str]) -> None:
+        """Put the chunks of vanished workers back at the front of the queue, for others."""
+        for task_id, worker, tag in await liveness.lost_deliveries(self._redis, task_ids):
+            await self._redis.delete(liveness.holder_key(task_id))  # restore it once only
+            await asyncio.to_thread(self._restore_delivery, tag)
+            metrics.CHUNKS_REDELIVERED.inc()
+            log.warning("worker %s vanished holding chunk %s: redelivered", worker, task_id)
+
+    def _restore_delivery(self, tag: str) -> None:
+        """The broker's own restore of an unacknowledged message (a no-op if already gone)."""
+        with self._celery.connection_for_write() as connection:
+            connection.default_channel.qos.restore_by_tag(tag)
 
     def _fail_pending(self, error: Exception) -> None:
         for chunk in self._pending.values():
