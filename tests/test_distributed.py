@@ -217,11 +217,12 @@ def test_embedded_pool_worker_killed_mid_chunk_loses_nothing(tmp_path: Path) -> 
         proc.stop()
 
 
-def wait_for_job(url: str, job_id: str, timeout_s: float) -> dict:
+def wait_for_job(url: str, job_id: str, timeout_s: float,
+                 headers: dict[str, str] | None = None) -> dict:
     deadline = time.monotonic() + timeout_s
     while True:
-        state = httpx.get(f"{url}/v1/jobs/{job_id}").json()
-        if state["status"] in ("done", "failed"):
+        state = httpx.get(f"{url}/v1/jobs/{job_id}", headers=headers).json()
+        if state["status"] in ("done", "failed", "cancelled"):
             return state
         if time.monotonic() > deadline:
             pytest.fail(f"job {job_id} did not finish in {timeout_s} s: {state}")

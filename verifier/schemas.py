@@ -459,6 +459,7 @@ class JobStatus(StrEnum):
     running = "running"
     done = "done"
     failed = "failed"
+    cancelled = "cancelled"  # DELETE /v1/jobs/{id}: unfinished items stopped, never scored
 
 
 class JobCreated(BaseModel):

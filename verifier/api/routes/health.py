@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Depends, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from verifier import __version__
-from verifier.api.deps import ServiceDep, SettingsDep
+from verifier.api.deps import ServiceDep, SettingsDep, require_api_key, require_browser_key
 from verifier.code import installed_languages
 from verifier.gym import task_names
 from verifier.instructions import INSTRUCTION_IDS
@@ -28,7 +28,7 @@ async def healthz(service: ServiceDep) -> Health | JSONResponse:
     return Health(status="ok")
 
 
-@router.get("/v1/info", response_model=Info)
+@router.get("/v1/info", response_model=Info, dependencies=[Depends(require_api_key)])
 async def info(settings: SettingsDep) -> Info:
     return Info(version=__version__, mode=settings.mode, languages=installed_languages(settings),
                 max_items=settings.max_items, max_body_bytes=settings.max_body_bytes,
@@ -36,7 +36,7 @@ async def info(settings: SettingsDep) -> Info:
                 instruction_ids=INSTRUCTION_IDS, reasoning_gym_tasks=await gym_tasks())
 
 
-@router.get("/metrics", include_in_schema=False)
+@router.get("/metrics", include_in_schema=False, dependencies=[Depends(require_browser_key)])
 async def prometheus_metrics() -> Response:
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
