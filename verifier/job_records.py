@@ -114,7 +114,9 @@ class MemoryRecords:
                                              results=job.results, error=job.error))
 
     async def follow(self, job_id: str) -> AsyncIterator[IndexedResult]:
-        job = self._jobs[job_id]
+        job = self._jobs.get(job_id)
+        if job is None:  # expired since it was looked up
+            return
         position = 0
         while True:
             async with job.changed:
