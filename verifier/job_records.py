@@ -5,7 +5,9 @@ status and error, and its results in finishing order. `verifier/jobs.py` runs th
 writes the record; any replica reads it. In Redis a job is a hash (`verifier:job:ID`) and a
 stream of results (`verifier:job:ID:results`, closed by an end marker), both expiring
 `job_ttl_s` after their last write, so a follower on any replica blocks on the stream instead
-of polling. Cancelling a job another replica runs goes over a pub/sub channel to it.
+of polling. The replica running a job answers for it from its own copy, and writes the job to
+Redis again, whole, after Redis missed writes or restarted empty. Cancelling a job another
+replica runs goes over a pub/sub channel to it.
 """
 
 from __future__ import annotations
@@ -76,6 +78,11 @@ class _Job:
     ended_at: float | None = None
     changed: asyncio.Condition = field(default_factory=asyncio.Condition)
 
+    def finished(self) -> list[tuple[int, Result]]:
+        """(index, result) in finishing order."""
+        return [(index, result) for index in self.order
+                if (result := self.results[index]) is not None]
+
 
 class MemoryRecords:
     """One process's jobs (embedded mode): every reader is the process that runs them."""
@@ -104,6 +111,12 @@ class MemoryRecords:
         job.status, job.error, job.ended_at = status, error, time.monotonic()
         async with job.changed:
             job.changed.notify_all()
+
+    def snapshot(self, job_id: str) -> _Job | None:
+        return self._jobs.get(job_id)
+
+    def drop(self, job_id: str) -> None:
+        self._jobs.pop(job_id, None)
 
     async def read(self, job_id: str) -> JobRecord | None:
         job = self._jobs.get(job_id)
@@ -149,7 +162,12 @@ FOLLOW_BLOCK_MS = 1000
 
 
 class RedisRecords:
-    """Jobs in Redis (distributed mode), shared by every API replica on the same Redis."""
+    """Jobs in Redis (distributed mode), shared by every API replica on the same Redis.
+
+    The replica that runs a job also keeps it in memory: it answers for its own jobs from
+    there (through a Redis outage too), and writes a job again, whole, where Redis missed a
+    write or lost it (a Redis restarted without persistence).
+    """
 
     def __init__(self, url: str, ttl_s: int) -> None:
         self._ttl_s = ttl_s
@@ -159,36 +177,75 @@ class RedisRecords:
         self._subscriber = aioredis.Redis.from_url(url, socket_connect_timeout=2,
                                                    health_check_interval=10)
         self._listener: asyncio.Task[None] | None = None
+        self._local = MemoryRecords(ttl_s)
+        self._unsynced: set[str] = set()
+        self._retries: set[asyncio.Task[None]] = set()
 
     async def create(self, job_id: str, total: int, owner: str) -> None:
-        key = JOB_KEY.format(job_id)
-        async with _unavailable(), self._redis.pipeline(transaction=True) as pipe:
-            pipe.hset(key, mapping={"owner": owner, "total": total,
-                                    "status": JobStatus.running.value, "error": ""})
-            pipe.expire(key, self._ttl_s)
-            await pipe.execute()
+        await self._local.create(job_id, total, owner)
+        try:
+            async with _unavailable():  # no Redis, no job: a 503, like any distributed request
+                await self._write(job_id, whole=True)
+        except ServiceUnavailable:
+            self._local.drop(job_id)
+            raise
 
     async def add(self, job_id: str, results: Sequence[tuple[int, Result]]) -> None:
-        stream = RESULTS_KEY.format(job_id)
-        async with self._redis.pipeline(transaction=True) as pipe:
-            for index, result in results:
-                pipe.xadd(stream, {"i": index, "r": result.model_dump_json()})
-            self._refresh(pipe, job_id)
-            await pipe.execute()
+        await self._local.add(job_id, results)
+        await self._sync(job_id, results)
 
     async def end(self, job_id: str, status: JobStatus, error: str | None = None) -> None:
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.hset(JOB_KEY.format(job_id), mapping={"status": status.value,
-                                                       "error": error or ""})
-            pipe.xadd(RESULTS_KEY.format(job_id), {"end": status.value})
-            self._refresh(pipe, job_id)
-            await pipe.execute()
+        await self._local.end(job_id, status, error)
+        if not await self._sync(job_id, []):  # the end must reach the other replicas
+            retry = asyncio.create_task(self._sync_until_written(job_id))
+            self._retries.add(retry)
+            retry.add_done_callback(self._retries.discard)
 
-    def _refresh(self, pipe: aioredis.client.Pipeline, job_id: str) -> None:
-        pipe.expire(JOB_KEY.format(job_id), self._ttl_s)
-        pipe.expire(RESULTS_KEY.format(job_id), self._ttl_s)
+    async def _sync(self, job_id: str, new: Sequence[tuple[int, Result]]) -> bool:
+        """Write what is new, or the whole job if Redis lacks some of it; False if Redis is
+        out of reach (the next write tries again)."""
+        try:
+            if job_id in self._unsynced or not await self._write(job_id, new):
+                await self._write(job_id, whole=True)
+        except (RedisError, OSError) as exc:
+            if job_id not in self._unsynced:
+                log.warning("job %s not written to Redis (will be): %s", job_id, exc)
+            self._unsynced.add(job_id)
+            return False
+        self._unsynced.discard(job_id)
+        return True
+
+    async def _sync_until_written(self, job_id: str) -> None:
+        for _ in range(self._ttl_s):
+            await asyncio.sleep(1)
+            if await self._sync(job_id, []):
+                return
+
+    async def _write(self, job_id: str, new: Sequence[tuple[int, Result]] = (), *,
+                     whole: bool = False) -> bool:
+        """One transaction: the job's fields, its new results (all of them if `whole`), the
+        end marker once ended. True if Redis now holds the whole job."""
+        record = self._local.snapshot(job_id)
+        key, stream = JOB_KEY.format(job_id), RESULTS_KEY.format(job_id)
+        ended = record.status in ENDED
+        async with self._redis.pipeline(transaction=True) as pipe:
+            if whole:
+                pipe.delete(stream)
+            pipe.hset(key, mapping={"owner": record.owner, "total": record.total,
+                                    "status": record.status.value, "error": record.error or ""})
+            for index, result in (record.finished() if whole else new):
+                pipe.xadd(stream, {"i": index, "r": result.model_dump_json()})
+            if ended:
+                pipe.xadd(stream, {"end": record.status.value})
+            pipe.xlen(stream)
+            pipe.expire(key, self._ttl_s)
+            pipe.expire(stream, self._ttl_s)
+            replies = await pipe.execute()
+        return replies[-3] == len(record.order) + ended
 
     async def read(self, job_id: str) -> JobRecord | None:
+        if (mine := await self._local.read(job_id)) is not None:
+            return mine
         async with _unavailable(), self._redis.pipeline(transaction=True) as pipe:
             pipe.hgetall(JOB_KEY.format(job_id))
             pipe.xrange(RESULTS_KEY.format(job_id))
@@ -207,6 +264,10 @@ class RedisRecords:
             results=results, error=fields[b"error"].decode() or None))
 
     async def follow(self, job_id: str) -> AsyncIterator[IndexedResult]:
+        if self._local.snapshot(job_id) is not None:
+            async for result in self._local.follow(job_id):
+                yield result
+            return
         stream = RESULTS_KEY.format(job_id)
         last = b"0-0"
         while True:
@@ -243,10 +304,10 @@ class RedisRecords:
                 await asyncio.sleep(1)
 
     async def close(self) -> None:
-        if self._listener is not None:
-            self._listener.cancel()
+        for task in [*self._retries, *filter(None, [self._listener])]:
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._listener
+                await task
         await self._redis.aclose()
         await self._subscriber.aclose()
 
