@@ -119,9 +119,10 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _beats_before_lost(self) -> Settings:
         if self.worker_lost_after_s < 2 * self.worker_heartbeat_s:
-            raise ValueError(f"worker_lost_after_s ({self.worker_lost_after_s:g}) must be at "
-                             f"least twice worker_heartbeat_s ({self.worker_heartbeat_s:g}): "
-                             "one late beat must not declare a worker lost")
+            raise ValueError(f"{env_name('worker_lost_after_s')}={self.worker_lost_after_s:g} "
+                             f"must be at least twice {env_name('worker_heartbeat_s')}="
+                             f"{self.worker_heartbeat_s:g}: one late beat must not declare a "
+                             "worker lost")
         return self
 
     @property
