@@ -235,7 +235,7 @@ def container_log(container: str) -> str:
 
 def test_stack_in_docker_scores_a_mixed_batch(docker_stack: DockerStack) -> None:
     url = docker_stack.url
-    info = httpx.get(f"{url}/v1/info").json()
+    info = httpx.get(f"{url}/v1/info", timeout=120).json()  # first call imports reasoning-gym
     assert info["mode"] == "distributed"
     items = mixed_batch()
     reply = httpx.post(f"{url}/v1/verify", json={"items": [i for i, _ in items]}, timeout=600)
