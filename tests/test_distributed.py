@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.conftest import start_stack
+from tests.conftest import Stack, start_stack
 from tests.procs import start_server, wait_until
 from tests.test_api import RIGHT, WRONG, sleepy_code
 
@@ -75,6 +78,62 @@ def test_killed_worker_process_loses_nothing(tmp_path: Path) -> None:
         assert "WorkerLostError" in stack.workers[0].output()
     finally:
         stack.stop()
+
+
+def streamed_indices(url: str, job_id: str) -> list[int]:
+    with httpx.stream("GET", f"{url}/v1/jobs/{job_id}/stream", timeout=30) as reply:
+        return [json.loads(line)["index"] for line in reply.iter_lines() if line]
+
+
+# Beats fast enough for a short test; the broker's visibility timeout stays at its 900 s, so
+# only the heartbeat can hand the chunks on.
+FAST_BEATS = {"VERIFIER_WORKER_HEARTBEAT_S": "0.5", "VERIFIER_WORKER_LOST_AFTER_S": "3",
+              "VERIFIER_CODE_CHUNK_SIZE": "1"}
+
+
+@contextmanager
+def job_on_two_busy_workers(tmp_path: Path, seconds: float, n: int) -> Iterator[
+        tuple[Stack, str]]:
+    """Two one-slot workers, each inside a chunk of a job of `n` items of `seconds` each."""
+    stack = start_stack(tmp_path, n_workers=2, concurrency=1, env=FAST_BEATS)
+    try:
+        items = [sleepy_code(seconds, tag) for tag in range(n)]
+        job = httpx.post(f"{stack.url}/v1/jobs", json={"items": items}).json()["job_id"]
+        wait_until(lambda: all("] received" in w.output() for w in stack.workers), 30,
+                   "both workers inside a chunk")
+        yield stack, job
+    finally:
+        stack.stop()
+
+
+def test_vanished_worker_hands_its_chunks_on_within_seconds(tmp_path: Path) -> None:
+    """A whole worker (main process and pool, as when its machine goes) is SIGKILLed while
+    it holds chunks: the job still finishes long before the visibility timeout."""
+    with job_on_two_busy_workers(tmp_path, 2.0, 6) as (stack, job):
+        os.killpg(stack.workers[0].popen.pid, signal.SIGKILL)  # its own session: all of it
+        killed_at = time.monotonic()
+        state = wait_for_job(stack.url, job, timeout_s=60)
+        print(f"job done {time.monotonic() - killed_at:.1f} s after the kill")
+        assert [r["status"] for r in state["results"]] == ["correct"] * 6
+        assert "vanished holding chunk" in stack.api.output()
+        assert sorted(streamed_indices(stack.url, job)) == list(range(6))
+
+
+def test_a_worker_only_cut_off_scores_nothing_twice(tmp_path: Path) -> None:
+    """A worker whose heartbeat stops while its chunk runs on (its main process frozen, the
+    pool process still scoring) is taken for lost: the chunk runs again elsewhere, and the
+    job still holds one result per item."""
+    with job_on_two_busy_workers(tmp_path, 4.0, 2) as (stack, job):
+        frozen = stack.workers[0].popen.pid
+        os.kill(frozen, signal.SIGSTOP)  # heartbeat thread stops; the pool child runs on
+        try:
+            state = wait_for_job(stack.url, job, timeout_s=60)
+        finally:
+            os.kill(frozen, signal.SIGCONT)
+        assert [r["status"] for r in state["results"]] == ["correct"] * 2
+        assert state["done"] == 2
+        assert sorted(streamed_indices(stack.url, job)) == [0, 1]
+        assert "vanished holding chunk" in stack.api.output()
 
 
 def test_chunk_that_keeps_killing_workers_ends_as_infra_error(tmp_path: Path) -> None:
@@ -160,10 +219,11 @@ def test_embedded_pool_worker_killed_mid_chunk_loses_nothing(tmp_path: Path) -> 
         proc.stop()
 
 
-def wait_for_job(url: str, job_id: str, timeout_s: float) -> dict:
+def wait_for_job(url: str, job_id: str, timeout_s: float,
+                 headers: dict[str, str] | None = None) -> dict:
     deadline = time.monotonic() + timeout_s
     while True:
-        state = httpx.get(f"{url}/v1/jobs/{job_id}").json()
+        state = httpx.get(f"{url}/v1/jobs/{job_id}", headers=headers).json()
         if state["status"] not in ("queued", "running"):
             return state
         if time.monotonic() > deadline:

@@ -110,6 +110,16 @@ def test_values_are_read_as_given(monkeypatch: pytest.MonkeyPatch) -> None:
     assert client_settings().url == "http://verifier:8000"
 
 
+def test_a_worker_is_not_lost_for_one_late_beat(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VERIFIER_WORKER_HEARTBEAT_S", "3")
+    monkeypatch.setenv("VERIFIER_WORKER_LOST_AFTER_S", "5")
+    with pytest.raises(SettingsError, match="VERIFIER_WORKER_LOST_AFTER_S=5 must be at least "
+                                            "twice VERIFIER_WORKER_HEARTBEAT_S=3"):
+        load_settings()
+    monkeypatch.setenv("VERIFIER_WORKER_LOST_AFTER_S", "6")
+    assert load_settings().worker_lost_after_s == 6
+
+
 def start_and_wait(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
     """Run a `verifier` command that should refuse to start; if it starts, stop it (and its
     worker processes) after a while: the test then fails on its exit status."""

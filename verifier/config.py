@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from typing import Literal
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ENV_PREFIX = "VERIFIER_"
@@ -60,8 +60,13 @@ class Settings(BaseSettings):
     # A chunk gets what its items' own limits allow plus this; past it, its worker is stopped.
     chunk_timeout_s: float = Field(600.0, gt=0)
     chunk_max_tries: int = Field(3, ge=1)
-    # A chunk whose worker vanished (host or container gone) is redelivered after this long;
-    # it must stay above the longest chunk, or a slow chunk would run twice.
+    # A worker beats every worker_heartbeat_s; one silent for worker_lost_after_s is gone (its
+    # container or machine) and the API hands the chunks it held to the others.
+    worker_heartbeat_s: float = Field(2.0, gt=0)
+    worker_lost_after_s: float = Field(10.0, gt=0)
+    # The broker's own fallback for a delivery nobody holds (a worker killed between taking a
+    # chunk and starting it): redelivered after this long. It must stay above the longest
+    # chunk, or a slow chunk would run twice.
     visibility_timeout_s: int = Field(900, ge=5)
     cache_size: int = Field(100_000, ge=0)
     cache_max_bytes: int = Field(256 * 1024 * 1024, ge=0)
@@ -136,6 +141,15 @@ class Settings(BaseSettings):
     def language_list(self) -> list[str]:
         """VERIFIER_LANGUAGES as canonical names, in the registry's order (empty: not set)."""
         return parse_languages(self.languages)
+
+    @model_validator(mode="after")
+    def _beats_before_lost(self) -> Settings:
+        if self.worker_lost_after_s < 2 * self.worker_heartbeat_s:
+            raise ValueError(f"{env_name('worker_lost_after_s')}={self.worker_lost_after_s:g} "
+                             f"must be at least twice {env_name('worker_heartbeat_s')}="
+                             f"{self.worker_heartbeat_s:g}: one late beat must not declare a "
+                             "worker lost")
+        return self
 
     @property
     def time_multiplier(self) -> dict[str, float]:

@@ -1,117 +1,119 @@
 """Asynchronous jobs: a batch scored in the background, polled or streamed as it finishes.
 
-A job lives in the API process that accepted it (its chunks may run on any worker). Finished
-jobs are kept for `job_ttl_s`, then forgotten.
+A job runs in the API process that accepted it (its chunks may run on any worker); its record
+(`verifier/job_records.py`) lives in this process in embedded mode and in Redis in
+distributed mode, where every API replica answers for every job. A job belongs to the API key
+that created it: to any other key it does not exist. Finished jobs are kept for `job_ttl_s`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import time
 import uuid
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
 
 from rl_client.schemas import IndexedResult, JobState, JobStatus, Result
+from verifier.job_records import ENDED, JobRecords
 from verifier.service import AnyItem, VerificationService
 
 log = logging.getLogger(__name__)
 
-
-@dataclass
-class Job:
-    id: str
-    total: int
-    results: list[Result | None]
-    status: JobStatus = JobStatus.queued
-    error: str | None = None
-    finished_order: list[int] = field(default_factory=list)
-    finished_at: float | None = None
-    changed: asyncio.Condition = field(default_factory=asyncio.Condition)
-    task: asyncio.Task[None] | None = None
-
-    @property
-    def ended(self) -> bool:
-        return self.status in (JobStatus.done, JobStatus.failed, JobStatus.cancelled)
-
-    def state(self) -> JobState:
-        return JobState(job_id=self.id, status=self.status, done=len(self.finished_order),
-                        total=self.total, results=self.results, error=self.error)
+CANCEL_WAIT_S = 10.0
 
 
 class JobStore:
-    def __init__(self, service: VerificationService, ttl_s: int) -> None:
+    def __init__(self, service: VerificationService, records: JobRecords) -> None:
         self._service = service
-        self._ttl_s = ttl_s
-        self._jobs: dict[str, Job] = {}
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._records = records
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+        self._closing = False
+        records.on_cancel(self._cancel_here)
 
-    def submit(self, items: Sequence[AnyItem]) -> Job:
+    async def submit(self, items: Sequence[AnyItem], owner: str) -> str:
         """Admit the batch (may raise Overloaded) and start scoring it in the background."""
-        self._forget_expired()
         self._service.admit(items)
-        job = Job(id=uuid.uuid4().hex, total=len(items), results=[None] * len(items))
-        self._jobs[job.id] = job
-        task = job.task = asyncio.create_task(self._run(job, items))
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-        return job
-
-    def get(self, job_id: str) -> Job | None:
-        return self._jobs.get(job_id)
-
-    async def cancel(self, job: Job) -> None:
-        """Stop the job's unfinished work (its chunks dropped or killed, see the executors);
-        results already in stay readable. A job that has ended is left as it is."""
-        if job.task is not None and not job.ended:
-            job.task.cancel()
-            await asyncio.gather(job.task, return_exceptions=True)
-
-    async def _run(self, job: Job, items: Sequence[AnyItem]) -> None:
-        job.status = JobStatus.running
+        job_id = uuid.uuid4().hex
         try:
-            async for index, result in self._service.stream(items):
-                job.results[index] = result
-                job.finished_order.append(index)
-                async with job.changed:
-                    job.changed.notify_all()
-            job.status = JobStatus.done
+            await self._records.create(job_id, len(items), owner)
+        except BaseException:
+            self._service.release(items)
+            raise
+        task = asyncio.create_task(self._run(job_id, items))
+        self._tasks[job_id] = task
+        task.add_done_callback(lambda _: self._tasks.pop(job_id, None))
+        return job_id
+
+    async def get(self, job_id: str, owner: str) -> JobState | None:
+        """The job's state, or None if it does not exist for this owner."""
+        record = await self._records.read(job_id)
+        return record.state if record is not None and record.owner == owner else None
+
+    def follow(self, job_id: str) -> AsyncIterator[IndexedResult]:
+        """Every result in finishing order (check the job with `get` first)."""
+        return self._records.follow(job_id)
+
+    async def cancel(self, job_id: str, owner: str) -> JobState | None:
+        """Stop the job's unfinished work, here or on the replica that runs it; results already
+        in stay readable. A job that has ended is left as it is."""
+        state = await self.get(job_id, owner)
+        if state is None or state.status in ENDED:
+            return state
+        if not self._cancel_here(job_id):
+            await self._records.ask_cancel(job_id)
+        for _ in range(int(CANCEL_WAIT_S / 0.05)):
+            state = await self.get(job_id, owner)
+            if state is None or state.status in ENDED:
+                break
+            await asyncio.sleep(0.05)
+        return state
+
+    def _cancel_here(self, job_id: str) -> bool:
+        task = self._tasks.get(job_id)
+        if task is None:
+            return False
+        task.cancel()
+        return True
+
+    async def _run(self, job_id: str, items: Sequence[AnyItem]) -> None:
+        """Score the batch; results are written as they come, in batches while a write is on
+        its way (one Redis round trip for many results, not one each)."""
+        finished: asyncio.Queue[tuple[int, Result] | None] = asyncio.Queue()
+
+        async def score() -> None:
+            try:
+                async for index, result in self._service.stream(items):
+                    finished.put_nowait((index, result))
+            finally:
+                finished.put_nowait(None)
+
+        scorer = asyncio.create_task(score())
+        try:
+            while True:
+                batch = [await finished.get()]
+                while not finished.empty():
+                    batch.append(finished.get_nowait())
+                if results := [scored for scored in batch if scored is not None]:
+                    await self._records.add(job_id, results)
+                if batch[-1] is None:  # the scorer's last word
+                    break
+            await scorer  # raises what scoring raised
+            await self._records.end(job_id, JobStatus.done)
         except asyncio.CancelledError:
-            job.status = JobStatus.cancelled
+            scorer.cancel()
+            await asyncio.gather(scorer, return_exceptions=True)
+            await self._records.end(job_id, *(
+                (JobStatus.failed, "the server shut down before the job finished")
+                if self._closing else (JobStatus.cancelled,)))
             raise
         except Exception as exc:
-            log.exception("job %s failed", job.id)
-            job.status, job.error = JobStatus.failed, str(exc)
-        finally:
-            job.finished_at = time.monotonic()
-            async with job.changed:
-                job.changed.notify_all()
-
-    async def follow(self, job: Job) -> AsyncIterator[IndexedResult]:
-        """Every result of the job in finishing order: those already done, then the rest."""
-        position = 0
-        while True:
-            async with job.changed:
-                while position >= len(job.finished_order) and not job.ended:
-                    await job.changed.wait()
-            while position < len(job.finished_order):
-                index = job.finished_order[position]
-                result = job.results[index]
-                assert result is not None
-                yield IndexedResult(index=index, **result.model_dump())
-                position += 1
-            if job.ended and position == len(job.finished_order):
-                return
-
-    def _forget_expired(self) -> None:
-        now = time.monotonic()
-        expired = [job_id for job_id, job in self._jobs.items()
-                   if job.finished_at is not None and now - job.finished_at > self._ttl_s]
-        for job_id in expired:
-            del self._jobs[job_id]
+            log.exception("job %s failed", job_id)
+            await self._records.end(job_id, JobStatus.failed, str(exc))
 
     async def close(self) -> None:
-        for task in list(self._tasks):
+        self._closing = True
+        tasks = list(self._tasks.values())
+        for task in tasks:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await self._records.close()

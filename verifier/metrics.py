@@ -18,3 +18,5 @@ BACKLOG = Gauge("verifier_backlog_items", "Items admitted and not yet answered")
 REJECTED = Counter("verifier_rejected_total", "Requests refused by admission control", ["reason"])
 WORKER_LAST_SEEN = Gauge("verifier_worker_last_seen_seconds",
                          "Unix time at which each worker last returned a chunk", ["worker"])
+CHUNKS_REDELIVERED = Counter("verifier_chunks_redelivered_total",
+                             "Chunks put back on the queue because their worker vanished")

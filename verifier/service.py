@@ -99,6 +99,11 @@ class VerificationService:
         self.backlog += len(items)
         metrics.BACKLOG.set(self.backlog)
 
+    def release(self, items: Sequence[AnyItem]) -> None:
+        """Give back an admitted batch's backlog that will not be streamed after all."""
+        self.backlog -= len(items)
+        metrics.BACKLOG.set(self.backlog)
+
     def _retry_after_s(self) -> int:
         """Seconds until the current backlog drains at the throughput of the last minute."""
         now = time.monotonic()

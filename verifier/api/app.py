@@ -19,6 +19,7 @@ from verifier.cache import MemoryCache, RedisCache
 from verifier.config import Settings, load_settings
 from verifier.executors import ServiceUnavailable
 from verifier.executors.factory import make_executor
+from verifier.job_records import MemoryRecords, RedisRecords
 from verifier.jobs import JobStore
 from verifier.service import InvalidItems, Overloaded, TooManyItems, VerificationService
 
@@ -39,7 +40,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
                  else MemoryCache(settings.cache_size, settings.cache_max_bytes))
         service = VerificationService(settings, executor, cache)
         app.state.service = service
-        app.state.jobs = JobStore(service, settings.job_ttl_s)
+        records = (RedisRecords(settings.broker_url, settings.job_ttl_s) if settings.broker_url
+                   else MemoryRecords(settings.job_ttl_s))
+        app.state.jobs = JobStore(service, records)
         log.info("verifier %s ready: %s mode, %s", __version__, settings.mode,
                  settings.broker_url or f"{settings.workers} local workers")
         try:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import hashlib
 import secrets
 from typing import Annotated
 
@@ -28,21 +31,48 @@ def get_jobs(request: Request) -> JobStore:
     return request.app.state.jobs
 
 
-def require_api_key(
-    request: Request,
-    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-    header_key: Annotated[str | None, Depends(_header_key)],
-) -> None:
-    """When keys are configured, demand one (`Authorization: Bearer KEY` or `X-API-Key`)."""
+def _given_key(request: Request) -> str | None:
+    """`Authorization: Bearer KEY`, `X-API-Key: KEY`, or Basic auth with the key as password
+    (what a browser sends for the status page, and Prometheus's `basic_auth`)."""
+    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() == "bearer" and value:
+        return value.strip()
+    if scheme.lower() == "basic" and value:
+        try:
+            return base64.b64decode(value.strip(), validate=True).decode().partition(":")[2]
+        except (binascii.Error, UnicodeDecodeError):
+            return None
+    return request.headers.get("x-api-key")
+
+
+def _owner(request: Request, challenge: str) -> str:
     keys = request.app.state.settings.api_key_set
     if not keys:
-        return
-    given = bearer.credentials if bearer else header_key
+        return ""
+    given = _given_key(request)
     if not given or not any(secrets.compare_digest(given, key) for key in keys):
         raise HTTPException(status.HTTP_401_UNAUTHORIZED, "missing or invalid API key",
-                            headers={"WWW-Authenticate": "Bearer"})
+                            headers={"WWW-Authenticate": challenge})
+    return hashlib.sha256(given.encode()).hexdigest()[:32]
+
+
+def require_api_key(
+    request: Request,
+    _bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+    _header_key: Annotated[str | None, Depends(_header_key)],
+) -> str:
+    """When keys are configured, demand one. Returns who is asking: a fingerprint of the key
+    (never the key), "" when no keys are configured. (The two unused parameters put both
+    schemes in the OpenAPI document, for the docs' Authorize button.)"""
+    return _owner(request, "Bearer")
+
+
+def require_browser_key(request: Request) -> str:
+    """The same, for pages a browser opens: a 401 makes it ask for the key (as password)."""
+    return _owner(request, 'Basic realm="verifier", charset="UTF-8"')
 
 
 ServiceDep = Annotated[VerificationService, Depends(get_service)]
 JobsDep = Annotated[JobStore, Depends(get_jobs)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
+OwnerDep = Annotated[str, Depends(require_api_key)]

@@ -2,8 +2,10 @@
 
 Chunks (never single items) are the unit of work. Late acknowledgement plus
 reject-on-worker-lost means a worker process killed mid-chunk loses nothing: the broker
-redelivers the chunk. A per-chunk delivery counter in Redis bounds how often one chunk may be
-retried, so a chunk that keeps killing workers ends as `infra_error` instead of looping.
+redelivers the chunk. A whole worker that vanishes (its container or machine gone) beats no
+more, and the API hands its chunks to the others (`liveness.py`). A per-chunk delivery counter
+in Redis bounds how often one chunk may be retried, so a chunk that keeps killing workers ends
+as `infra_error` instead of looping.
 """
 
 from __future__ import annotations
@@ -15,7 +17,13 @@ import threading
 from typing import Any
 
 from celery import Celery, Task
-from celery.signals import after_setup_logger, worker_process_init, worker_shutting_down
+from celery.signals import (
+    after_setup_logger,
+    task_received,
+    worker_process_init,
+    worker_shutting_down,
+)
+from celery.worker.request import Request
 from redis.exceptions import RedisError
 
 from verifier import logs
@@ -23,11 +31,13 @@ from verifier.chunk import process_chunk
 from verifier.code import configure as configure_code
 from verifier.code import warm_up as warm_up_code
 from verifier.config import Settings
-from verifier.executors import infra_errors
+from verifier.executors import infra_errors, liveness
 from verifier.math import warm_up as warm_up_math
 
 TASK_NAME = "verifier.process_chunk"
 TRIES_KEY = "verifier:chunk-tries:{}"
+# This worker's heartbeat, which also records the chunks it takes (`verifier worker` only).
+_heartbeat: liveness.Heartbeat | None = None
 
 
 def make_celery(broker_url: str, *, fail_fast: bool = False,
@@ -66,10 +76,17 @@ def make_celery(broker_url: str, *, fail_fast: bool = False,
 def run_worker(settings: Settings, argv: list[str]) -> None:
     """`verifier worker`: serve the queue at `settings.broker_url`. The settings, validated by
     the command, are this process's and so every pool process's (forked from it)."""
+    global _heartbeat
     configure_code(settings)
     _bound_shutdown(settings.shutdown_timeout_s)
-    make_celery(settings.broker_url or "",
-                visibility_timeout_s=settings.visibility_timeout_s).worker_main(argv)
+    _heartbeat = liveness.Heartbeat(settings.broker_url or "", liveness.new_worker_id(),
+                                    settings.worker_heartbeat_s,
+                                    settings.worker_lost_after_s).start()
+    try:
+        make_celery(settings.broker_url or "",
+                    visibility_timeout_s=settings.visibility_timeout_s).worker_main(argv)
+    finally:
+        _heartbeat.stop()
 
 
 def _bound_shutdown(timeout_s: float) -> None:
@@ -97,6 +114,13 @@ def _process_chunk_task(self: Task, items: list[dict[str, Any]], math_timeout_s:
         return infra_errors(items, f"this chunk was delivered {max_tries} times and each time "
                                    "its worker died")
     return process_chunk(items, math_timeout_s, request_id)
+
+
+@task_received.connect
+def _hold_received_chunk(request: Request, **_: Any) -> None:
+    """Taken from the queue: this worker holds the delivery until it acknowledges it."""
+    if _heartbeat is not None:
+        _heartbeat.hold(request.id, request.message.delivery_tag)
 
 
 @after_setup_logger.connect

@@ -8,7 +8,8 @@ Redis may go away while chunks are in flight. Requests that arrive meanwhile get
 chunks already in flight are published again once Redis answers (a Redis restarted without
 persistence has lost them; a duplicate run is harmless, the first result wins), and a chunk
 whose worker failed only because Redis was unreachable is retried, not reported. If Redis
-stays away longer than REDIS_GRACE_S, every waiting request ends with a 503.
+stays away longer than REDIS_GRACE_S, every waiting request ends with a 503. A chunk whose
+worker vanished (no heartbeat) goes back to the queue within seconds (`liveness.py`).
 
 Each chunk carries its deadline as Celery's hard time limit, so the worker kills a chunk that
 runs past it. A chunk nobody waits for any more (its request cancelled) is revoked: a worker
@@ -32,7 +33,7 @@ from redis.exceptions import RedisError
 
 from verifier import logs, metrics
 from verifier.config import Settings
-from verifier.executors import ServiceUnavailable, deadline_passed, infra_errors
+from verifier.executors import ServiceUnavailable, deadline_passed, infra_errors, liveness
 from verifier.executors.celery_app import TASK_NAME, make_celery
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,7 @@ POLL_MIN_S = 0.002
 POLL_MAX_S = 0.05
 REDIS_GRACE_S = 10.0
 REVOKE_GRACE_S = 5.0
+LIVENESS_EVERY_S = 1.0
 TRANSPORT_ERROR_MODULES = ("redis.exceptions", "kombu.exceptions")
 
 
@@ -125,6 +127,7 @@ class DistributedExecutor:
         """Resolve pending chunks as their results appear; ride out short Redis outages."""
         delay = POLL_MIN_S
         down_since: float | None = None
+        next_liveness = time.monotonic() + LIVENESS_EVERY_S
         while self._pending:
             task_ids = list(self._pending)
             keys = [self._celery.backend.get_key_for_task(t) for t in task_ids]
@@ -148,7 +151,8 @@ class DistributedExecutor:
                         if m.get("status") in ("SUCCESS", "FAILURE", "REVOKED")]
             consumed = []
             for task_id, key, meta in finished:
-                consumed.append(key)  # read: delete it before anything can write it again
+                # read: delete it before anything can write it again
+                consumed += [key, liveness.holder_key(task_id)]
                 chunk = self._pending.get(task_id)
                 if chunk is None or chunk.future.done():
                     continue
@@ -161,6 +165,9 @@ class DistributedExecutor:
                 chunk.future.set_result(meta)
             if consumed:
                 await self._redis.delete(*consumed)
+            if time.monotonic() >= next_liveness:
+                await self._restore_lost(list(self._pending))
+                next_liveness = time.monotonic() + LIVENESS_EVERY_S
             delay = POLL_MIN_S if finished else min(delay * 2, POLL_MAX_S)
             await asyncio.sleep(delay)
 
@@ -176,6 +183,19 @@ class DistributedExecutor:
             chunk = self._pending.get(task_id)
             if chunk is not None and not chunk.future.done():
                 await asyncio.to_thread(self._publish, task_id, chunk)
+
+    async def _restore_lost(self, task_ids: list[str]) -> None:
+        """Put the chunks of vanished workers back at the front of the queue, for others."""
+        for task_id, worker, tag in await liveness.lost_deliveries(self._redis, task_ids):
+            await self._redis.delete(liveness.holder_key(task_id))  # restore it once only
+            await asyncio.to_thread(self._restore_delivery, tag)
+            metrics.CHUNKS_REDELIVERED.inc()
+            log.warning("worker %s vanished holding chunk %s: redelivered", worker, task_id)
+
+    def _restore_delivery(self, tag: str) -> None:
+        """The broker's own restore of an unacknowledged message (a no-op if already gone)."""
+        with self._celery.connection_for_write() as connection:
+            connection.default_channel.qos.restore_by_tag(tag)
 
     def _revoke(self, task_id: str) -> None:
         """Revoke a chunk nobody waits for any more: a worker skips it if it is still queued,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Response
+from fastapi import APIRouter, Depends, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from rl_client.schemas import Health, Info
 from verifier import __version__
-from verifier.api.deps import ServiceDep, SettingsDep
+from verifier.api.deps import ServiceDep, SettingsDep, require_api_key, require_browser_key
 from verifier.code import admitted_languages, installed_languages
 from verifier.gym import task_names
 from verifier.instructions import INSTRUCTION_IDS
@@ -28,7 +28,7 @@ async def healthz(service: ServiceDep) -> Health | JSONResponse:
     return Health(status="ok")
 
 
-@router.get("/v1/info", response_model=Info)
+@router.get("/v1/info", response_model=Info, dependencies=[Depends(require_api_key)])
 async def info(settings: SettingsDep) -> Info:
     languages = admitted_languages(settings)
     if languages is None:  # toolchains elsewhere: what this process has (as before)
@@ -39,7 +39,7 @@ async def info(settings: SettingsDep) -> Info:
                 instruction_ids=INSTRUCTION_IDS, reasoning_gym_tasks=await gym_tasks())
 
 
-@router.get("/metrics", include_in_schema=False)
+@router.get("/metrics", include_in_schema=False, dependencies=[Depends(require_browser_key)])
 async def prometheus_metrics() -> Response:
     return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 

@@ -12,9 +12,10 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import asdict
 
-from fastapi import APIRouter, FastAPI, Request
+from fastapi import APIRouter, Depends, FastAPI, Request
 from fastapi.responses import HTMLResponse
 
+from verifier.api.deps import require_browser_key
 from verifier.web.history import StatusHistory, StatusView
 from verifier.web.page import render_page, render_panel
 
@@ -32,7 +33,8 @@ async def _sampling(app: FastAPI) -> AsyncIterator[None]:
             await sampler
 
 
-router = APIRouter(lifespan=_sampling, tags=["status"])
+router = APIRouter(lifespan=_sampling, tags=["status"],
+                   dependencies=[Depends(require_browser_key)])
 
 
 def _view(request: Request) -> StatusView:
