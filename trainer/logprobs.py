@@ -89,7 +89,9 @@ def completion_logprobs(model: Any, batch: PackedBatch, temperature: float, *,
 def _chunk_stats(head: torch.nn.Module, hidden: torch.Tensor, targets: torch.Tensor,
                  temperature: float, unit_temperature: bool
                  ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    logits = head(hidden).float()  # [chunk, V] fp32: the only vocabulary-wide tensor
+    logits = head(hidden)
+    # [chunk, V] in fp32 (or wider): the only vocabulary-wide tensor there is
+    logits = logits.to(torch.promote_types(logits.dtype, torch.float32))
     scaled = logits / temperature
     normaliser = torch.logsumexp(scaled, dim=-1)
     logp = scaled.gather(-1, targets[:, None])[:, 0] - normaliser
