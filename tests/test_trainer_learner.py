@@ -44,11 +44,15 @@ def test_a_bf16_run_at_lr_1e6_moves_every_weight_with_a_gradient():
     """bf16 parameters stepped directly would round almost every update of 1e-6 away."""
     model = build_tiny_model(TOKENIZER, seed=0).to(torch.bfloat16)  # as a bf16 checkpoint loads
     learner = _learner(model, lr=1e-6, compute_dtype=torch.bfloat16)
-    before = [p.detach().clone() for p in learner.model.parameters()]
+    params = list(learner.model.parameters())
+    before = [p.detach().clone() for p in params]
+    grads: list[torch.Tensor] = []
+    learner.optimizer.register_step_pre_hook(
+        lambda *_: grads.extend(p.grad.detach().clone() for p in params))
     learner.train_step([_group([5, 3, 6, 4])], step=0)
     moved, with_gradient = 0, 0
-    for old, param in zip(before, learner.model.parameters(), strict=True):
-        has_gradient = param.grad.abs() > 1e-6  # AdamW's first step: lr * g / (|g| + eps)
+    for old, param, grad in zip(before, params, grads, strict=True):
+        has_gradient = grad.abs() > 1e-6  # AdamW's first step: lr * g / (|g| + eps)
         change = (param.detach() - old)[has_gradient].abs()
         with_gradient += int(has_gradient.sum())
         moved += int(((change > 0.5e-6) & (change < 2e-6)).sum())

@@ -185,6 +185,7 @@ class GRPOLearner:
         norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.algo.max_grad_norm)
         totals["grad_norm"] = float(norm)
         self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)  # fp32 grads: the engine may want the memory
 
     @torch.no_grad()
     def _set_proximal_logprobs(self, samples: list[TrainSample]) -> None:
