@@ -109,8 +109,8 @@ def _max_error(a: list[list[float]], b: list[list[float]]) -> float:
 
 
 def main(workdir: Path) -> None:
-    from trainer.engine import Sampling
     from trainer.tiny import build_char_tokenizer, build_tiny_model, save_model
+    from trainer.types import Sampling
     from trainer.vllm_engine import VLLMEngine
 
     tokenizer = build_char_tokenizer()

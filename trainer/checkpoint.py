@@ -4,8 +4,9 @@
 checkpointed weights carry) and `data_slot` (the next prompt slot). Groups that were generated
 ahead of the trainer (up to k steps' worth) are not saved: a resumed run regenerates them
 with the checkpointed weights, so the staleness bound holds across the restart. The RNG states
-(Python, torch CPU and CUDA) continue where the run left them, so a resumed k = 0 run samples
-what the uninterrupted run would have. The learning rate is a function of the step alone.
+(Python, torch CPU and CUDA) continue from where the save found them, so a resumed run does not
+replay the samples its first run drew from the seed. The learning rate is a function of the
+step alone.
 
 A save writes `checkpoint.tmp`, renames `checkpoint` to `checkpoint.old`, then `checkpoint.tmp`
 to `checkpoint`: a crash between the two renames leaves only `checkpoint.old`, which
