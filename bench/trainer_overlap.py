@@ -49,11 +49,13 @@ def measure(k: int, args: argparse.Namespace) -> dict:
     model = build_tiny_model(tokenizer, hidden=args.hidden, layers=args.layers, seed=0)
     engine = HFEngine(build_tiny_model(tokenizer, hidden=args.hidden, layers=args.layers,
                                        seed=0), tokenizer)
-    algo = AlgoConfig(loss="dapo", lr=1e-4, overlong="none", reference=False,
-                      micro_batch_size=64)
+    algo = AlgoConfig(loss="dapo", lr=1e-4, overlong="none", reference=True,
+                      micro_batch_size=64, minibatches=args.minibatches)
     learner = GRPOLearner(model, loss_settings("dapo", 0.2, None, 2.0), algo, temperature=1.0,
                           max_new_tokens=args.max_new_tokens,
-                          pad_token_id=tokenizer.pad_token_id, total_steps=args.steps)
+                          pad_token_id=tokenizer.pad_token_id, total_steps=args.steps,
+                          reference=build_tiny_model(tokenizer, hidden=args.hidden,
+                                                     layers=args.layers, seed=0))
     prompts = PromptSource(synthetic_addition(9), tokenizer, chat_template=False)
     pipeline = Pipeline(engine, ExactMatch(), prompts,
                         Sampling(n=args.n, max_new_tokens=args.max_new_tokens),
@@ -76,6 +78,8 @@ def main() -> None:
     parser.add_argument("--max-new-tokens", type=int, default=4)
     parser.add_argument("--hidden", type=int, default=256)
     parser.add_argument("--layers", type=int, default=4)
+    parser.add_argument("--minibatches", type=int, default=4,
+                        help="optimizer steps per batch: gives training a real rollout's weight")
     args = parser.parse_args()
     runs: dict[int, list[dict]] = {0: [], 1: []}
     for _ in range(args.repeats):
