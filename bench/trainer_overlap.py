@@ -7,9 +7,10 @@ s+1 overlaps training of step s). Rewards are exact-match in process, so the ver
 does not blur the comparison (its overlap is shown by the real runs). On a CPU the engine and
 the learner share the same cores, so the gain is bounded by how much of each stage is not
 compute-bound; on a GPU with a separate engine device it approaches bench/pipeline_overlap.py's.
-The two are measured in alternation (`--repeats` times each; medians), so a change in the
-machine's load hits both. Prints one JSON line: steady-state step seconds for both, their
-ratio, and the stage seconds.
+With `--threads 1` each stage gets one core of its own while they overlap (k = 1) and the
+serial run uses one at a time. The two are measured in alternation (`--repeats` times each;
+medians), so a change in the machine's load hits both. Prints one JSON line: steady-state
+step seconds for both, their ratio, and the stage seconds.
 
     python bench/trainer_overlap.py [--steps 10] [--repeats 2] [--prompts 8] [--hidden 256]
 """
@@ -80,7 +81,12 @@ def main() -> None:
     parser.add_argument("--layers", type=int, default=4)
     parser.add_argument("--minibatches", type=int, default=4,
                         help="optimizer steps per batch: gives training a real rollout's weight")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="torch threads (1: each stage gets a core of its own when they "
+                             "overlap, as an engine and a learner on their own devices do)")
     args = parser.parse_args()
+    if args.threads:
+        torch.set_num_threads(args.threads)
     runs: dict[int, list[dict]] = {0: [], 1: []}
     for _ in range(args.repeats):
         for k in (0, 1):
