@@ -20,8 +20,9 @@ import time
 import torch
 
 from trainer.data import Prompt
-from trainer.engine import Completion, Sampling
-from trainer.pipeline import Group, Pipeline
+from trainer.pipeline import Pipeline
+from trainer.run import train_loop
+from trainer.types import Completion, Group, Sampling
 
 ROLLOUT, TRAIN, SYNC = 0.45, 0.50, 0.05
 WARMUP_STEPS = 2  # the first steps fill the pipeline
@@ -69,10 +70,10 @@ class InstantRewarder:
 def measure(k: int, unit_s: float, steps: int, batch: int) -> dict:
     records: list[dict] = []
     prompts = [Prompt(text="1+0=", token_ids=[1, 2, 3], answer="1")] * (steps * batch)
-    pipeline = Pipeline(SleepingEngine(unit_s, batch), SleepingLearner(unit_s), InstantRewarder(),
-                        prompts, Sampling(n=4, max_new_tokens=2), prompts_per_step=batch,
-                        max_staleness=k, chunk_prompts=batch // 4, on_step=records.append)
-    asyncio.run(pipeline.run(0, steps))
+    pipeline = Pipeline(SleepingEngine(unit_s, batch), InstantRewarder(), prompts,
+                        Sampling(n=4, max_new_tokens=2), prompts_per_step=batch,
+                        max_staleness=k, chunk_prompts=batch // 4)
+    asyncio.run(train_loop(pipeline, SleepingLearner(unit_s), range(steps), log=records.append))
     steady = records[WARMUP_STEPS:]
     return {
         "k": k,

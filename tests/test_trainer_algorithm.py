@@ -10,7 +10,7 @@ import torch
 
 from trainer.algorithm import (
     group_advantages,
-    kl_k3,
+    kl_penalty,
     loss_settings,
     overlong_penalty,
     policy_loss,
@@ -18,9 +18,8 @@ from trainer.algorithm import (
 )
 from trainer.config import AlgoConfig, load_config
 from trainer.data import Prompt, PromptSource, read_jsonl, synthetic_addition
-from trainer.engine import Completion
-from trainer.learner import prepare_batch
-from trainer.pipeline import Group
+from trainer.learner import prepare_batch, scheduled_lr
+from trainer.types import Completion, Group
 
 # ---------------------------------------------------------------------------- advantages
 
@@ -148,11 +147,70 @@ def test_masked_tokens_contribute_nothing():
     assert float(stats["tokens"]) == 1 and float(stats["is_truncated"]) == 0
 
 
-def test_k3_kl():
-    d = -0.5  # log pi_ref - log pi_theta
-    expected = math.exp(d) - d - 1
-    assert float(kl_k3(torch.tensor(-1.0), torch.tensor(-1.5))) == pytest.approx(expected)
-    assert float(kl_k3(torch.tensor(-1.0), torch.tensor(-1.0))) == 0.0
+# The KL penalty on a categorical toy: one state, 6 actions, everything enumerated exactly.
+# pi_theta = softmax(theta); the samples come from mu = softmax(theta_old / T), an older policy
+# at another temperature (what a k-stale engine sampling at T gives).
+VOCAB, T_SAMPLE = 6, 0.7
+
+
+def _toy():
+    generator = torch.Generator().manual_seed(0)
+    theta = torch.randn(VOCAB, generator=generator, dtype=torch.float64, requires_grad=True)
+    ref = torch.randn(VOCAB, generator=generator, dtype=torch.float64)
+    old = theta.detach() + 0.3 * torch.randn(VOCAB, generator=generator, dtype=torch.float64)
+    return theta, torch.log_softmax(ref, -1), torch.log_softmax(old / T_SAMPLE, -1)
+
+
+def _analytic_kl(theta, logp_ref):
+    logp = torch.log_softmax(theta, -1)
+    return (logp.exp() * (logp - logp_ref)).sum()
+
+
+def test_kl_penalty_gradient_is_the_gradient_of_the_kl_it_reports():
+    theta, logp_ref, logp_mu = _toy()
+    logp = torch.log_softmax(theta, -1)
+    loss, estimate = kl_penalty(logp, logp_ref, logp_mu, is_cap=float("inf"))
+    mu = logp_mu.exp()  # the expectation over the sampling distribution, enumerated
+    expected_loss, expected_estimate = (mu * loss).sum(), (mu * estimate).sum()
+    (grad,) = torch.autograd.grad(expected_loss, theta)
+    kl = _analytic_kl(theta, logp_ref)
+    (true_grad,) = torch.autograd.grad(kl, theta)
+    torch.testing.assert_close(expected_estimate, kl.detach())  # reports KL(pi_theta || pi_ref)
+    torch.testing.assert_close(grad, true_grad)  # ... and its gradient is that KL's gradient
+    assert not estimate.requires_grad
+
+
+def test_the_k3_estimator_as_a_loss_has_another_gradient():
+    """Why the loss is not the reported k3 (the estimator as it was used before, at T, no IS)."""
+    theta, logp_ref, logp_mu = _toy()
+    logp = torch.log_softmax(theta, -1)
+    delta = logp_ref - logp
+    k3 = torch.exp(delta) - delta - 1
+    (grad,) = torch.autograd.grad((logp_mu.exp() * k3).sum(), theta)
+    (true_grad,) = torch.autograd.grad(_analytic_kl(theta, logp_ref), theta)
+    assert (grad - true_grad).abs().max() > 0.05
+
+
+def test_kl_importance_weights_are_truncated_at_the_cap():
+    logp, ref, behav = torch.tensor([-1.0]), torch.tensor([-1.5]), torch.tensor([-2.0])
+    loss, estimate = kl_penalty(logp, ref, behav, is_cap=1.5)  # rho = e^1 -> 1.5
+    assert float(loss) == pytest.approx(1.5 * 0.25 / 2)
+    assert float(estimate) == pytest.approx(1.5 * (math.exp(-0.5) + 0.5 - 1))
+    same = kl_penalty(logp, logp, logp, is_cap=2.0)
+    assert float(same[0]) == 0.0 and float(same[1]) == 0.0
+
+
+def test_learning_rate_warms_up_then_follows_the_schedule():
+    algo = AlgoConfig(lr=1e-5, warmup_steps=4, lr_schedule="cosine", min_lr_ratio=0.1)
+    lrs = [scheduled_lr(step, algo, total_steps=14) for step in range(14)]
+    assert lrs[:4] == pytest.approx([2.5e-6, 5e-6, 7.5e-6, 1e-5])
+    assert lrs[4] == pytest.approx(1e-5)
+    assert lrs[9] == pytest.approx(1e-5 * (0.1 + 0.9 * 0.5))  # half way through the decay
+    assert all(a >= b for a, b in zip(lrs[4:], lrs[5:], strict=False))
+    assert scheduled_lr(14, algo, total_steps=14) == pytest.approx(1e-6)
+    linear = AlgoConfig(lr=1e-5, lr_schedule="linear")
+    assert scheduled_lr(5, linear, total_steps=10) == pytest.approx(5e-6)
+    assert scheduled_lr(5, AlgoConfig(lr=1e-5), total_steps=10) == 1e-5  # constant
 
 
 def test_unknown_loss_is_rejected():
@@ -202,12 +260,24 @@ def test_config_yaml_and_overrides(tmp_path):
     assert cfg.verifier.url == "http://x:1" and cfg.rollout.engine == "hf"
 
 
+def test_devices_default_to_the_trainers_and_rollout_follows_it():
+    cfg = load_config(None, ["model.device=cuda:1", "rollout.engine=hf"])
+    assert cfg.rollout.device == "cuda:1"  # generation on the training device
+    auto = load_config(None, [])
+    assert auto.model.device == ("cuda" if torch.cuda.is_available() else "cpu")
+    assert auto.rollout.device == auto.model.device
+    assert load_config(None, ["rollout.device=cpu", "model.device=cuda"]).rollout.device == "cpu"
+
+
 @pytest.mark.parametrize(("override", "message"), [
     ("algo.lrr=1", "unknown config key 'algo.lrr'"),
     ("algo.loss=ppo", "must be one of"),
     ("pipeline.steps=1.5", "must be of type int"),
     ("progress=3", "must be of type bool"),
     ("steps", "key=value"),
+    ("pipeline.colocate=true", "needs pipeline.max_staleness 0"),
+    ("algo.lr_schedule=step", "must be one of"),
+    ("model.dtype=float16", "must be one of"),
 ])
 def test_bad_config_is_a_clear_error(override, message):
     with pytest.raises(ValueError, match=message):

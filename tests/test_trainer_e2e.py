@@ -18,11 +18,12 @@ from trainer.algorithm import loss_settings
 from trainer.cli import app
 from trainer.config import AlgoConfig
 from trainer.data import Prompt
-from trainer.engine import HFEngine, Sampling
-from trainer.learner import Learner, TrainSample
-from trainer.pipeline import Group
+from trainer.engine import HFEngine
+from trainer.learner import GRPOLearner
+from trainer.logprobs import pack
 from trainer.rewards import VerifierRewarder, embedded_verifier
 from trainer.tiny import build_char_tokenizer, build_tiny_model
+from trainer.types import Completion, Group, Sampling
 
 REQUIRED_METRICS = {
     "step", "policy_version", "reward_mean", "accuracy", "kl", "entropy", "clip_frac",
@@ -48,12 +49,15 @@ def test_engine_logprobs_match_the_learner_and_updates_follow_the_advantage(tiny
     assert all(len(c.token_ids) == len(c.logprobs) and c.logprobs for c in completions)
 
     algo = AlgoConfig(lr=1e-2, loss="grpo", overlong="none", reference=False)
-    learner = Learner(model, loss_settings("grpo", 0.2, None, 2.0), algo, temperature=0.7,
-                      max_new_tokens=5, pad_token_id=tokenizer.pad_token_id)
-    samples = [TrainSample(prompt.token_ids, c.token_ids, c.logprobs, 0.0) for c in completions]
+    learner = GRPOLearner(model, loss_settings("grpo", 0.2, None, 2.0), algo, temperature=0.7,
+                          max_new_tokens=5, pad_token_id=tokenizer.pad_token_id, total_steps=1)
+    batch = pack([(prompt.token_ids, c.token_ids) for c in completions], tokenizer.pad_token_id,
+                 "cpu")
+    mask = batch.mask
     with torch.no_grad():
-        logp, _, mask = learner._forward(learner.model, samples)
-    behaviour = learner._pad([c.logprobs for c in completions], logp.shape[1], 0.0)
+        logp = learner.logprobs(learner.model, batch, 0.7).logp
+    behaviour = torch.tensor([c.logprobs + [0.0] * (mask.shape[1] - len(c.logprobs))
+                              for c in completions])
     torch.testing.assert_close(logp * mask, behaviour * mask, atol=1e-4, rtol=1e-4)
 
     rewards = [1.0, 0.0, 0.0, 0.0]
@@ -62,7 +66,7 @@ def test_engine_logprobs_match_the_learner_and_updates_follow_the_advantage(tiny
     assert stats["is_weight_mean"] == pytest.approx(1.0, abs=1e-3)
     assert stats["groups_trained"] == 1 and stats["kl"] is None
     with torch.no_grad():
-        after, _, _ = learner._forward(learner.model, samples)
+        after = learner.logprobs(learner.model, batch, 0.7).logp
     gained = ((after - logp) * mask).sum(dim=1)
     assert gained[0] > 0 > gained[1:].max()  # rewarded sample up, the others down
 
@@ -86,8 +90,6 @@ def test_rewards_come_from_the_verifier(verifier_url):
 
 
 def _completion(text: str):
-    from trainer.engine import Completion
-
     return Completion([1], [-1.0], text, truncated=False)
 
 

@@ -11,8 +11,9 @@ import pytest
 import torch
 
 from trainer.data import Prompt
-from trainer.engine import Completion, Sampling
-from trainer.pipeline import Group, Pipeline, StageClock
+from trainer.pipeline import Pipeline, StageClock
+from trainer.run import train_loop
+from trainer.types import Completion, Group, Sampling
 
 BATCH = 4
 
@@ -77,12 +78,12 @@ PROMPTS = [Prompt(text=f"{i}+0=", token_ids=[1, i % 10 + 3], answer=str(i)) for 
 
 
 def run_pipeline(engine, learner, k: int, steps: int, start: int = 0, chunk: int = 1,
-                 rewarder=None) -> tuple[Pipeline, list[dict]]:
+                 rewarder=None, colocate: bool = False) -> tuple[Pipeline, list[dict]]:
     records: list[dict] = []
-    pipeline = Pipeline(engine, learner, rewarder or JitteryRewarder(), PROMPTS,
+    pipeline = Pipeline(engine, rewarder or JitteryRewarder(), PROMPTS,
                         Sampling(n=4, max_new_tokens=2), prompts_per_step=BATCH,
-                        max_staleness=k, chunk_prompts=chunk, on_step=records.append)
-    asyncio.run(pipeline.run(start, start + steps))
+                        max_staleness=k, chunk_prompts=chunk, colocate=colocate)
+    asyncio.run(train_loop(pipeline, learner, range(start, start + steps), log=records.append))
     return pipeline, records
 
 
@@ -170,7 +171,7 @@ def test_a_failing_stage_stops_the_pipeline_cleanly():
 
 def test_bad_pipeline_settings_are_rejected():
     with pytest.raises(ValueError, match="max_staleness"):
-        Pipeline(RecordingEngine(), RecordingLearner(), JitteryRewarder(), PROMPTS,
+        Pipeline(RecordingEngine(), JitteryRewarder(), PROMPTS,
                  Sampling(n=2, max_new_tokens=2), prompts_per_step=4, max_staleness=-1)
 
 
@@ -190,3 +191,59 @@ def test_stage_clock_counts_overlapping_activities_once(monkeypatch):
         now[0] = 6.5
     assert clock.take() == 0.5
     assert clock.take() == 0.0
+
+
+class SleepyEngine(RecordingEngine):
+    """Records the order of generate/sleep/wake calls; refuses to generate while asleep."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.asleep = False
+        self.events: list[str] = []
+
+    def generate(self, prompts, sampling):
+        assert not self.asleep, "generate on a sleeping engine"
+        self.events.append(f"generate v{self.version}")
+        return super().generate(prompts, sampling)
+
+    def sleep(self) -> None:
+        self.asleep = True
+        self.events.append("sleep")
+
+    def wake_up(self, model, version: int) -> None:
+        self.asleep = False
+        self.load_weights(model, version)
+        self.events.append(f"wake v{version}")
+
+
+class AsleepCheckingLearner(RecordingLearner):
+    def __init__(self, engine: SleepyEngine) -> None:
+        super().__init__()
+        self.engine = engine
+
+    def train_step(self, groups, step):
+        assert self.engine.asleep, "trained while the engine held its memory"
+        self.engine.events.append(f"train {step}")
+        return super().train_step(groups, step)
+
+
+def test_colocated_engine_sleeps_through_training_and_wakes_with_the_new_weights():
+    engine = SleepyEngine()
+    learner = AsleepCheckingLearner(engine)
+    pipeline, records = run_pipeline(engine, learner, k=0, steps=3, chunk=2, colocate=True)
+    step_events = [["generate v0", "generate v0", "sleep", "train 0", "wake v1"],
+                   ["generate v1", "generate v1", "sleep", "train 1", "wake v2"],
+                   ["generate v2", "generate v2", "sleep", "train 2", "wake v3"]]
+    assert engine.events == [e for step in step_events for e in step]
+    assert engine.loads == [1, 2, 3] and engine.version == 3
+    assert all(v == step for step, versions, _ in learner.trained for v in versions)
+    assert all(r["sync_s"] > 0 for r in records)
+
+
+def test_colocate_needs_k0_and_an_engine_that_sleeps():
+    with pytest.raises(ValueError, match="max_staleness 0"):
+        Pipeline(SleepyEngine(), JitteryRewarder(), PROMPTS, Sampling(n=2, max_new_tokens=2),
+                 prompts_per_step=4, max_staleness=1, colocate=True)
+    with pytest.raises(ValueError, match="RecordingEngine cannot sleep"):
+        Pipeline(RecordingEngine(), JitteryRewarder(), PROMPTS, Sampling(n=2, max_new_tokens=2),
+                 prompts_per_step=4, max_staleness=0, colocate=True)

@@ -43,6 +43,51 @@ def test_vllm_engine_generates_with_logprobs_and_takes_weight_updates(tmp_path):
     assert report["logprob_error_before"] < 1e-3  # vLLM's log-probs are the model's, at T
     assert report["logprob_error_after"] < 1e-3  # ... and after the update, the new model's
     assert report["change_vs_old_weights"] > 0.1  # the update measurably changed the outputs
+    # vLLM's sleep mode needs CUDA (CuMem allocator): the CPU build refuses it up front, so the
+    # colocated mode's sleep/wake runs for real only on a GPU (bench/gpu_step.py).
+    assert "Sleep mode is not supported" in report["sleep_mode_on_cpu"]
+
+
+class RecordingLLM:
+    """Stands in for a CUDA vLLM `LLM` with sleep mode, which cannot exist on this machine."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple] = []
+
+    def sleep(self, level: int = 1) -> None:
+        self.calls.append(("sleep", level))
+
+    def wake_up(self, tags: list[str] | None = None) -> bool:
+        self.calls.append(("wake_up", tuple(tags or ())))
+        return tags == ["kv_cache"]
+
+    def collective_rpc(self, method, args=()) -> list:
+        (named,) = args
+        self.calls.append(("reload", {t.dtype for _, t in named}, len(named)))
+        return [None]
+
+    def reset_prefix_cache(self) -> bool:
+        self.calls.append(("reset_prefix_cache",))
+        return True
+
+
+def test_colocated_vllm_engine_sleeps_and_wakes_with_the_new_weights_in_order():
+    """Weights' memory first, the new weights into it, then the KV cache: the lowest peak."""
+    import torch
+
+    from trainer.tiny import build_char_tokenizer, build_tiny_model
+    from trainer.vllm_engine import VLLMEngine
+
+    llm = RecordingLLM()
+    engine = VLLMEngine("unused", dtype="bfloat16", llm=llm)
+    model = build_tiny_model(build_char_tokenizer())  # fp32 master weights
+    engine.sleep()
+    engine.wake_up(model, version=3)
+    tensors = len(model.state_dict())
+    assert llm.calls == [("sleep", 1), ("wake_up", ("weights",)),
+                         ("reload", {torch.bfloat16}, tensors), ("wake_up", ("kv_cache",)),
+                         ("reset_prefix_cache",)]
+    assert engine.version == 3
 
 
 def _reference_logprobs(model, prompt: list[int], completions) -> list[list[float]]:
@@ -64,8 +109,8 @@ def _max_error(a: list[list[float]], b: list[list[float]]) -> float:
 
 
 def main(workdir: Path) -> None:
-    from trainer.engine import Sampling
     from trainer.tiny import build_char_tokenizer, build_tiny_model, save_model
+    from trainer.types import Sampling
     from trainer.vllm_engine import VLLMEngine
 
     tokenizer = build_char_tokenizer()
@@ -88,8 +133,15 @@ def main(workdir: Path) -> None:
     error_after = _max_error([c.logprobs for c in after], _reference_logprobs(new, prompt, after))
     change = _max_error([c.logprobs for c in after], _reference_logprobs(old, prompt, after))
     engine.close()
+    try:
+        VLLMEngine(str(path), dtype="float32", max_model_len=64, seed=0, enforce_eager=True,
+                   sleep_mode=True)
+        sleep_mode = "accepted"
+    except Exception as err:  # noqa: BLE001 - the report says what vLLM answered
+        sleep_mode = f"{type(err).__name__}: {err}"
     print(json.dumps({"versions": versions, "logprob_error_before": error_before,
-                      "logprob_error_after": error_after, "change_vs_old_weights": change}))
+                      "logprob_error_after": error_after, "change_vs_old_weights": change,
+                      "sleep_mode_on_cpu": sleep_mode}))
 
 
 if __name__ == "__main__":

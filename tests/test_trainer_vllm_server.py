@@ -19,8 +19,8 @@ import pytest
 import torch
 
 from tests.procs import Proc, http_ok, python_with, wait_until
-from trainer.engine import Completion, Sampling
 from trainer.tiny import build_char_tokenizer, build_tiny_model, save_model
+from trainer.types import Completion, Sampling
 from trainer.vllm_engine import VLLMServerPool
 from verifier.local import free_port
 

@@ -19,6 +19,18 @@ The variants differ only in advantage scaling, clip range and how tokens are ave
   dr_grpo  A = r - mean (no std), token sums divided by a constant (max_new_tokens)
   dapo     A = (r - mean) / std, clip-higher (eps_high 0.28), one mean over all tokens
 Writing each as a per-token weight makes micro-batched gradient accumulation exact.
+
+KL penalty to the frozen reference, KL(pi_theta || pi_ref) of the models themselves (temperature
+1), estimated on tokens sampled from the behaviour policy mu (temperature T, maybe stale):
+  logp1, logp1_ref  log-probs at temperature 1 of the trained policy and of the reference
+  rho_t   = min(exp(logp1 - logp_behav), is_cap)                   mu -> pi_theta, detached
+  kl_t    = rho_t * (exp(logp1_ref - logp1) - (logp1_ref - logp1) - 1)  k3, reported
+  klloss_t = rho_t * (logp1 - logp1_ref)^2 / 2                     k2, added to the loss
+E_mu[kl_t] = KL, and grad E_mu[klloss_t] = E_pi[(logp1 - logp1_ref) grad logp1] = grad KL, so
+the penalty's gradient is the gradient of the divergence the logs report (the k3 estimator used
+as a loss has a different gradient: E_pi[(1 - pi_ref/pi_theta) grad logp1], the gradient of the
+other direction, KL(pi_ref || pi_theta)). The truncation at is_cap trades a little bias for
+variance, as for the policy term. Loss_t += beta * klloss_t, averaged with the same token weights.
 """
 
 from __future__ import annotations
@@ -92,10 +104,17 @@ def token_weights(mask: torch.Tensor, loss: LossType, num_sequences: int, num_to
     raise ValueError(f"unknown loss {loss!r}")
 
 
-def kl_k3(logp: torch.Tensor, logp_ref: torch.Tensor) -> torch.Tensor:
-    """Per-token k3 estimator of KL(pi_theta || pi_ref): exp(d) - d - 1 with d = ref - theta."""
-    delta = logp_ref - logp
-    return torch.exp(delta) - delta - 1
+def kl_penalty(logp1: torch.Tensor, logp1_ref: torch.Tensor, logp_behav: torch.Tensor,
+               is_cap: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """Per-token (loss, estimate) of KL(pi_theta || pi_ref) on behaviour samples (see above).
+
+    `logp1` carries the gradient; the estimate is detached. Its mean is what `kl` reports,
+    the loss's gradient is that estimate's gradient in expectation.
+    """
+    rho = torch.exp(logp1.detach() - logp_behav).clamp(max=is_cap)
+    log_ratio = logp1 - logp1_ref
+    delta = -log_ratio.detach()
+    return rho * log_ratio.square() / 2, rho * (torch.exp(delta) - delta - 1)
 
 
 def policy_loss(logp: torch.Tensor, logp_prox: torch.Tensor, logp_behav: torch.Tensor,

@@ -24,8 +24,10 @@ class ModelConfig:
     tiny_layers: int = 2
     tiny_warmup_steps: int = 0  # supervised warm-up of the tiny model (see tiny.format_warmup)
     tiny_warmup_correct: float = 0.0  # fraction of warm-up targets that are the right answer
-    dtype: Literal["float32", "bfloat16", "float16"] = "float32"
-    device: str = "cpu"  # the trainer's device; engines place themselves
+    # Compute dtype (autocast) of the learner and dtype of the engine's copy; the trained
+    # weights and the optimizer state are fp32 whatever this says (trainer/learner.py).
+    dtype: Literal["float32", "bfloat16"] = "float32"
+    device: str = "auto"  # the trainer's device; auto: cuda when available, else cpu
     gradient_checkpointing: bool = False
 
 
@@ -47,8 +49,8 @@ class RolloutConfig:
     temperature: float = 1.0
     top_p: float = 1.0  # keep 1.0: the trainer recomputes log-probs without nucleus truncation
     chunk_prompts: int = 4  # prompts per generate call; rewards are requested per finished group
-    device: str = "cpu"  # hf engine
-    gpu_memory_utilization: float = 0.3  # vllm (colocated)
+    device: str = ""  # hf engine; empty: the trainer's device (model.device)
+    gpu_memory_utilization: float = 0.3  # vllm in-process: its fixed share (weights + KV cache)
     max_model_len: int = 2048  # vllm
     server_urls: list[str] = field(default_factory=list)  # vllm_server: running `vllm serve`s
     weight_sync_port: int = 29500  # vllm_server: NCCL rendezvous, one port per server from here
@@ -60,17 +62,21 @@ class AlgoConfig:
     loss: Literal["grpo", "dr_grpo", "dapo"] = "grpo"
     clip_low: float = 0.2
     clip_high: float | None = None  # None: 0.28 for dapo (clip-higher), else clip_low
-    kl_coef: float = 0.0  # beta of the k3 KL penalty to the frozen reference
+    kl_coef: float = 0.0  # beta of the KL penalty to the frozen reference (algorithm.py)
     reference: bool = True  # keep a frozen reference to report (and penalise) KL
     is_cap: float = 2.0  # truncated importance sampling: weights are min(w, is_cap)
     overlong: Literal["mask", "penalty", "none"] = "mask"
     overlong_buffer: int = 4  # penalty ramps from 0 to -overlong_penalty over these last tokens
     overlong_penalty: float = 1.0
-    lr: float = 1e-6
+    lr: float = 1e-6  # peak learning rate
+    warmup_steps: int = 0  # linear warm-up from lr / warmup_steps to lr over these steps
+    lr_schedule: Literal["constant", "cosine", "linear"] = "constant"  # after the warm-up
+    min_lr_ratio: float = 0.0  # cosine/linear decay ends at lr * this (at pipeline.steps)
     weight_decay: float = 0.0
     max_grad_norm: float = 1.0
     minibatches: int = 1  # optimizer steps per batch (> 1 makes the PPO clip bite)
     micro_batch_size: int = 64  # sequences per forward/backward (gradient accumulation)
+    logprob_chunk_tokens: int = 1024  # completion tokens per [chunk, vocab] fp32 softmax
 
 
 @dataclass
@@ -78,6 +84,10 @@ class PipelineConfig:
     steps: int = 100
     prompts_per_step: int = 8
     max_staleness: int = 1  # k: never train on samples from a policy more than k versions old
+    # Colocated synchronous mode (k = 0, hf or vllm engine): the engine sleeps while the learner
+    # trains (vLLM frees its weights and KV cache) and wakes with the new weights. Off: the
+    # engine keeps its fixed share of the device and rollout overlaps training (k >= 1).
+    colocate: bool = False
 
 
 @dataclass
@@ -121,7 +131,28 @@ def load_config(path: str | Path | None = None, overrides: list[str] | None = No
             if not isinstance(node, dict):
                 raise ValueError(f"override {override!r}: {part!r} is not a section")
         node[leaf] = yaml.safe_load(value)
-    return _build(Config, raw, prefix="")
+    return _resolve(_build(Config, raw, prefix=""))
+
+
+def _resolve(config: Config) -> Config:
+    """Cross-field checks, and the devices `auto`/empty stand for."""
+    if config.pipeline.colocate and config.pipeline.max_staleness != 0:
+        raise ValueError("pipeline.colocate needs pipeline.max_staleness 0: the engine sleeps "
+                         "while the learner trains, so rollout cannot overlap training")
+    if config.pipeline.colocate and config.rollout.engine == "vllm_server":
+        raise ValueError("pipeline.colocate needs rollout.engine hf or vllm (servers run on "
+                         "their own devices)")
+    if config.algo.warmup_steps < 0 or not 0 <= config.algo.min_lr_ratio <= 1:
+        raise ValueError("algo.warmup_steps must be >= 0 and algo.min_lr_ratio in [0, 1]")
+    if config.algo.logprob_chunk_tokens < 1:
+        raise ValueError("algo.logprob_chunk_tokens must be >= 1")
+    if config.model.device == "auto":
+        import torch
+
+        config.model.device = "cuda" if torch.cuda.is_available() else "cpu"
+    if not config.rollout.device:
+        config.rollout.device = config.model.device
+    return config
 
 
 def config_to_dict(config: Config) -> dict[str, Any]:

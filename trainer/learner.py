@@ -1,17 +1,24 @@
 """The learner: turns scored groups into a GRPO update of the policy.
 
-train_step(groups):
+train_step(groups, step):
   1. rewards -> masks and group-relative advantages (None rewards and, if configured, overlong
      samples are masked; groups with no signal are dropped and counted);
-  2. split into minibatches; for each: forward the policy on prompt + completion, take the
-     log-probs of the completion tokens at the sampling temperature, compute the decoupled
-     TIS-corrected clipped loss (+ optional KL to the frozen reference), accumulate gradients
-     over micro-batches, clip, step.
+  2. the step's learning rate (warm-up, then the schedule);
+  3. split into minibatches; for each: forward the policy on prompt + completion, take the
+     log-probs of the completion tokens at the sampling temperature (chunked: trainer/
+     logprobs.py), compute the decoupled TIS-corrected clipped loss (+ the KL penalty to the
+     frozen reference), accumulate gradients over micro-batches, clip, step.
+
+Mixed precision: the trained parameters, their gradients and AdamW's state are fp32 (master
+weights); forward and backward run under autocast in the compute dtype (bf16 on a GPU). An
+update of lr 1e-6 is below half of bf16's spacing for any weight larger than ~3e-4, so bf16
+parameters stepped directly would mostly not move at all. The frozen reference needs no
+master copy and is kept in the compute dtype. The engine receives the weights in its own dtype.
 """
 
 from __future__ import annotations
 
-import copy
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,13 +27,14 @@ import torch
 from trainer.algorithm import (
     LossSettings,
     group_advantages,
-    kl_k3,
+    kl_penalty,
     overlong_penalty,
     policy_loss,
     token_weights,
 )
 from trainer.config import AlgoConfig
-from trainer.pipeline import Group
+from trainer.logprobs import PackedBatch, TokenLogprobs, completion_logprobs, pack
+from trainer.types import Group
 
 
 @dataclass
@@ -69,27 +77,43 @@ def prepare_batch(groups: list[Group], settings: LossSettings, algo: AlgoConfig,
     return PreparedBatch(samples, dropped, masked)
 
 
-class Learner:
+def scheduled_lr(step: int, algo: AlgoConfig, total_steps: int) -> float:
+    """Linear warm-up over `warmup_steps`, then constant, cosine or linear decay to min_lr."""
+    if step < algo.warmup_steps:
+        return algo.lr * (step + 1) / algo.warmup_steps
+    if algo.lr_schedule == "constant":
+        return algo.lr
+    progress = min(1.0, (step - algo.warmup_steps) / max(1, total_steps - algo.warmup_steps))
+    shape = (0.5 * (1 + math.cos(math.pi * progress)) if algo.lr_schedule == "cosine"
+             else 1 - progress)
+    return algo.lr * (algo.min_lr_ratio + (1 - algo.min_lr_ratio) * shape)
+
+
+class GRPOLearner:
     def __init__(self, model: Any, settings: LossSettings, algo: AlgoConfig, *,
-                 temperature: float, max_new_tokens: int, pad_token_id: int,
-                 reference: Any | None = None, device: str = "cpu") -> None:
-        self.model = model.to(device)
+                 temperature: float, max_new_tokens: int, pad_token_id: int, total_steps: int,
+                 reference: Any | None = None, device: str = "cpu",
+                 compute_dtype: torch.dtype = torch.float32) -> None:
+        self.model = model.to(device=device, dtype=torch.float32)  # fp32 master weights
         self.model.train()
-        self.reference = reference.to(device).eval().requires_grad_(False) if reference else None
+        self.reference = (reference.to(device=device, dtype=compute_dtype).eval()
+                          .requires_grad_(False) if reference is not None else None)
         self.settings, self.algo = settings, algo
         self.temperature = temperature
         self.max_new_tokens = max_new_tokens
+        self.total_steps = total_steps
         self.pad = pad_token_id
         self.device = device
-        self.optimizer = torch.optim.AdamW(model.parameters(), lr=algo.lr,
+        self.autocast = dict(device_type=torch.device(device).type, dtype=compute_dtype,
+                             enabled=compute_dtype != torch.float32)
+        self.optimizer = torch.optim.AdamW(self.model.parameters(), lr=algo.lr,
                                            weight_decay=algo.weight_decay)
-
-    @classmethod
-    def with_frozen_reference(cls, model: Any, **kwargs: Any) -> Learner:
-        return cls(model, reference=copy.deepcopy(model), **kwargs)
 
     def train_step(self, groups: list[Group], step: int) -> dict[str, Any]:
         batch = prepare_batch(groups, self.settings, self.algo, self.max_new_tokens)
+        lr = scheduled_lr(step, self.algo, self.total_steps)
+        for param_group in self.optimizer.param_groups:
+            param_group["lr"] = lr
         totals: dict[str, float] = {}
         samples = batch.samples
         minibatches = [samples[i::self.algo.minibatches] for i in range(self.algo.minibatches)]
@@ -113,8 +137,16 @@ class Learner:
             "samples_masked": batch.samples_masked,
             "completion_len": sum(len(c.token_ids) for c in completions) / max(len(completions), 1),
             "truncated_frac": sum(c.truncated for c in completions) / max(len(completions), 1),
-            "lr": self.algo.lr,
+            "lr": lr,
         }
+
+    def logprobs(self, model: Any, batch: PackedBatch, temperature: float, *,
+                 unit_temperature: bool = False) -> TokenLogprobs:
+        """Completion-token log-probs under `model`, in the compute dtype, fp32 softmax."""
+        with torch.autocast(**self.autocast):
+            return completion_logprobs(model, batch, temperature,
+                                       unit_temperature=unit_temperature,
+                                       chunk_tokens=self.algo.logprob_chunk_tokens)
 
     # ------------------------------------------------------------------ internals
 
@@ -125,64 +157,47 @@ class Learner:
         size = self.algo.micro_batch_size
         for start in range(0, len(samples), size):
             micro = samples[start:start + size]
-            logp, entropy, mask = self._forward(self.model, micro)
-            behaviour = self._pad([s.behaviour_logprobs for s in micro], logp.shape[1], 0.0)
-            logp_prox = (logp.detach() if micro[0].proximal_logprobs is None else
-                         self._pad([s.proximal_logprobs for s in micro], logp.shape[1], 0.0))
+            batch = self._pack(micro)
+            mask = batch.mask
+            policy = self.logprobs(self.model, batch, self.temperature,
+                                   unit_temperature=self.reference is not None)
+            behaviour = self._pad([s.behaviour_logprobs for s in micro], mask.shape[1])
+            logp_prox = (policy.logp.detach() if micro[0].proximal_logprobs is None else
+                         self._pad([s.proximal_logprobs for s in micro], mask.shape[1]))
             weights = token_weights(mask, self.settings.loss, len(samples), num_tokens,
                                     self.max_new_tokens)
             advantages = torch.tensor([s.advantage for s in micro], device=self.device)
-            loss, stats = policy_loss(logp, logp_prox, behaviour, advantages, weights,
+            loss, stats = policy_loss(policy.logp, logp_prox, behaviour, advantages, weights,
                                       self.settings)
             if self.reference is not None:
                 with torch.no_grad():
-                    logp_ref, _, _ = self._forward(self.reference, micro)
-                kl = kl_k3(logp, logp_ref)
+                    reference = self.logprobs(self.reference, batch, 1.0)
+                kl_loss, kl = kl_penalty(policy.logp_unit, reference.logp, behaviour,
+                                         self.settings.is_cap)
                 if self.algo.kl_coef > 0:
-                    loss = loss + self.algo.kl_coef * (kl * weights).sum()
-                stats["kl"] = (kl.detach() * mask).sum()
+                    loss = loss + self.algo.kl_coef * (kl_loss * weights).sum()
+                stats["kl"] = (kl * mask).sum()
             loss.backward()
-            stats["entropy"] = (entropy * mask).sum()
+            stats["entropy"] = (policy.entropy * mask).sum()
             stats["loss"] = loss.detach()
             for key, value in stats.items():
                 totals[key] = totals.get(key, 0.0) + float(value)
         norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.algo.max_grad_norm)
         totals["grad_norm"] = float(norm)
         self.optimizer.step()
+        self.optimizer.zero_grad(set_to_none=True)  # fp32 grads: the engine may want the memory
 
     @torch.no_grad()
     def _set_proximal_logprobs(self, samples: list[TrainSample]) -> None:
         """Log-probs of the policy before this batch's updates (needed with > 1 minibatch)."""
         for start in range(0, len(samples), self.algo.micro_batch_size):
             micro = samples[start:start + self.algo.micro_batch_size]
-            logp, _, _ = self._forward(self.model, micro)
+            logp = self.logprobs(self.model, self._pack(micro), self.temperature).logp
             for row, sample in enumerate(micro):
                 sample.proximal_logprobs = logp[row, :len(sample.completion_ids)].tolist()
 
-    def _forward(self, model: Any, samples: list[TrainSample]
-                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Completion-token log-probs [B, T] (grad), entropies [B, T] (no grad), mask [B, T]."""
-        sequences = [s.prompt_ids + s.completion_ids for s in samples]
-        width = max(len(seq) for seq in sequences)
-        input_ids = torch.tensor([seq + [self.pad] * (width - len(seq)) for seq in sequences],
-                                 device=self.device)
-        attention = torch.tensor([[1] * len(seq) + [0] * (width - len(seq)) for seq in sequences],
-                                 device=self.device)
-        logits = model(input_ids=input_ids, attention_mask=attention).logits
-        # Logits at position p predict token p + 1: the completion window starts one earlier.
-        completion_len = max(len(s.completion_ids) for s in samples)
-        steps = torch.arange(completion_len, device=self.device)
-        starts = torch.tensor([len(s.prompt_ids) - 1 for s in samples], device=self.device)
-        positions = (starts[:, None] + steps[None, :]).clamp(max=width - 2)
-        mask = steps[None, :] < torch.tensor([len(s.completion_ids) for s in samples],
-                                             device=self.device)[:, None]
-        window = logits.gather(1, positions[..., None].expand(-1, -1, logits.shape[-1]))
-        logprobs_all = torch.log_softmax(window.float() / self.temperature, dim=-1)
-        targets = input_ids.gather(1, positions + 1)
-        logp = logprobs_all.gather(-1, targets[..., None])[..., 0]
-        with torch.no_grad():
-            entropy = -(logprobs_all.exp() * logprobs_all).sum(-1)
-        return logp * mask, entropy * mask, mask
+    def _pack(self, samples: list[TrainSample]) -> PackedBatch:
+        return pack([(s.prompt_ids, s.completion_ids) for s in samples], self.pad, self.device)
 
-    def _pad(self, rows: list[list[float]], width: int, value: float) -> torch.Tensor:
-        return torch.tensor([r + [value] * (width - len(r)) for r in rows], device=self.device)
+    def _pad(self, rows: list[list[float]], width: int) -> torch.Tensor:
+        return torch.tensor([r + [0.0] * (width - len(r)) for r in rows], device=self.device)

@@ -1,4 +1,4 @@
-"""The asynchronous pipeline: rollout, reward and training overlap with bounded staleness.
+"""The asynchronous pipeline: rollout and reward run ahead of training, with bounded staleness.
 
 Prompts are numbered by *slot*; training step s consumes exactly the B groups in slots
 [s*B, (s+1)*B). That makes the step a group will be trained in known when its generation
@@ -7,19 +7,22 @@ starts, so the staleness bound is enforced up front, by pacing:
     a group for step s may start generating only when the engine holds version >= s - k
 
 (the trainer is at version s when it trains step s, so the group is at most k versions old).
-Three concurrent activities, coordinated by one asyncio loop:
+Inside `running()` two activities run in the background, on one asyncio loop:
 
   rollout  takes the next chunk of slots, waits for the gate, generates in a worker thread,
            and sends each finished group to the verifier at once (its own task);
   reward   scores a group over HTTP and parks it in its slot;
-  trainer  waits until its step's slots are all parked, trains (worker thread), then pushes
-           the new weights to the engine (versioned, timed) and opens the gate further.
+
+while the training loop (trainer/run.py's `training_steps`) takes a step's groups with
+`batch(step)`, trains, and hands the new weights over with `publish`, which opens the gate.
 
 k = 0 is the synchronous baseline (generate, score, train, sync, repeat); k = 1 overlaps the
 rollout of batch s+1 with the training of batch s; larger k lets the rollout run further ahead.
+Colocated (k = 0 only): the engine sleeps while the learner trains, so training gets the memory
+the engine's weights and KV cache held, and wakes up with the new weights.
 Generation and weight loading share one lock, so weights never change under a generate call and
-every sample's version is the version that produced it. The trainer re-checks the bound anyway
-and drops (and counts) any group beyond it; with this pacing that never happens.
+every sample's version is the version that produced it. `batch` re-checks the bound anyway and
+drops (and counts) any group beyond it; with this pacing that never happens.
 """
 
 from __future__ import annotations
@@ -27,42 +30,14 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
 
 import torch
 
 from trainer.data import Prompt, PromptSource
-from trainer.engine import Completion, RolloutEngine, Sampling
-
-
-@dataclass
-class Group:
-    """The n samples of one prompt, as generated and scored."""
-
-    slot: int
-    prompt: Prompt
-    completions: list[Completion]
-    version: int  # policy version of the engine weights that generated every sample
-    rewards: list[float | None]  # None: the verifier failed (infra_error): mask, never punish
-    statuses: list[str]
-
-
-class Rewarder(Protocol):
-    async def score(self, prompt: Prompt, completions: list[Completion]
-                    ) -> tuple[list[float | None], list[str]]: ...
-
-
-class Learner(Protocol):
-    def train_step(self, groups: list[Group], step: int) -> dict[str, Any]:
-        """One optimizer update (or several minibatch updates) on the step's groups."""
-        ...
-
-    @property
-    def model(self) -> torch.nn.Module:
-        """The policy being trained: what the engine copies its weights from."""
-        ...
+from trainer.types import Completion, Group, Rewarder, RolloutEngine, Sampling, SleepingEngine
 
 
 class StageClock:
@@ -93,24 +68,34 @@ class StageClock:
 
 
 class Pipeline:
-    def __init__(self, engine: RolloutEngine, learner: Learner, rewarder: Rewarder,
+    def __init__(self, engine: RolloutEngine, rewarder: Rewarder,
                  prompts: Sequence[Prompt] | PromptSource, sampling: Sampling, *,
                  prompts_per_step: int, max_staleness: int, chunk_prompts: int = 1,
-                 on_step: Callable[[dict[str, Any]], None] | None = None) -> None:
+                 colocate: bool = False) -> None:
         if max_staleness < 0 or prompts_per_step < 1 or chunk_prompts < 1:
             raise ValueError("need max_staleness >= 0, prompts_per_step >= 1, chunk_prompts >= 1")
-        self.engine, self.learner, self.rewarder = engine, learner, rewarder
+        if colocate and max_staleness != 0:
+            raise ValueError("colocated (sleeping engine) runs are synchronous: max_staleness 0")
+        if colocate and not isinstance(engine, SleepingEngine):
+            raise ValueError(f"{type(engine).__name__} cannot sleep: colocate needs the hf or "
+                             "vllm engine")
+        self.engine, self.rewarder = engine, rewarder
         self.prompts = prompts  # slot -> Prompt
         self.sampling = sampling
-        self.batch = prompts_per_step
+        self.batch_size = prompts_per_step
         self.k = max_staleness
         self.chunk = chunk_prompts
-        self.on_step = on_step
+        self.colocate = colocate
         self.clocks = {name: StageClock() for name in ("rollout", "reward", "train", "sync")}
         self.stale_dropped = 0  # total over the run; stays 0 unless pacing is broken
 
-    async def run(self, start_step: int, end_step: int) -> None:
-        """Train steps [start_step, end_step); the engine must hold version start_step."""
+    @asynccontextmanager
+    async def running(self, start_step: int, end_step: int) -> AsyncIterator[Pipeline]:
+        """Rollout and reward for steps [start_step, end_step) in the background.
+
+        The engine must hold version start_step. A failure in the background (the verifier
+        down, the engine broken) cancels the training loop and surfaces as itself.
+        """
         if self.engine.version != start_step:
             raise ValueError(f"engine holds version {self.engine.version}, "
                              f"the run resumes at {start_step}")
@@ -123,19 +108,50 @@ class Pipeline:
             clock.take()
         try:
             async with asyncio.TaskGroup() as tasks:  # one failure cancels the rest
-                tasks.create_task(self._rollout(tasks, start_step * self.batch,
-                                                end_step * self.batch))
-                tasks.create_task(self._train(start_step, end_step))
+                tasks.create_task(self._rollout(tasks, start_step * self.batch_size,
+                                                end_step * self.batch_size))
+                yield self
         except ExceptionGroup as failure:
             raise failure.exceptions[0] from None  # the stage that failed first, as itself
+
+    # ------------------------------------------------------------------ the training loop's side
+
+    async def batch(self, step: int) -> tuple[list[Group], list[Group]]:
+        """Wait for step's groups; returns (all of them, those within the staleness bound)."""
+        slots = range(step * self.batch_size, (step + 1) * self.batch_size)
+        async with self._parked_changed:
+            await self._parked_changed.wait_for(lambda: all(i in self._parked for i in slots))
+            groups = [self._parked.pop(i) for i in slots]
+        fresh = [g for g in groups if step - g.version <= self.k]
+        self.stale_dropped += len(groups) - len(fresh)
+        return groups, fresh
+
+    async def release_engine(self) -> None:
+        """Colocated: the engine frees its device memory for training (no-op otherwise)."""
+        if self.colocate:
+            async with self._engine_lock:
+                with self.clocks["sync"]:
+                    await asyncio.to_thread(self.engine.sleep)
+
+    async def publish(self, model: torch.nn.Module, version: int) -> None:
+        """Load the new weights into the engine (waking it if colocated) and open the gate."""
+        async with self._engine_lock:
+            with self.clocks["sync"]:
+                if self.colocate:
+                    await asyncio.to_thread(self.engine.wake_up, model, version)
+                else:
+                    await asyncio.to_thread(self.engine.load_weights, model, version)
+        async with self._version_changed:
+            self._version = version
+            self._version_changed.notify_all()
 
     # ------------------------------------------------------------------ rollout and reward
 
     async def _rollout(self, tasks: asyncio.TaskGroup, first_slot: int, end_slot: int) -> None:
         slot = first_slot
         while slot < end_slot:
-            step = slot // self.batch
-            chunk_end = min(slot + self.chunk, (step + 1) * self.batch, end_slot)
+            step = slot // self.batch_size
+            chunk_end = min(slot + self.chunk, (step + 1) * self.batch_size, end_slot)
             async with self._version_changed:  # the staleness gate
                 await self._version_changed.wait_for(lambda s=step: self._version >= s - self.k)
             prompts = [self.prompts[s] for s in range(slot, chunk_end)]
@@ -156,36 +172,10 @@ class Pipeline:
             self._parked[slot] = Group(slot, prompt, completions, version, rewards, statuses)
             self._parked_changed.notify_all()
 
-    # ------------------------------------------------------------------ training and sync
+    # ------------------------------------------------------------------ metrics
 
-    async def _train(self, start_step: int, end_step: int) -> None:
-        step_started = time.perf_counter()
-        for step in range(start_step, end_step):
-            slots = range(step * self.batch, (step + 1) * self.batch)
-            async with self._parked_changed:
-                await self._parked_changed.wait_for(
-                    lambda s=slots: all(i in self._parked for i in s))
-                groups = [self._parked.pop(i) for i in slots]
-            fresh = [g for g in groups if step - g.version <= self.k]
-            self.stale_dropped += len(groups) - len(fresh)
-            with self.clocks["train"]:
-                learner_stats = await asyncio.to_thread(self.learner.train_step, fresh, step)
-            async with self._engine_lock:
-                with self.clocks["sync"]:
-                    await asyncio.to_thread(self.engine.load_weights, self.learner.model,
-                                            step + 1)
-            async with self._version_changed:
-                self._version = step + 1
-                self._version_changed.notify_all()
-            now = time.perf_counter()
-            stats = self._step_stats(step, groups, fresh, now - step_started)
-            step_started = now
-            stats.update(learner_stats)
-            if self.on_step is not None:
-                await asyncio.to_thread(self.on_step, stats)
-
-    def _step_stats(self, step: int, groups: list[Group], fresh: list[Group],
-                    wall: float) -> dict[str, Any]:
+    def step_stats(self, step: int, groups: list[Group], fresh: list[Group],
+                   wall: float) -> dict[str, Any]:
         seconds = {name: clock.take() for name, clock in self.clocks.items()}
         staleness = Counter(step - g.version for g in fresh)
         scored = [r for g in groups for r in g.rewards if r is not None]

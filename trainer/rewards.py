@@ -12,7 +12,7 @@ from contextlib import contextmanager
 
 from rl_client import AsyncVerifierClient
 from trainer.data import Prompt
-from trainer.engine import Completion
+from trainer.types import Completion
 from verifier.local import LocalServer
 
 

@@ -1,8 +1,9 @@
-"""Assemble a run from its config: model, engine, data, verifier, pipeline; then train.
+"""Assemble a run from its config, then train: `train` below reads top to bottom, and
+`train_loop` is one GRPO step, top to bottom.
 
-    policy + frozen reference  --Learner-->  GRPO updates
-    engine (own weight copy)   --Pipeline--> samples tagged with their policy version
-    verifier (HTTP)            --Rewarder--> rewards as each group finishes
+    policy (fp32 master) + frozen reference  --GRPOLearner-->  GRPO updates
+    engine (own weight copy)                 --Pipeline----->  scored groups, version-tagged
+    verifier (HTTP)                          --Rewarder----->  rewards as each group finishes
 """
 
 from __future__ import annotations
@@ -10,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +27,12 @@ from trainer.algorithm import loss_settings
 from trainer.checkpoint import load_checkpoint, save_checkpoint
 from trainer.config import Config, config_to_dict
 from trainer.data import build_prompt_source, synthetic_addition
-from trainer.engine import HFEngine, RolloutEngine, Sampling
-from trainer.learner import Learner
+from trainer.engine import HFEngine
+from trainer.learner import GRPOLearner
 from trainer.metrics import Reporter, plot_curves
 from trainer.pipeline import Pipeline
 from trainer.rewards import VerifierRewarder, embedded_verifier
+from trainer.types import Learner, RolloutEngine, Sampling
 
 BASE_MODEL_DIR = "base_model"
 
@@ -50,67 +54,101 @@ def train(config: Config) -> Path:
     if checkpoint and checkpoint.state["prompts_per_step"] != config.pipeline.prompts_per_step:
         raise ValueError("cannot resume with a different pipeline.prompts_per_step: the data "
                          f"position is step * {checkpoint.state['prompts_per_step']}")
-
-    dtype = getattr(torch, config.model.dtype)
     tokenizer = AutoTokenizer.from_pretrained(base_path)
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
-    policy = AutoModelForCausalLM.from_pretrained(checkpoint.path if checkpoint else base_path,
-                                                  dtype=dtype)
-    if config.model.gradient_checkpointing:
-        policy.gradient_checkpointing_enable()
-    keep_reference = config.algo.reference or config.algo.kl_coef > 0
-    reference = (AutoModelForCausalLM.from_pretrained(base_path, dtype=dtype)
-                 if keep_reference else None)
-    settings = loss_settings(config.algo.loss, config.algo.clip_low, config.algo.clip_high,
-                             config.algo.is_cap)
-    learner = Learner(policy, settings, config.algo, temperature=config.rollout.temperature,
-                      max_new_tokens=config.rollout.max_new_tokens,
-                      pad_token_id=tokenizer.pad_token_id, reference=reference,
-                      device=config.model.device)
+    learner = build_learner(config, base_path, checkpoint.path if checkpoint else base_path,
+                            tokenizer.pad_token_id)
     if checkpoint:
         checkpoint.load_optimizer(learner.optimizer)
-
+        checkpoint.restore_rng()
     engine = build_engine(config, base_path, tokenizer)
     if start:
         engine.load_weights(learner.model, start)  # resume: the checkpoint's weights
-    prompts = build_prompt_source(config.data, tokenizer)
-    sampling = Sampling(n=config.rollout.samples_per_prompt,
-                        max_new_tokens=config.rollout.max_new_tokens,
-                        temperature=config.rollout.temperature, top_p=config.rollout.top_p)
-    counters = {"stale_dropped": checkpoint.state["stale_dropped"] if checkpoint else 0}
-
-    def save(next_step: int) -> None:
-        save_checkpoint(out, learner.model, tokenizer, learner.optimizer, {
-            "step": next_step, "policy_version": next_step,
-            "data_slot": next_step * config.pipeline.prompts_per_step,
-            "prompts_per_step": config.pipeline.prompts_per_step, **counters,
-        })
-
-    async def run_pipeline(url: str, reporter: Reporter) -> None:
-        def on_step(stats: dict[str, Any]) -> None:
-            counters["stale_dropped"] += stats["stale_dropped"]
-            reporter.log(stats)
-            done = stats["step"] + 1
-            if config.save_every and done % config.save_every == 0 and done < config.pipeline.steps:
-                save(done)
-
-        async with AsyncVerifierClient(url) as client:
-            pipeline = Pipeline(engine, learner, VerifierRewarder(client), prompts, sampling,
-                                prompts_per_step=config.pipeline.prompts_per_step,
-                                max_staleness=config.pipeline.max_staleness,
-                                chunk_prompts=config.rollout.chunk_prompts, on_step=on_step)
-            await pipeline.run(start, config.pipeline.steps)
+    save = partial(save_run, out, learner, tokenizer, config.pipeline.prompts_per_step)
 
     try:
         with (verifier_url(config) as url,
               Reporter(out, config.pipeline.steps, start, config.progress) as reporter):
-            asyncio.run(run_pipeline(url, reporter))
+            asyncio.run(run_pipeline(config, engine, learner, tokenizer, url, start,
+                                     checkpoint.state["stale_dropped"] if checkpoint else 0,
+                                     reporter.log, save))
     finally:
         engine.close()
-    save(config.pipeline.steps)
     plot_curves(out)
     return out
+
+
+async def run_pipeline(config: Config, engine: RolloutEngine, learner: Learner, tokenizer: Any,
+                       url: str, start: int, stale_dropped: int,
+                       log: Callable[[dict[str, Any]], None],
+                       save: Callable[[int, int], None]) -> None:
+    """Connect the verifier, build the pipeline, run the loop."""
+    sampling = Sampling(n=config.rollout.samples_per_prompt,
+                        max_new_tokens=config.rollout.max_new_tokens,
+                        temperature=config.rollout.temperature, top_p=config.rollout.top_p)
+    async with AsyncVerifierClient(url) as client:
+        pipeline = Pipeline(engine, VerifierRewarder(client),
+                            build_prompt_source(config.data, tokenizer), sampling,
+                            prompts_per_step=config.pipeline.prompts_per_step,
+                            max_staleness=config.pipeline.max_staleness,
+                            chunk_prompts=config.rollout.chunk_prompts,
+                            colocate=config.pipeline.colocate)
+        pipeline.stale_dropped = stale_dropped  # the run's total, across restarts
+        await train_loop(pipeline, learner, range(start, config.pipeline.steps), log=log,
+                         save=save, save_every=config.save_every)
+
+
+async def train_loop(pipeline: Pipeline, learner: Learner, steps: range, *,
+                     log: Callable[[dict[str, Any]], None],
+                     save: Callable[[int, int], None] | None = None, save_every: int = 0) -> None:
+    """The training loop. Rollout and reward run ahead inside `pipeline`, at most k versions."""
+    async with pipeline.running(steps.start, steps.stop):
+        started = time.perf_counter()
+        for step in steps:
+            # 1. the step's scored groups, those beyond the staleness bound dropped (never any)
+            groups, fresh = await pipeline.batch(step)
+            # 2. colocated (k = 0): the engine frees its weights and KV cache for training
+            await pipeline.release_engine()
+            # 3. one GRPO update (or one per minibatch) on the fresh groups
+            with pipeline.clocks["train"]:
+                learner_stats = await asyncio.to_thread(learner.train_step, fresh, step)
+            # 4. the engine takes the new weights as version step + 1; the gate opens
+            await pipeline.publish(learner.model, version=step + 1)
+            # 5. metrics, and a checkpoint every save_every steps and at the end
+            now = time.perf_counter()
+            log(pipeline.step_stats(step, groups, fresh, now - started) | learner_stats)
+            started = now
+            done = step + 1
+            if save and ((save_every and done % save_every == 0) or done == steps.stop):
+                await asyncio.to_thread(save, done, pipeline.stale_dropped)
+
+
+def save_run(out: Path, learner: GRPOLearner, tokenizer: Any, prompts_per_step: int,
+             next_step: int, stale_dropped: int) -> None:
+    save_checkpoint(out, learner.model, tokenizer, learner.optimizer, {
+        "step": next_step, "policy_version": next_step,
+        "data_slot": next_step * prompts_per_step, "prompts_per_step": prompts_per_step,
+        "stale_dropped": stale_dropped,
+    })
+
+
+def build_learner(config: Config, base_path: str, weights_path: str | Path,
+                  pad_token_id: int) -> GRPOLearner:
+    """The policy as fp32 master weights, the reference in the compute dtype."""
+    compute_dtype = getattr(torch, config.model.dtype)
+    policy = AutoModelForCausalLM.from_pretrained(weights_path, dtype=torch.float32)
+    if config.model.gradient_checkpointing:
+        policy.gradient_checkpointing_enable()
+    keep_reference = config.algo.reference or config.algo.kl_coef > 0
+    reference = (AutoModelForCausalLM.from_pretrained(base_path, dtype=compute_dtype)
+                 if keep_reference else None)
+    settings = loss_settings(config.algo.loss, config.algo.clip_low, config.algo.clip_high,
+                             config.algo.is_cap)
+    return GRPOLearner(policy, settings, config.algo, temperature=config.rollout.temperature,
+                       max_new_tokens=config.rollout.max_new_tokens, pad_token_id=pad_token_id,
+                       total_steps=config.pipeline.steps, reference=reference,
+                       device=config.model.device, compute_dtype=compute_dtype)
 
 
 def prepare_base_model(config: Config, out: Path) -> str:
@@ -145,7 +183,8 @@ def build_engine(config: Config, model_path: str, tokenizer: Any) -> RolloutEngi
 
         return VLLMEngine(model_path, dtype=config.model.dtype,
                           gpu_memory_utilization=rollout.gpu_memory_utilization,
-                          max_model_len=rollout.max_model_len, seed=config.seed)
+                          max_model_len=rollout.max_model_len, seed=config.seed,
+                          sleep_mode=config.pipeline.colocate)
     from trainer.vllm_engine import VLLMServerPool
 
     if not rollout.server_urls:

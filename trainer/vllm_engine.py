@@ -6,7 +6,14 @@ distribution the tokens were actually sampled from and the one the learner recom
 Colocated (`VLLMEngine`): an `LLM` in this process (V1 multiprocessing off, so weights pass by
 reference). A weight update calls each worker's `reload_weights` (vLLM's layer-wise reload:
 load_weights, then process_weights_after_loading into the kernel layout) and resets the prefix
-cache, whose KV blocks were computed by the old weights.
+cache, whose KV blocks were computed by the old weights. With `sleep_mode` (colocated k = 0
+runs) the engine is built with `enable_sleep_mode=True`: `sleep()` is `llm.sleep(level=1)`
+(weights offloaded to host memory, KV cache discarded, device memory returned), and
+`wake_up()` takes the weights' memory back first, loads the new weights into it, and only then
+re-allocates the KV cache (`wake_up(tags=...)`), so the peak never holds both the trainer's
+transient memory and a full engine. vLLM's sleep mode needs CUDA (its CuMem allocator): the
+CPU build rejects `enable_sleep_mode` (tests/test_trainer_vllm.py checks that, and exercises
+the call sequence against a recorded stand-in); bench/gpu_step.py runs it for real on a GPU.
 
 Separated (`VLLMServerPool`): already running `VLLM_SERVER_DEV_MODE=1 vllm serve --logprobs-mode
 processed_logprobs --weight-transfer-config '{"backend": "nccl"}'` servers (GPU; the dev mode
@@ -25,7 +32,7 @@ from typing import Any
 import httpx
 import torch
 
-from trainer.engine import Completion, Sampling
+from trainer.types import Completion, Sampling
 
 
 def _reload_worker_weights(worker: Any, named: list[tuple[str, torch.Tensor]]) -> None:
@@ -45,13 +52,19 @@ class VLLMEngine:
 
     def __init__(self, model_path: str, *, dtype: str = "bfloat16",
                  gpu_memory_utilization: float = 0.3, max_model_len: int = 2048, seed: int = 0,
-                 version: int = 0, **llm_kwargs: Any) -> None:
-        os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
-        from vllm import LLM
+                 version: int = 0, sleep_mode: bool = False, llm: Any = None,
+                 **llm_kwargs: Any) -> None:
+        """`llm`: an already built vLLM `LLM` (or a stand-in with its methods) to wrap."""
+        if llm is None:
+            os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
+            from vllm import LLM
 
-        self.llm = LLM(model=model_path, dtype=dtype, seed=seed, max_model_len=max_model_len,
-                       gpu_memory_utilization=gpu_memory_utilization,
-                       logprobs_mode="processed_logprobs", **llm_kwargs)
+            llm = LLM(model=model_path, dtype=dtype, seed=seed, max_model_len=max_model_len,
+                      gpu_memory_utilization=gpu_memory_utilization,
+                      logprobs_mode="processed_logprobs", enable_sleep_mode=sleep_mode,
+                      **llm_kwargs)
+        self.llm = llm
+        self.dtype = getattr(torch, dtype)
         self.version = version
 
     def generate(self, prompts: list[list[int]], sampling: Sampling) -> list[list[Completion]]:
@@ -69,12 +82,28 @@ class VLLMEngine:
                  for c in output.outputs] for output in outputs]
 
     def load_weights(self, model: torch.nn.Module, version: int) -> None:
-        # state_dict, not named_parameters: a tied lm_head must arrive too, or vLLM's
-        # layer-wise reload never finalises that layer and keeps serving the old weights.
-        named = [(name, t.detach()) for name, t in model.state_dict().items()]
-        self.llm.collective_rpc(_reload_worker_weights, args=(named,))
+        self._reload(model)
         self.llm.reset_prefix_cache()
         self.version = version
+
+    def sleep(self) -> None:
+        self.llm.sleep(level=1)
+
+    def wake_up(self, model: torch.nn.Module, version: int) -> None:
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()  # the learner's cached blocks go back before vLLM asks
+        self.llm.wake_up(tags=["weights"])
+        self._reload(model)
+        self.llm.wake_up(tags=["kv_cache"])
+        self.llm.reset_prefix_cache()
+        self.version = version
+
+    def _reload(self, model: torch.nn.Module) -> None:
+        # state_dict, not named_parameters: a tied lm_head must arrive too, or vLLM's
+        # layer-wise reload never finalises that layer and keeps serving the old weights.
+        # The trainer's fp32 master weights travel in the engine's dtype (half the bytes).
+        named = [(name, t.detach().to(self.dtype)) for name, t in model.state_dict().items()]
+        self.llm.collective_rpc(_reload_worker_weights, args=(named,))
 
     def close(self) -> None:
         self.llm = None

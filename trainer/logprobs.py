@@ -1,0 +1,112 @@
+"""Log-probs and entropies of the completion tokens, without a [B, T, V] logits tensor.
+
+The naive way (`model(...).logits`, then `log_softmax(logits.float())`) builds the logits of
+every position of every sequence and an fp32 copy of them: for a 151,936-token vocabulary at
+8 x 768 tokens that is 3.7 GB per tensor, twice, plus what autograd keeps. Here the decoder
+runs without its head; only the hidden states of the positions that predict a completion token
+are kept ([N, H], N = completion tokens), and the head, the fp32 softmax and the entropy run
+over chunks of `chunk_tokens` of them. Each chunk is checkpointed: backward recomputes its
+logits instead of keeping them, so at most one chunk's [chunk, V] fp32 logits exist at a time.
+
+Assumes what Llama, Qwen2, Mistral and most causal LMs do: logits = output_embeddings(final
+hidden state), with no soft-capping or scaling after the head (checked, with a clear error).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+from torch.utils.checkpoint import checkpoint
+
+
+@dataclass
+class PackedBatch:
+    """Right-padded prompt + completion sequences, and where their completion tokens are."""
+
+    input_ids: torch.Tensor  # [B, W]
+    attention_mask: torch.Tensor  # [B, W]
+    rows: torch.Tensor  # [N] sequence of each completion token
+    cols: torch.Tensor  # [N] its index within the completion
+    positions: torch.Tensor  # [N] the position whose logits predict it (one before it)
+    targets: torch.Tensor  # [N] the token itself
+    mask: torch.Tensor  # [B, Tc] completion tokens (Tc: the longest completion)
+
+
+@dataclass
+class TokenLogprobs:
+    """[B, Tc] tensors, zero outside `mask`."""
+
+    logp: torch.Tensor  # log softmax(logits / T) at the token (carries gradient)
+    entropy: torch.Tensor  # of softmax(logits / T) (no gradient)
+    logp_unit: torch.Tensor | None  # log softmax(logits) at the token, when asked for
+
+
+def pack(sequences: list[tuple[list[int], list[int]]], pad_token_id: int,
+         device: str | torch.device) -> PackedBatch:
+    """(prompt ids, completion ids) pairs -> one right-padded batch."""
+    width = max(len(p) + len(c) for p, c in sequences)
+    ids = [p + c + [pad_token_id] * (width - len(p) - len(c)) for p, c in sequences]
+    attention = [[1] * (len(p) + len(c)) + [0] * (width - len(p) - len(c)) for p, c in sequences]
+    rows = [i for i, (_, c) in enumerate(sequences) for _ in c]
+    cols = [j for _, c in sequences for j in range(len(c))]
+    positions = [len(p) - 1 + j for p, c in sequences for j in range(len(c))]
+    completion_width = max(len(c) for _, c in sequences)
+    mask = [[j < len(c) for j in range(completion_width)] for _, c in sequences]
+    input_ids = torch.tensor(ids, device=device)
+    rows_t, positions_t = torch.tensor(rows, device=device), torch.tensor(positions, device=device)
+    return PackedBatch(input_ids=input_ids, attention_mask=torch.tensor(attention, device=device),
+                       rows=rows_t, cols=torch.tensor(cols, device=device), positions=positions_t,
+                       targets=input_ids[rows_t, positions_t + 1],
+                       mask=torch.tensor(mask, device=device))
+
+
+def completion_logprobs(model: Any, batch: PackedBatch, temperature: float, *,
+                        unit_temperature: bool = False, chunk_tokens: int = 1024
+                        ) -> TokenLogprobs:
+    """Per-token log-probs (and entropies) of the completion tokens under `model`.
+
+    `unit_temperature` also returns the log-probs at temperature 1, the model's own
+    distribution, which the KL penalty compares with the reference's.
+    """
+    if getattr(model.config, "final_logit_softcapping", None):
+        raise ValueError("models with final_logit_softcapping are not supported by the "
+                         "chunked log-prob computation")
+    hidden = model.get_decoder()(input_ids=batch.input_ids,
+                                 attention_mask=batch.attention_mask).last_hidden_state
+    selected = hidden[batch.rows, batch.positions]  # [N, H]: only completion-predicting states
+    head = model.get_output_embeddings()
+    pieces = [checkpoint(_chunk_stats, head, selected[i:i + chunk_tokens],
+                         batch.targets[i:i + chunk_tokens], temperature, unit_temperature,
+                         use_reentrant=False)
+              for i in range(0, selected.shape[0], chunk_tokens)]
+    logp, entropy, logp_unit = (torch.cat(parts) for parts in zip(*pieces, strict=True))
+    return TokenLogprobs(logp=_scatter(logp, batch), entropy=_scatter(entropy, batch),
+                         logp_unit=_scatter(logp_unit, batch) if unit_temperature else None)
+
+
+def _chunk_stats(head: torch.nn.Module, hidden: torch.Tensor, targets: torch.Tensor,
+                 temperature: float, unit_temperature: bool
+                 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    logits = head(hidden)
+    # [chunk, V] in fp32 (or wider): the only vocabulary-wide tensor there is
+    logits = logits.to(torch.promote_types(logits.dtype, torch.float32))
+    scaled = logits / temperature
+    normaliser = torch.logsumexp(scaled, dim=-1)
+    logp = scaled.gather(-1, targets[:, None])[:, 0] - normaliser
+    with torch.no_grad():
+        entropy = normaliser - (torch.softmax(scaled, dim=-1) * scaled).sum(-1)
+    if unit_temperature and temperature == 1.0:
+        logp_unit = logp
+    elif unit_temperature:
+        logp_unit = logits.gather(-1, targets[:, None])[:, 0] - torch.logsumexp(logits, dim=-1)
+    else:
+        logp_unit = torch.zeros_like(logp)
+    return logp, entropy, logp_unit
+
+
+def _scatter(values: torch.Tensor, batch: PackedBatch) -> torch.Tensor:
+    """[N] per-token values -> [B, Tc], zero where there is no completion token."""
+    out = torch.zeros(batch.mask.shape, dtype=values.dtype, device=values.device)
+    return out.index_put((batch.rows, batch.cols), values)
