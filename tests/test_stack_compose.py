@@ -21,7 +21,14 @@ import pytest
 import yaml
 
 from tests.procs import Proc, RedisServer, free_port, http_ok, wait_until
-from tests.stack_helpers import COMPOSE_FILE, compose, compose_command, require_docker
+from tests.stack_helpers import (
+    COMPOSE_FILE,
+    IMAGES_BUILD_S,
+    builds_images,
+    compose,
+    compose_command,
+    require_docker,
+)
 
 PROFILES = ([], ["--profile", "monitoring"], ["--profile", "gpu"],
             ["--profile", "monitoring", "--profile", "gpu"])
@@ -207,7 +214,7 @@ def docker_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DockerSta
                         files=(COMPOSE_FILE, override),
                         env={"VERIFIER_PORT": str(port), "FLOWER_PORT": str(free_port()),
                              "PROMETHEUS_PORT": str(free_port())})
-    stack.compose("build", timeout_s=1800)
+    stack.compose("build", timeout_s=IMAGES_BUILD_S)
     try:
         stack.compose("up", "-d", "--scale", "worker=2")
         wait_until(lambda: http_ok(f"{stack.url}/healthz"), 120, "the api container")
@@ -227,6 +234,7 @@ def container_log(container: str) -> str:
                           check=False).stderr
 
 
+@builds_images
 def test_stack_in_docker_scores_a_mixed_batch(docker_stack: DockerStack) -> None:
     url = docker_stack.url
     info = httpx.get(f"{url}/v1/info").json()
@@ -240,6 +248,7 @@ def test_stack_in_docker_scores_a_mixed_batch(docker_stack: DockerStack) -> None
                for c in worker_containers(docker_stack))
 
 
+@builds_images
 def test_killing_a_worker_container_mid_job_loses_nothing(docker_stack: DockerStack) -> None:
     url = docker_stack.url
     code = "import time\ntime.sleep(3)\nprint({tag})"
@@ -262,6 +271,7 @@ def test_killing_a_worker_container_mid_job_loses_nothing(docker_stack: DockerSt
     assert [r["status"] for r in state["results"]] == ["correct"] * 6
 
 
+@builds_images
 def test_monitoring_profile_serves_flower_and_scrapes_the_api(docker_stack: DockerStack
                                                              ) -> None:
     docker_stack.compose("--profile", "monitoring", "up", "-d", "flower", "prometheus",
