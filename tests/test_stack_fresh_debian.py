@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -41,8 +42,12 @@ SUBSET = os.environ.get("FRESH_DEBIAN_TESTS", "tests/test_api.py tests/test_code
 # project's CI runs in one): root may make the jail's namespaces and mount its /proc (the
 # worker image's seccomp profile, no /proc masks), and has an init and a /dev/shm of a
 # machine's size, which Docker's defaults lack (README, "Tests in a container").
-MACHINE = ["--cap-add=SYS_ADMIN", f"--security-opt=seccomp={REPO}/sandbox/images/seccomp-bwrap.json",
+MACHINE = ["--cap-add=SYS_ADMIN",
+           f"--security-opt=seccomp={REPO}/sandbox/images/seccomp-bwrap.json",
            "--security-opt=systempaths=unconfined", "--init", "--shm-size=2g"]
+# pytest's last line when nothing failed, erred or was skipped (apt's own output says "failed"
+# about services it cannot reload in a container, so the whole output is no guide).
+PASSED = re.compile(r"^=* ?\d+ passed in [\d.]+s.*$", re.MULTILINE)
 QUICK_START_S = 1200
 TEST_COMMAND_S = 3600
 
@@ -167,6 +172,8 @@ def test_quick_start_serves_and_scores_on_fresh_debian(fresh_image: str, checkou
 
 
 @pytest.mark.timeout(TEST_COMMAND_S + 300)
+@pytest.mark.skipif(os.environ.get("FRESH_DEBIAN_TEST_COMMAND") == "0",
+                    reason="FRESH_DEBIAN_TEST_COMMAND=0 (it takes about 55 minutes)")
 def test_test_command_installs_and_passes_on_fresh_debian(fresh_image: str, checkout: Path,
                                                          container: str) -> None:
     _, test = readme_commands()
@@ -180,4 +187,4 @@ def test_test_command_installs_and_passes_on_fresh_debian(fresh_image: str, chec
                  timeout_s=TEST_COMMAND_S, check=False)
     output = ran.stdout[-6000:] + ran.stderr[-6000:]
     assert ran.returncode == 0, output
-    assert " passed" in ran.stdout and " failed" not in ran.stdout, output
+    assert PASSED.search(ran.stdout), output
