@@ -12,9 +12,10 @@ archive and PyPI.
   math and a Python code item (in the bubblewrap jail).
 - The test command (the README's second): its whole install path (apt prerequisites, the venv,
   CPU torch, the package with its test extras, the vLLM and verl tool venvs), then the suites
-  in FRESH_DEBIAN_TESTS: the API over a real server, code in every language and verl's reward
-  managers from their tool venv (scripts/test itself imports vLLM in its own). The rest of
-  the suite in a container as well would double CI's time; it is `bash scripts/test` itself.
+  in FRESH_DEBIAN_TESTS: the API over a real server, code in every language, verl's reward
+  managers from their tool venv and the trainer on vLLM's CPU build from its own (39 tests).
+  The rest of the suite in a container as well would double CI's time; it is
+  `bash scripts/test` itself.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ BASE = os.environ.get("BASE_IMAGE", "debian:bookworm-slim")
 FRESH = "rlvr-verifier-fresh-debian12:python3"
 TORCH_WHEELS = Path(os.environ.get("TORCH_WHEELS", "/opt/wheels"))
 SUBSET = os.environ.get("FRESH_DEBIAN_TESTS", "tests/test_api.py tests/test_code_languages.py "
-                        "tests/test_integrations_verl.py")
+                        "tests/test_integrations_verl.py tests/test_trainer_vllm.py")
 # As close to a machine as a container gets where `--privileged` may not be granted (this
 # project's CI runs in one): root may make the jail's namespaces and mount its /proc (the
 # worker image's seccomp profile, no /proc masks), and has an init and a /dev/shm of a
