@@ -13,6 +13,12 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 IMAGES = REPO / "sandbox" / "images"
 COMPOSE_FILE = REPO / "compose.yaml"
+# What building images may take on a cold machine: the local base, then one image set (the
+# runner images, or the stack's). pytest's own limit (600 s, pyproject.toml) counts a test's
+# fixtures too, so a test whose fixtures may build gets these budgets on top of it.
+BASE_BUILD_S = 900
+IMAGES_BUILD_S = 1800
+builds_images = pytest.mark.timeout(600 + BASE_BUILD_S + IMAGES_BUILD_S)
 
 
 def _script(name: str, timeout_s: float) -> subprocess.CompletedProcess[str]:
@@ -34,14 +40,14 @@ def require_docker() -> None:
     problem = _engine_problem()
     if problem:
         pytest.skip(problem)
-    base = _script("build-base.sh", 900)
+    base = _script("build-base.sh", BASE_BUILD_S)
     assert base.returncode == 0, f"building the local base image failed:\n{base.stderr}"
 
 
 def require_runner_images() -> None:
     """The Docker jail backend's runner images (built once; later builds hit the cache)."""
     require_docker()
-    built = _script("build-runners.sh", 1800)
+    built = _script("build-runners.sh", IMAGES_BUILD_S)
     assert built.returncode == 0, f"building the runner images failed:\n{built.stderr}"
 
 

@@ -21,7 +21,14 @@ import pytest
 import yaml
 
 from tests.procs import Proc, RedisServer, free_port, http_ok, wait_until
-from tests.stack_helpers import COMPOSE_FILE, compose, compose_command, require_docker
+from tests.stack_helpers import (
+    COMPOSE_FILE,
+    IMAGES_BUILD_S,
+    builds_images,
+    compose,
+    compose_command,
+    require_docker,
+)
 
 PROFILES = ([], ["--profile", "monitoring"], ["--profile", "gpu"],
             ["--profile", "monitoring", "--profile", "gpu"])
@@ -209,7 +216,7 @@ def docker_stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DockerSta
                         files=(COMPOSE_FILE, override),
                         env={"VERIFIER_PORT": str(port), "FLOWER_PORT": str(free_port()),
                              "PROMETHEUS_PORT": str(free_port())})
-    stack.compose("build", timeout_s=1800)
+    stack.compose("build", timeout_s=IMAGES_BUILD_S)
     try:
         stack.compose("up", "-d", "--scale", "api=2", "--scale", "worker=2")
         wait_until(lambda: http_ok(f"{stack.url}/healthz"), 120, "the api container")
@@ -233,6 +240,7 @@ def container_log(container: str) -> str:
                           check=False).stderr
 
 
+@builds_images
 def test_stack_in_docker_scores_a_mixed_batch(docker_stack: DockerStack) -> None:
     url = docker_stack.url
     info = httpx.get(f"{url}/v1/info", timeout=120).json()  # first call imports reasoning-gym
@@ -246,6 +254,7 @@ def test_stack_in_docker_scores_a_mixed_batch(docker_stack: DockerStack) -> None
                for c in worker_containers(docker_stack))
 
 
+@builds_images
 def test_killing_a_worker_container_mid_job_loses_nothing(docker_stack: DockerStack) -> None:
     url = docker_stack.url
     code = "import time\ntime.sleep(3)\nprint({tag})"
@@ -297,6 +306,7 @@ def test_api_replicas_behind_the_proxy_answer_for_each_others_jobs(docker_stack:
         assert sum(f"GET /v1/jobs/{job} HTTP/1.1\" 200" in served for job in jobs) == 4
 
 
+@builds_images
 def test_monitoring_profile_serves_flower_and_scrapes_the_api(docker_stack: DockerStack
                                                              ) -> None:
     docker_stack.compose("--profile", "monitoring", "up", "-d", "flower", "prometheus",

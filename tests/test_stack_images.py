@@ -19,7 +19,14 @@ from pathlib import Path
 import pytest
 from packaging.requirements import Requirement
 
-from tests.stack_helpers import IMAGES, REPO, compose, require_docker
+from tests.stack_helpers import (
+    IMAGES,
+    IMAGES_BUILD_S,
+    REPO,
+    builds_images,
+    compose,
+    require_docker,
+)
 
 PROFILE = REPO / "verifier" / "sandbox" / "seccomp-bwrap.json"
 WORKER_IMAGE = "rlvr-verifier-worker:latest"
@@ -101,7 +108,7 @@ def test_shipped_profile_is_docker_default_without_capability_rules_plus_bwrap()
 @pytest.fixture(scope="module")
 def worker_image() -> str:
     require_docker()
-    compose("images-test", "build", "worker", timeout_s=1800)
+    compose("images-test", "build", "worker", timeout_s=IMAGES_BUILD_S)
     return WORKER_IMAGE
 
 
@@ -123,12 +130,14 @@ def run_worker(image: str, command: str, *, profile: Path | None = PROFILE,
                           timeout=120, check=False)
 
 
+@builds_images
 def test_bwrap_jail_works_in_the_worker_with_the_shipped_settings(worker_image: str) -> None:
     ran = run_worker(worker_image, BWRAP_PROBE)
     assert ran.returncode == 0, ran.stderr
     assert ran.stdout.startswith("jailed "), ran.stdout
 
 
+@builds_images
 def test_worker_ends_with_no_privilege_at_all(worker_image: str) -> None:
     ran = run_worker(worker_image, "id -u; grep -E '^(CapEff|CapBnd|CapPrm|NoNewPrivs):' "
                                    "/proc/self/status; awk '$5 ~ \"^/proc/\"' "
@@ -142,6 +151,7 @@ def test_worker_ends_with_no_privilege_at_all(worker_image: str) -> None:
     assert lines[5].strip() == "0", "Docker's masks over /proc are still mounted"
 
 
+@builds_images
 def test_worker_started_without_the_capabilities_says_how_to_run_it(worker_image: str) -> None:
     # As the image's own non-root user with the masks in place, bwrap cannot mount /proc; with
     # them off (no capability at all) it can.
@@ -156,12 +166,14 @@ def test_worker_started_without_the_capabilities_says_how_to_run_it(worker_image
     assert "cap_add SYS_ADMIN" in as_root.stderr and "systempaths=unconfined" in as_root.stderr
 
 
+@builds_images
 def test_docker_default_filter_blocks_the_jail(worker_image: str) -> None:
     ran = run_worker(worker_image, BWRAP_PROBE, profile=None)
     assert ran.returncode != 0
     assert "jailed" not in ran.stdout
 
 
+@builds_images
 def test_each_added_call_is_needed(worker_image: str) -> None:
     profile = json.loads(PROFILE.read_text())
     with tempfile.TemporaryDirectory() as scratch:

@@ -29,6 +29,10 @@ command -v debootstrap >/dev/null || { echo "build-base: debootstrap is not inst
 
 rootfs="$(mktemp -d /var/tmp/bookworm-rootfs.XXXXXX)"
 trap 'rm -rf "$rootfs"' EXIT
+# mktemp -d makes the folder 0700, and it becomes the image's `/`: a non-root container could
+# then not reach anything (`setpriv: failed to execute sh: Permission denied`) wherever the
+# storage driver does not happen to mask it. The public image's `/` is 0755.
+chmod 0755 "$rootfs"
 
 debootstrap --variant=minbase "$SUITE" "$rootfs" "$MIRROR" >/dev/null
 
