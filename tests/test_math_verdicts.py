@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from rl_client.schemas import MathItem
+from verifier.lru import LRU
 from verifier.math import check_math
 from verifier.math.normalize import normalize
 from verifier.math.parse import SllConverter, latex_to_sympy, parse_latex
@@ -220,7 +221,7 @@ def test_no_text_is_evaluated_while_grading(monkeypatch: pytest.MonkeyPatch) -> 
         grading.grade(prediction, gold)
     parse_latex.cache_clear()
     normalize.cache_clear()
-    monkeypatch.setattr(grading, "_GOLDS", grading._Lru(grading.GOLD_CACHE_SIZE))
+    monkeypatch.setattr(grading, "_GOLDS", LRU(grading.GOLD_CACHE_SIZE))
     evaluated: list[object] = []
 
     def spy(original: Callable[..., Any]) -> Callable[..., Any]:

@@ -37,7 +37,9 @@ class Toolchain:
 TOOLCHAINS: dict[str, Toolchain] = {
     "gcc": Toolchain(("gcc",), GCC_DIRS),
     "g++": Toolchain(("g++",), GCC_DIRS),
-    "node": Toolchain(("node", "nodejs")),
+    # Debian's own node loads the libraries it does not bundle (acorn, cjs-module-lexer,
+    # undici, ...) from /usr/share/nodejs; builds from elsewhere carry them inside.
+    "node": Toolchain(("node", "nodejs"), ("/usr/share/nodejs", "/usr/share/node_modules")),
     "bash": Toolchain(("bash",)),
     "javac": Toolchain(("javac",), JVM_DIRS),
     "java": Toolchain(("java",), JVM_DIRS),
