@@ -105,9 +105,8 @@ def _cases_run(item: CodeItem, settings: Settings) -> int:
     return len(testset.sampled_indices(tests))
 
 
-def budget_problem(item: AnyItem, settings: Settings) -> str | None:
-    """Why the item asks more than one item may ("field: why"), or None."""
-    cost = item_cost(item, settings)
+def budget_problem(cost: Cost, settings: Settings) -> str | None:
+    """Why an item of this cost asks more than one item may ("field: why"), or None."""
     if cost.time_s <= settings.max_item_time_s:
         return None
     return (f"limits.time_s: the item's cases and time limits add up to {cost.time_s:g} s of "

@@ -32,11 +32,17 @@ def _batched(keys: list[str], size: int) -> list[tuple[str, ...]]:
 def item_problem(item: AnyItem, settings: Settings) -> str | None:
     """Why this item cannot be served ("field.path: why"), or None; clamps its limits to the
     server's maxima (in place) on the way."""
+    return _admitted_cost(item, settings)[0]
+
+
+def _admitted_cost(item: AnyItem, settings: Settings) -> tuple[str | None, float]:
+    """`item_problem`, and the CPU time the item's limits grant (0 where it has a problem)."""
     problem = admission_problem(item, settings)
     if problem:
-        return problem
+        return problem, 0.0
     clamp(item, settings)
-    return budget_problem(item, settings)
+    cost = item_cost(item, settings)
+    return budget_problem(cost, settings), cost.time_s
 
 
 class Overloaded(Exception):
@@ -76,21 +82,21 @@ class VerificationService:
             raise TooManyItems(f"items: {len(items)} items is over the limit of "
                                f"{self.settings.max_items} per request")
         errors = []
+        total = 0.0
         for i, item in enumerate(items):
-            problem = item_problem(item, self.settings)
+            problem, time_s = _admitted_cost(item, self.settings)
+            total += time_s
             if problem:  # "field.path: why"
                 field, why = problem.split(": ", 1)
                 errors.append({"loc": ["body", "items", i, *field.split(".")],
                                "type": "value_error", "msg": f"{field}: {why}"})
-        if not errors:
-            total = sum(item_cost(item, self.settings).time_s for item in items)
-            if total > self.settings.max_request_time_s:
-                errors.append({
-                    "loc": ["body", "items"], "type": "value_error",
-                    "msg": f"items: the items' cases and time limits add up to {total:g} s of "
-                           f"CPU time, over the server's budget of "
-                           f"{self.settings.max_request_time_s:g} s per request "
-                           "(VERIFIER_MAX_REQUEST_TIME_S)"})
+        if not errors and total > self.settings.max_request_time_s:
+            errors.append({
+                "loc": ["body", "items"], "type": "value_error",
+                "msg": f"items: the items' cases and time limits add up to {total:g} s of "
+                       f"CPU time, over the server's budget of "
+                       f"{self.settings.max_request_time_s:g} s per request "
+                       "(VERIFIER_MAX_REQUEST_TIME_S)"})
         if errors:
             raise InvalidItems(errors)
         if self.backlog and self.backlog + len(items) > self.settings.max_backlog:
