@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
 import logging
 import multiprocessing
 import os
@@ -28,31 +27,31 @@ from verifier.chunk import process_chunk
 from verifier.code import configure as configure_code
 from verifier.code import warm_up as warm_up_code
 from verifier.config import Settings
+from verifier.deadline import die_with_parent
 from verifier.executors import deadline_passed, infra_errors
 from verifier.math import warm_up as warm_up_math
 
 log = logging.getLogger(__name__)
 
-PR_SET_PDEATHSIG = 1
 Chunk = tuple[list[dict[str, Any]], float, str]  # items, math timeout, request id
 
 
-def _init_worker(settings: Settings) -> None:
+def _init_worker(settings: Settings, server_pid: int) -> None:
     """A worker runs with the server's settings, passed here (not its environment's), logs
     like the server, leaves Ctrl-C and SIGTERM to it (it stops its workers itself, when their
     chunks are done or its shutdown grace is over) and dies with it."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    die_with_parent(server_pid)
     logs.setup_logging(settings.log_level, settings.log_format)
     configure_code(settings)
     warm_up_math()
     warm_up_code()
 
 
-def _serve(conn: Connection, settings: Settings) -> None:
+def _serve(conn: Connection, settings: Settings, server_pid: int) -> None:
     """A worker process: score the chunks that come down the pipe until it closes."""
-    _init_worker(settings)
+    _init_worker(settings, server_pid)
     who = f"{socket.gethostname()}:{os.getpid()}"
     while True:
         try:
@@ -69,7 +68,7 @@ class _Worker:
         # spawn: the server runs an event loop and threads, which fork would copy half-way.
         context = multiprocessing.get_context("spawn")
         self.conn, child_end = context.Pipe()
-        self.process = context.Process(target=_serve, args=(child_end, settings),
+        self.process = context.Process(target=_serve, args=(child_end, settings, os.getpid()),
                                        name="verifier-worker")
         self.process.start()
         child_end.close()
