@@ -18,19 +18,29 @@ line numbers are kept, so a failure names the line of the tests it came from.
 
 The plan also names what the judge should ask the solution's process for: the names the tests
 look up, and which of them the tests use as modules (`math.isclose`).
+
+Tests that are nothing but such asserts on calls of the solution's function with literal
+arguments (HumanEval's `check(candidate)` of `assert candidate(1, 2) == 3`, MBPP's list of
+`assert f(1, 2) == 3`) become a list of calls (`AssertPlan.calls`): the jail runs the solution
+and makes those calls in one process, recording each returned value, with no tests and no judge
+at all. Nothing secret is in that process: a value it reports for a call is one the solution's
+function could have returned, and the worker, which holds every expected value, accepts a run
+only with exactly one value for every call.
 """
 
 from __future__ import annotations
 
 import ast
-import functools
+import builtins
 import io
 import math
 import operator
+import threading
 import tokenize
 from dataclasses import dataclass
 from typing import Any
 
+from verifier.lru import LRU
 from verifier.sandbox.jail import values
 
 SITE_FUNCTION = "__verifier_site__"
@@ -42,6 +52,7 @@ _COMPARE = {ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt,
 _SINGLETONS = (None, True, False)
 _STAYS = (ast.For, ast.AsyncFor, ast.While, ast.Try, ast.TryStar, ast.Lambda)
 _DYNAMIC = frozenset({"globals", "locals", "vars", "eval", "exec", "__import__", "dir"})
+_BUILTINS = frozenset(dir(builtins))
 
 
 class BrokenTests(ValueError):
@@ -74,6 +85,15 @@ class Site:
 
 
 @dataclass(frozen=True)
+class Call:
+    """Site i of tests that are only calls: the solution's function and its arguments."""
+
+    function: str
+    args: tuple
+    kwargs: dict
+
+
+@dataclass(frozen=True)
 class AssertPlan:
     """What the jail runs, what the worker judges, and which names the judge needs."""
 
@@ -81,10 +101,26 @@ class AssertPlan:
     sites: tuple[Site, ...]
     names: list[str] | None  # None: every name (the tests look names up dynamically)
     attr_bases: list[str]
+    calls: tuple[Call, ...] | None = None  # site i is calls[i], if the tests are only calls
+
+    @property
+    def mode(self) -> str:
+        """The harness's mode: `calls` (one process) or `assert` (the tests in the judge)."""
+        return "assert" if self.calls is None else "calls"
 
     def payload(self) -> dict[str, Any]:
+        if self.calls is not None:
+            return {"calls": [[call.function, values.encode(call.args),
+                               values.encode(call.kwargs)] for call in self.calls]}
         return {"tests": self.source, "names": self.names, "attr_bases": self.attr_bases,
                 "site_function": SITE_FUNCTION}
+
+    def complete(self, records: list[dict]) -> bool:
+        """Whether the site records hold what the run had to record: in `calls` mode, one
+        value for every call, in order (the process that made them could write any records)."""
+        if self.calls is None:
+            return True
+        return [record.get("site") for record in records] == list(range(len(self.calls)))
 
     def failed_site(self, records: list[dict]) -> Site | None:
         """The first site whose recorded value breaks its assert, if any."""
@@ -101,9 +137,25 @@ class AssertPlan:
         return None
 
 
-@functools.lru_cache(maxsize=256)
+# Plans of the tests seen lately, by their source: a dataset's tests come back once per sample
+# of their problem, and working one out costs about a millisecond.
+_PLANS: LRU[str, AssertPlan] = LRU(4096, max_weight=64 << 20,
+                                   weigh=lambda found: 2 * len(found.source))
+_PLANS_LOCK = threading.Lock()
+
+
 def plan(source: str) -> AssertPlan:
     """Split `source` (trusted tests); raises BrokenTests if it is not Python."""
+    with _PLANS_LOCK:
+        found = _PLANS.get(source)
+    if found is None:
+        found = _plan(source)
+        with _PLANS_LOCK:
+            _PLANS[source] = found
+    return found
+
+
+def _plan(source: str) -> AssertPlan:
     try:
         source = _without_comments(source)
         tree = ast.parse(source, "<tests>")
@@ -113,10 +165,104 @@ def plan(source: str) -> AssertPlan:
     split = sorted(((node, *found) for node, stays in survey.asserts
                     if not stays and (found := _split(node, survey.bound)) is not None),
                    key=lambda entry: (entry[0].lineno, entry[0].col_offset))
+    calls = _only_calls(tree, {id(node): computed for node, _, computed in split}, survey.bound)
     return AssertPlan(source=_rewrite(source, [(node, computed) for node, _, computed in split]),
                       sites=tuple(site for _, site, _ in split),
                       names=None if survey.dynamic else sorted(survey.names),
-                      attr_bases=sorted(survey.attr_bases))
+                      attr_bases=sorted(survey.attr_bases),
+                      calls=calls if calls is None or len(calls) == len(split) else None)
+
+
+def _only_calls(tree: ast.Module, computed: dict[int, ast.expr],
+                bound: dict[str, set[str]]) -> tuple[Call, ...] | None:
+    """The tests as the calls their judged asserts make, in the order they run, if the tests
+    are nothing else: HumanEval's shape (one `def check(candidate)` of such asserts, called once,
+    last, with the solution's function) or MBPP's (such asserts at module level). Besides them
+    only literal constants, imports, docstrings and always-true asserts; else None."""
+    *setup, last = tree.body or [ast.Pass()]
+    checks = [node for node in setup if isinstance(node, ast.FunctionDef)]
+    if (len(checks) == 1 and isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)
+            and _plain_call(last.value, checks[0].name, 1)):
+        check, target = checks[0], last.value.args[0].id
+        arguments = check.args
+        others = [node for node in setup if node is not check]
+        if (check.decorator_list or check.returns or len(arguments.args) != 1
+                or arguments.args[0].annotation or arguments.defaults or arguments.posonlyargs
+                or arguments.vararg or arguments.kwonlyargs or arguments.kwarg
+                or bound.get(target) or not all(map(_inert, others))
+                or any(check.name in _binds(node) for node in others)):
+            return None
+        return _calls(check.body, computed, arguments.args[0].arg, target)
+    names = {node.func.id for node in ast.walk(tree)
+             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    if len(names) != 1 or bound.get(target := names.pop()):
+        return None
+    return _calls(tree.body, computed, target, target)
+
+
+def _calls(body: list[ast.stmt], computed: dict[int, ast.expr], name: str,
+           function: str) -> tuple[Call, ...] | None:
+    """`body`'s judged asserts as calls of `function` (called `name` there), if it holds
+    nothing else but inert statements and every one computes `name(literals...)`."""
+    if function in _BUILTINS:  # the judge's tests would call the real builtin
+        return None
+    calls = []
+    for node in body:
+        expression = computed.get(id(node))
+        if expression is None:
+            if not _inert(node) or {name, function} & _binds(node):
+                return None
+            continue
+        if not isinstance(expression, ast.Call) or not _plain_call(expression, name):
+            return None
+        found = [_literal(arg) for arg in expression.args]
+        options = [(k.arg, *_literal(k.value)) for k in expression.keywords]
+        if not all(known for known, _ in found) or not all(k and known for k, known, _ in options):
+            return None
+        call = Call(function, tuple(value for _, value in found),
+                    {key: value for key, _, value in options})
+        try:
+            values.encode(call.args), values.encode(call.kwargs)
+        except values.NotPlain:  # nested past what the wire carries
+            return None
+        calls.append(call)
+    return tuple(calls)
+
+
+def _plain_call(node: ast.Call, name: str, arity: int | None = None) -> bool:
+    """`name(...)` with positional and keyword arguments only (`arity` positional ones, and
+    each a bare name, when given)."""
+    if not (isinstance(node.func, ast.Name) and node.func.id == name):
+        return False
+    if any(isinstance(arg, ast.Starred) for arg in node.args) or any(
+            k.arg is None for k in node.keywords):
+        return False
+    return arity is None or (len(node.args) == arity and not node.keywords
+                             and all(isinstance(arg, ast.Name) for arg in node.args))
+
+
+def _inert(node: ast.stmt) -> bool:
+    """A statement that cannot change what the calls return: a docstring, `pass`, an import,
+    a name bound to a literal, an assert of a true literal."""
+    if isinstance(node, ast.Pass | ast.Import | ast.ImportFrom):
+        return True
+    if isinstance(node, ast.Expr):
+        return isinstance(node.value, ast.Constant)
+    if isinstance(node, ast.Assign):
+        return all(isinstance(t, ast.Name) for t in node.targets) and _literal(node.value)[0]
+    if isinstance(node, ast.Assert):
+        known, value = _literal(node.test)
+        return known and bool(value) and (node.msg is None or _literal(node.msg)[0])
+    return False
+
+
+def _binds(node: ast.stmt) -> set[str]:
+    """The names an inert statement binds."""
+    if isinstance(node, ast.Import | ast.ImportFrom):
+        return {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+    if isinstance(node, ast.Assign):
+        return {target.id for target in node.targets if isinstance(target, ast.Name)}
+    return set()
 
 
 def _without_comments(source: str) -> str:

@@ -429,8 +429,9 @@ class CodeRunner:
         elif language.name != "python":  # the tests are in the program: the epilogue's record
             payload = json.dumps({"nonce": nonce, "passed": True}).encode() + b"\n"
         else:
-            payload = _payload("assert", {"code": sub.code, "nonce": nonce,
-                                          **plan(tests.code).payload()})
+            assert_plan = plan(tests.code)
+            payload = _payload(assert_plan.mode, {"code": sub.code, "nonce": nonce,
+                                                  **assert_plan.payload()})
         python = language.name == "python"
         warm = python and payload is not None and self.settings.python_warm
         request = RunRequest(
@@ -490,11 +491,15 @@ class CodeRunner:
             return TestVerdict(Status.compile_error, outcome, str(record["compile_error"]))
         if sub.interactor is not None:  # the cgroup measured both programs: use the rusage
             outcome.memory_peak_kb = None
+        complete = True
         if isinstance(tests, AssertTests) and language.name == "python":
-            failed = plan(tests.code).failed_site([r for r in records if "site" in r])
+            assert_plan = plan(tests.code)
+            sites = [r for r in records if "site" in r]
+            failed = assert_plan.failed_site(sites)
             if failed is not None:  # judged here, so its expected value never entered the jail
                 return TestVerdict(Status.wrong, outcome,
                                    f"AssertionError at line {failed.line} of the tests")
+            complete = assert_plan.complete(sites)
         limited = _limit_status(outcome, language, item.limits)
         if isinstance(tests, StdioTests):
             return self._judge_stdio(sub, index, outcome, limited)
@@ -516,6 +521,9 @@ class CodeRunner:
             matched = "value" in record and values_equal(tests.cases[index].expected,
                                                          record["value"])
             return TestVerdict(Status.correct if matched else Status.wrong, outcome)
+        if not complete:
+            return TestVerdict(Status.wrong, outcome,
+                               "a call's value was not recorded exactly once")
         passed = record.get("passed") is True
         return TestVerdict(Status.correct if passed else Status.wrong, outcome)
 

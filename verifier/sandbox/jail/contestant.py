@@ -27,13 +27,13 @@ import wire
 SOLUTION_PATH = "/tmp/solution.py"
 TRACE_CHARS = 8000
 _HARNESS_FILES = frozenset(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
-                           for name in ("contestant.py", "wire.py", "values.py"))
+                           for name in ("contestant.py", "wire.py", "values.py", "pyharness.py"))
 _MUTABLE = (list, dict, set, bytearray)
 
 
 def main(read_fd: int, write_fd: int, max_message: int) -> None:
     """Serve the judge until it closes the pipe. Never returns."""
-    sys.addaudithook(_refuse_ctypes)
+    sys.addaudithook(refuse_ctypes)
     peer = wire.Peer(read_fd, write_fd, Contestant(), max_message)
     while True:
         try:
@@ -45,11 +45,11 @@ def main(read_fd: int, write_fd: int, max_message: int) -> None:
             interpreter.flush_streams()
             os._exit(interpreter.system_exit_status(exc))
         except BaseException as exc:  # KeyboardInterrupt and the like, never answered
-            os.write(2, _traceback_text(exc).encode(errors="replace"))
+            os.write(2, traceback_text(exc).encode(errors="replace"))
             os._exit(1)
 
 
-def _refuse_ctypes(event: str, args: tuple) -> None:
+def refuse_ctypes(event: str, args: tuple) -> None:
     """Every use of ctypes (loading a library, calling or reading through it) is audited."""
     if event.startswith("ctypes."):
         raise ImportError("ctypes is not available in the sandbox")
@@ -102,7 +102,7 @@ class Contestant:
             message = str(exc)[:1000]
         except Exception:
             message = "<unprintable>"
-        return ["!", type(exc).__name__, base, message, _traceback_text(exc)]
+        return ["!", type(exc).__name__, base, message, traceback_text(exc)]
 
     def remote_exception(self, fields: list) -> BaseException:
         cls = values.EXCEPTIONS.get(fields[1]) if len(fields) > 1 else None
@@ -140,24 +140,38 @@ class Contestant:
 
     def _load(self, peer: wire.Peer, code: str, names: list | None) -> list:
         """Run the solution as the module `solution`; answer the names the tests may use."""
-        # The solution is not a file in the jail (a run that writes nothing leaves the work
-        # directory as new); tracebacks still quote its lines, from here.
-        linecache.cache[SOLUTION_PATH] = (len(code), None, code.splitlines(True), SOLUTION_PATH)
         try:
-            compiled = compile(code, SOLUTION_PATH, "exec")
+            compiled = compile_solution(code)
         except BaseException as exc:  # the solution's compile error, reported as such
-            text = "".join(traceback.format_exception_only(type(exc), exc))
-            return ["C", f"{type(exc).__name__}: {exc}"[:1000], text[-TRACE_CHARS:]]
-        module = types.ModuleType("solution")  # a module, as importing the solution would give
-        module.__file__, module.__builtins__ = SOLUTION_PATH, builtins
-        sys.modules["solution"] = module
-        sys.modules["__main__"] = types.ModuleType("__main__")  # not the supervisor's module
-        self.module = module
-        exec(compiled, module.__dict__)
-        space = module.__dict__
+            return ["C", *compile_error(exc)]
+        self.module = solution_module()
+        exec(compiled, self.module.__dict__)
+        space = self.module.__dict__
         wanted = [n for n in space if not n.startswith("__")] if names is None else names
         return ["L", {name: _describe(peer, space[name]) for name in wanted
                       if type(name) is str and name in space}]
+
+
+def compile_solution(code: str) -> types.CodeType:
+    # The solution is not a file in the jail (a run that writes nothing leaves the work
+    # directory as new); tracebacks still quote its lines, from here.
+    linecache.cache[SOLUTION_PATH] = (len(code), None, code.splitlines(True), SOLUTION_PATH)
+    return compile(code, SOLUTION_PATH, "exec")
+
+
+def compile_error(exc: BaseException) -> tuple[str, str]:
+    """The solution's compile error: its one-line summary, and the text python prints."""
+    text = "".join(traceback.format_exception_only(type(exc), exc))
+    return f"{type(exc).__name__}: {exc}"[:1000], text[-TRACE_CHARS:]
+
+
+def solution_module() -> types.ModuleType:
+    """A new module `solution` for the solution to run in, as importing it would give."""
+    module = types.ModuleType("solution")
+    module.__file__, module.__builtins__ = SOLUTION_PATH, builtins
+    sys.modules["solution"] = module
+    sys.modules["__main__"] = types.ModuleType("__main__")  # not the supervisor's module
+    return module
 
 
 def _describe(peer: wire.Peer, value: object) -> list:
@@ -205,7 +219,7 @@ def _resolve(namespace: dict, fn_name: str):
     return target
 
 
-def _traceback_text(exc: BaseException) -> str:
+def traceback_text(exc: BaseException) -> str:
     """The exception as python would print it, from the solution's first frame on."""
     try:
         tb = exc.__traceback__

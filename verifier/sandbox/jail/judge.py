@@ -17,8 +17,9 @@ whatever the solution bound to that name.
 
 The worker has taken out of the tests every assert it can judge itself (verifier/code/
 asserts.py): for those, the judge records only the value the solution's code computed, and the
-worker compares it with the expected value, which never enters the jail.
-Standard library only.
+worker compares it with the expected value, which never enters the jail. Tests that are only
+such asserts on calls with literal arguments never come here: one process makes the calls
+(pyharness.py, `calls` mode). Standard library only.
 """
 
 from __future__ import annotations
@@ -332,7 +333,7 @@ def main(mode: str, payload: dict, peer: wire.Peer, contestant: int) -> None:
     try:
         run.call() if mode == "call" else run.asserts()
     except wire.Broken as exc:
-        _emit(run.records)
+        emit(run.records)
         _end_like_contestant(contestant, str(exc))
     except AssertionError as exc:
         line = _test_line(exc)
@@ -346,7 +347,7 @@ def main(mode: str, payload: dict, peer: wire.Peer, contestant: int) -> None:
         if trace is None:  # the tests' own error: its type and line, never its message
             trace = f"the tests raised {type(exc).__name__}{_test_line(exc)}\n"
         os.write(2, trace.encode(errors="replace"))
-    _emit(run.records)
+    emit(run.records)
     _stop(contestant)
     last = run.records[-1] if run.records else {}
     os._exit(0 if "passed" in last or "value" in last else 1)
@@ -361,7 +362,7 @@ def _test_line(exc: BaseException) -> str:
     return line
 
 
-def _emit(records: list[dict]) -> None:
+def emit(records: list[dict]) -> None:
     data = memoryview("".join(json.dumps(r) + "\n" for r in records).encode())
     while data:
         data = data[os.write(CHANNEL_FD, data):]

@@ -7,6 +7,11 @@ first line names the mode (`stdio`, `call` or `assert`), the rest is JSON.
 stdio runs the solution as `__main__` in this process and ends the way the interpreter does
 (threads joined, atexit run, streams flushed); the worker compares stdout outside the jail.
 
+calls runs (assert tests that are only calls of the solution's function with literal
+arguments, see verifier/code/asserts.py) are one process too: it runs the solution, makes the
+calls, and records each value returned for the worker to judge. Nothing here is secret (no
+expected value, no test); the worker accepts the records only with one value for every call.
+
 call and assert runs are judged by two processes: this one becomes the judge (judge.py), which
 forks the contestant (contestant.py) that runs the solution. The first line of the payload is
 all this process reads before that fork, so the contestant never holds anything of the tests;
@@ -28,6 +33,7 @@ import types
 import contestant
 import interpreter
 import judge
+import values
 import wire
 from interpreter import reset_interpreter
 from linux import PR_SET_DUMPABLE, libc  # libc loaded in the warm interpreter, before any fork
@@ -70,6 +76,8 @@ def _execute() -> None:
         if mode == "stdio":
             payload = _read_payload(len(mode) + 1)
             _run_stdio(payload["code"], payload["nonce"])
+        elif mode == "calls":
+            _run_calls(_read_payload(len(mode) + 1))
         elif mode in ("call", "assert"):
             _run_judged(mode)
         os.write(2, f"harness: unknown mode {mode!r}\n".encode())
@@ -107,6 +115,50 @@ def _run_judged(mode: str) -> None:
     payload = _read_payload(len(mode) + 1)
     peer = wire.Peer(to_judge[0], to_contestant[1], judge.Judge(), MAX_MESSAGE)
     judge.main(mode, payload, peer, pid)
+
+
+# --------------------------------------------------------------------------- calls
+
+
+def _run_calls(payload: dict) -> None:
+    """Run the solution as the module `solution`, then each call in order; record the values
+    returned (see the module doc). Ends as a judged run would. Never returns."""
+    nonce = payload["nonce"]
+    calls = [(name, values.decode(args), values.decode(kwargs))  # before the solution runs
+             for name, args, kwargs in payload["calls"]]
+    records: list[dict] = []
+    try:
+        solution = contestant.compile_solution(payload["code"])
+    except BaseException as exc:  # the solution's compile error, reported as such
+        summary, text = contestant.compile_error(exc)
+        os.write(2, text.encode(errors="replace"))
+        judge.emit([{"nonce": nonce, "compile_error": summary}])
+        os._exit(1)
+    status = 1
+    sys.addaudithook(contestant.refuse_ctypes)  # as in a judged run: the same rules either way
+    try:
+        namespace = contestant.solution_module().__dict__
+        exec(solution, namespace)
+        for site, (name, args, kwargs) in enumerate(calls):
+            if name not in namespace:
+                raise NameError(f"name {name!r} is not defined")
+            value = namespace[name](*args, **kwargs)
+            try:
+                records.append({"nonce": nonce, "site": site, "value": values.encode(value)})
+            except values.NotPlain:
+                failed = f"the tests got a {type(value).__name__} where plain data is needed"
+                records.append({"nonce": nonce, "failed": failed})
+                os.write(2, f"test failed: {failed}\n".encode())
+                break
+        else:
+            records.append({"nonce": nonce, "passed": True})
+            status = 0
+    except SystemExit as exc:  # no record says the tests finished
+        status = interpreter.system_exit_status(exc)
+    except BaseException as exc:
+        os.write(2, contestant.traceback_text(exc).encode(errors="replace"))
+    judge.emit(records)
+    os._exit(interpreter.flush_streams(status))
 
 
 # --------------------------------------------------------------------------- stdio
