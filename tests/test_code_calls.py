@@ -80,9 +80,16 @@ def test_the_calls_payload_holds_no_expected_value():
 
 # --------------------------------------------------------------------------- in the jail
 
-def _run(response: str, tests: str = HUMANEVAL):
-    return run_code_items([CodeItem(language="python", response=response,
-                                    tests={"type": "assert", "code": tests})])[0]
+# A `call` test is a calls run too: one call per case.
+SHAPES = {"humaneval": {"type": "assert", "code": HUMANEVAL},
+          "call": {"type": "call", "fn_name": "add",
+                   "cases": [{"args": [17, 25], "expected": 42}]}}
+
+
+def _run(response: str, tests: str | dict = HUMANEVAL):
+    if isinstance(tests, str):
+        tests = {"type": "assert", "code": tests}
+    return run_code_items([CodeItem(language="python", response=response, tests=tests)])[0]
 
 
 HONEST = "def add(a, b):\n    return a + b\n"
@@ -110,8 +117,9 @@ HACKS = {
 
 
 @needs_jail
-def test_honest_solution_passes_in_one_process():
-    result = _run(HONEST)
+@pytest.mark.parametrize("shape", sorted(SHAPES))
+def test_honest_solution_passes_in_one_process(shape: str):
+    result = _run(HONEST, SHAPES[shape])
     assert (result.status.value, result.reward) == ("correct", 1.0), result
 
 
@@ -124,12 +132,15 @@ def test_only_calls_run_without_a_judge():
     looped = "for _ in range(1):\n    assert add(1, 2) == 1\n"
     assert plan(looped).calls is None
     assert _run(probe, looped).reward == 0.0
+    call = {"type": "call", "fn_name": "add", "cases": [{"args": [1, 2], "expected": 1}]}
+    assert _run(probe, call).reward == 1.0
 
 
 @needs_jail
+@pytest.mark.parametrize("shape", sorted(SHAPES))
 @pytest.mark.parametrize("hack", sorted(HACKS))
-def test_what_the_solution_writes_or_does_earns_nothing(hack: str):
-    result = _run(HACKS[hack])
+def test_what_the_solution_writes_or_does_earns_nothing(hack: str, shape: str):
+    result = _run(HACKS[hack], SHAPES[shape])
     assert result.reward == 0.0, result
     assert result.status.value in ("wrong", "runtime_error"), result
 
@@ -164,3 +175,17 @@ def test_a_missing_function_and_a_syntax_error():
 def test_ctypes_is_refused_as_in_a_judged_run():
     result = _run("import ctypes\nctypes.CDLL(None)\n" + HONEST)
     assert result.reward == 0.0 and result.status.value == "runtime_error", result
+
+
+@needs_jail
+@pytest.mark.parametrize(("returned", "expected", "reward"), [
+    ("(1, [2, 3])", [1, [2, 3]], 1.0),  # JSON has no tuples
+    ("{1: 'a', None: 'b'}", {"1": "a", "null": "b"}, 1.0),  # nor keys other than strings
+    ("{1, 2}", [1, 2], 0.0),  # a set is not JSON-like data
+    ("10 ** 5000", 0, 0.0),  # past the decimal conversion limit
+    ("True", 1, 0.0),  # a bool is not a number here
+])
+def test_a_call_tests_value_as_json(returned: str, expected, reward: float):
+    tests = {"type": "call", "fn_name": "f", "cases": [{"args": [], "expected": expected}]}
+    result = _run(f"def f():\n    return {returned}\n", tests)
+    assert result.reward == reward and result.status.value in ("correct", "wrong"), result

@@ -156,7 +156,9 @@ def test_expected_outputs_never_enter_the_jail():
                   {"type": "assert", "code": f"assert f() == {marker!r}\n"}):
         code = finder + ("print(answer)\n" if tests["type"] == "stdio"
                          else "def f():\n    return answer\n")
-        result = run_code_items([CodeItem(language="python", response=code, tests=tests)])[0]
+        # It reads every file of /etc: on a cold page cache, under load, that takes seconds.
+        result = run_code_items([CodeItem(language="python", response=code, tests=tests,
+                                          limits={"time_s": 10})])[0]
         assert result.status.value == "wrong", result
     # The control: where the marker is within the probe's reach, the probe finds and prints it.
     planted = ("with open('/tmp/planted', 'w') as f:\n    f.write('zq-' + 'expected-91')\n"

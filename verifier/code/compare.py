@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from typing import Any
 
@@ -47,12 +48,33 @@ def stdout_matches(expected: str, stdout: bytes, tests: StdioTests) -> bool:
     raise ValueError(f"unknown comparator {tests.compare!r}")
 
 
+class NotJSONLike(ValueError):
+    """A `call` test's return value that JSON cannot hold: the case fails."""
+
+
+def json_like(value: Any) -> Any:
+    """A `call` test's return value (plain data of exact builtin types, as the jail's record
+    decodes) as JSON data: tuples as lists, a dict's non-string keys as their JSON text."""
+    kind = type(value)
+    if value is None or kind is bool or kind is str or kind is float:
+        return value
+    if kind is int:
+        if abs(value).bit_length() > 14000:  # past the decimal conversion limit
+            raise NotJSONLike("returned an int of more than 4000 digits")
+        return value
+    if kind is list or kind is tuple:
+        return [json_like(item) for item in value]
+    if kind is dict and all(type(k) in (str, int, float, bool) or k is None for k in value):
+        return {k if type(k) is str else json.dumps(k): json_like(v) for k, v in value.items()}
+    raise NotJSONLike(f"returned a {kind.__name__}, not JSON-like data")
+
+
 def values_equal(expected: Any, actual: Any, rel_tol: float = 1e-6, abs_tol: float = 1e-9) -> bool:
     """Structural equality of JSON values for `call` tests.
 
-    Both sides are plain JSON data (the jail sends the return value as JSON), so no user code
-    runs here. Numbers compare across int/float with a float tolerance; booleans only equal
-    booleans; tuples arrive as lists.
+    Both sides are plain JSON data (`json_like`), so no user code runs here. Numbers compare
+    across int/float with a float tolerance; booleans only equal booleans; tuples arrive as
+    lists.
     """
     if isinstance(expected, bool) or isinstance(actual, bool):
         return type(expected) is type(actual) and expected == actual

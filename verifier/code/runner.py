@@ -31,7 +31,7 @@ from rl_client.schemas import (
 )
 from verifier.code import appended, interactive, testset
 from verifier.code.asserts import BrokenTests, plan
-from verifier.code.compare import stdout_matches, values_equal
+from verifier.code.compare import NotJSONLike, json_like, stdout_matches, values_equal
 from verifier.code.extract import extract_code
 from verifier.code.judges import OUTPUT, JudgeVerdict, PreparedJudge, prepare_judge
 from verifier.code.languages import MIB, Language, find_language, language_env, stack_mb
@@ -46,6 +46,7 @@ from verifier.sandbox import (
     SandboxLimits,
 )
 from verifier.sandbox.backend import JAIL_ENV
+from verifier.sandbox.jail import values
 
 RUN_NPROC = 64 + 8  # the program's processes and threads, plus the jail's own few
 PYTHON_MEMORY_OVERHEAD_MB = 64  # room for the interpreter; the memory verdict still counts it
@@ -423,9 +424,9 @@ class CodeRunner:
                 payload = _payload("stdio", {"code": sub.code, "nonce": nonce})
         elif isinstance(tests, CallTests):
             case = tests.cases[index]
-            payload = _payload("call", {"code": sub.code, "nonce": nonce,
-                                        "fn_name": tests.fn_name, "args": case.args,
-                                        "kwargs": case.kwargs})
+            payload = _payload("calls", {"code": sub.code, "nonce": nonce, "methods": True,
+                                         "calls": [[tests.fn_name, values.encode(tuple(case.args)),
+                                                    values.encode(case.kwargs)]]})
         elif language.name != "python":  # the tests are in the program: the epilogue's record
             payload = json.dumps({"nonce": nonce, "passed": True}).encode() + b"\n"
         else:
@@ -487,6 +488,7 @@ class CodeRunner:
         records = _harness_records(outcome.channel, nonce) if harnessed else []
         ends = [r for r in records if "site" not in r]
         record = ends[-1] if ends else None
+        sites = [r for r in records if "site" in r]
         if record is not None and "compile_error" in record:
             return TestVerdict(Status.compile_error, outcome, str(record["compile_error"]))
         if sub.interactor is not None:  # the cgroup measured both programs: use the rusage
@@ -494,7 +496,6 @@ class CodeRunner:
         complete = True
         if isinstance(tests, AssertTests) and language.name == "python":
             assert_plan = plan(tests.code)
-            sites = [r for r in records if "site" in r]
             failed = assert_plan.failed_site(sites)
             if failed is not None:  # judged here, so its expected value never entered the jail
                 return TestVerdict(Status.wrong, outcome,
@@ -518,9 +519,7 @@ class CodeRunner:
         if outcome.exit_code != 0:
             return TestVerdict(Status.runtime_error, outcome, _exit_message(outcome))
         if isinstance(tests, CallTests):
-            matched = "value" in record and values_equal(tests.cases[index].expected,
-                                                         record["value"])
-            return TestVerdict(Status.correct if matched else Status.wrong, outcome)
+            return _call_verdict(tests.cases[index].expected, sites, record, outcome)
         if not complete:
             return TestVerdict(Status.wrong, outcome,
                                "a call's value was not recorded exactly once")
@@ -560,6 +559,21 @@ class CodeRunner:
             return TestVerdict(Status.infra_error, outcome, f"the checker could not run: "
                                                             f"{checked.message}")
         return _judged(sub.checker.verdict(checked), outcome)
+
+
+def _call_verdict(expected: Any, sites: list[dict], end: dict,
+                  outcome: RunOutcome) -> TestVerdict:
+    """A `call` case that ran to its end: its one recorded value against the expected one."""
+    if [r["site"] for r in sites] != [0] or end.get("passed") is not True:
+        return TestVerdict(Status.wrong, outcome, "a call's value was not recorded exactly once")
+    try:
+        value = json_like(values.decode(sites[0].get("value")))
+    except (values.BadWire, RecursionError):
+        return TestVerdict(Status.wrong, outcome, "a malformed value")
+    except NotJSONLike as exc:
+        return TestVerdict(Status.wrong, outcome, str(exc))
+    matched = values_equal(expected, value)
+    return TestVerdict(Status.correct if matched else Status.wrong, outcome)
 
 
 def _support_files(directory: str) -> dict[str, bytes]:

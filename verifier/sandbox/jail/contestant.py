@@ -8,7 +8,8 @@ reads and writes, iteration. It holds no secret, so it needs no guard: the solut
 anything here (rebind builtins, patch modules, walk its frames), and all it can change is what
 this process answers, which the judge takes as the solution's answers. Only ctypes is refused,
 as one more fence around the judge (which is not dumpable: no ptrace, no /proc/PID/mem).
-Standard library only.
+The module's helpers (compiling and loading the solution, its traceback) serve the one-process
+`calls` runs as well (pyharness.py). Standard library only.
 """
 
 from __future__ import annotations
@@ -81,9 +82,6 @@ class Contestant:
 
     reported = (Exception,)
 
-    def __init__(self) -> None:
-        self.module: types.ModuleType | None = None
-
     # handles
     def handed_back(self, obj: object) -> int | None:
         return object.__getattribute__(obj, "_handle") if type(obj) is Remote else None
@@ -114,10 +112,6 @@ class Contestant:
     def serve(self, peer: wire.Peer, op: str, args: list) -> list:
         if op == "load":
             return self._load(peer, *args)
-        if op == "invoke":
-            fn_name, call_args, call_kwargs = args
-            target = _resolve(self._namespace(), fn_name)
-            return ["=", peer.encode(target(*peer.decode(call_args), **peer.decode(call_kwargs)))]
         handle, *rest = args
         target = peer.exported(handle, ("any",))
         if op == "call":
@@ -133,20 +127,14 @@ class Contestant:
             return ["=", peer.encode(next(target))]
         raise TypeError(f"unknown operation {op!r}")
 
-    def _namespace(self) -> dict:
-        if self.module is None:
-            raise RuntimeError("no solution loaded")
-        return self.module.__dict__
-
     def _load(self, peer: wire.Peer, code: str, names: list | None) -> list:
         """Run the solution as the module `solution`; answer the names the tests may use."""
         try:
             compiled = compile_solution(code)
         except BaseException as exc:  # the solution's compile error, reported as such
             return ["C", *compile_error(exc)]
-        self.module = solution_module()
-        exec(compiled, self.module.__dict__)
-        space = self.module.__dict__
+        space = solution_module().__dict__
+        exec(compiled, space)
         wanted = [n for n in space if not n.startswith("__")] if names is None else names
         return ["L", {name: _describe(peer, space[name]) for name in wanted
                       if type(name) is str and name in space}]
@@ -202,21 +190,6 @@ def _call(peer: wire.Peer, target, args_wire: list, kwargs_wire: list) -> list:
             if after != before:
                 changed.append([key, after])
     return ["=", result, changed]
-
-
-def _resolve(namespace: dict, fn_name: str):
-    """`fn`, `Class.method` (on a fresh instance), or a method of a LeetCode-style `Solution`."""
-    head, *rest = fn_name.split(".")
-    if head not in namespace and not rest and isinstance(namespace.get("Solution"), type):
-        head, rest = "Solution", [fn_name]
-    if head not in namespace:
-        raise NameError(f"name {head!r} is not defined")
-    target = namespace[head]
-    if rest and isinstance(target, type):
-        target = target()
-    for part in rest:
-        target = getattr(target, part)
-    return target
 
 
 def traceback_text(exc: BaseException) -> str:

@@ -1,4 +1,4 @@
-"""The judge: the process of a judged Python run (`call` and `assert` tests) that holds the tests.
+"""The judge: the process of a judged Python run (`assert` tests) that holds the tests.
 
 A run is two processes. The judge is the one the runner started; before it reads its payload it
 forks the contestant (contestant.py), which runs the solution and answers over a pipe
@@ -227,16 +227,6 @@ class _Run:
         self.peer.value(reply)  # raises what the solution raised
         raise wire.Broken("an answer of the wrong shape")
 
-    def call(self) -> None:
-        """`call` tests: the return value, as JSON, for the worker to compare."""
-        if self.load([]) is None:
-            return
-        peer = self.peer
-        value = peer.value(peer.request("invoke", self.payload["fn_name"],
-                                        peer.encode(tuple(self.payload["args"])),
-                                        peer.encode(self.payload["kwargs"])))
-        self.record(value=_json_like(value))
-
     def asserts(self) -> None:
         """`assert` tests, run here on the solution's names."""
         payload = self.payload
@@ -307,31 +297,15 @@ def _import(name: str) -> types.ModuleType | None:
     return None
 
 
-def _json_like(value: object) -> object:
-    """A `call` return value as JSON data (exact builtin types), else the case fails."""
-    kind = type(value)
-    if value is None or kind is bool or kind is str or kind is float:
-        return value
-    if kind is int:
-        if abs(value).bit_length() > 14000:  # past the decimal conversion limit
-            raise NotPlain("returned an int of more than 4000 digits")
-        return value
-    if kind is list or kind is tuple:
-        return [_json_like(item) for item in value]
-    if kind is dict and all(type(k) in (str, int, float, bool) or k is None for k in value):
-        return {k if type(k) is str else json.dumps(k): _json_like(v) for k, v in value.items()}
-    raise NotPlain(f"returned a {getattr(value, '_type', kind.__name__)}, not JSON-like data")
-
-
 # --------------------------------------------------------------------------- the process
 
 
-def main(mode: str, payload: dict, peer: wire.Peer, contestant: int) -> None:
+def main(payload: dict, peer: wire.Peer, contestant: int) -> None:
     """Judge the run, write its records, end (mirroring the contestant if it died). Never
     returns."""
     run = _Run(payload, peer, peer.policy)
     try:
-        run.call() if mode == "call" else run.asserts()
+        run.asserts()
     except wire.Broken as exc:
         emit(run.records)
         _end_like_contestant(contestant, str(exc))
@@ -350,7 +324,7 @@ def main(mode: str, payload: dict, peer: wire.Peer, contestant: int) -> None:
     emit(run.records)
     _stop(contestant)
     last = run.records[-1] if run.records else {}
-    os._exit(0 if "passed" in last or "value" in last else 1)
+    os._exit(0 if "passed" in last else 1)
 
 
 def _test_line(exc: BaseException) -> str:

@@ -2,17 +2,18 @@
 
 Two entries behave identically: `run_forked` in a process forked from the runner's warm
 interpreter, and `python3 pyharness.py` (the cold path). Both read the payload from fd 4: its
-first line names the mode (`stdio`, `call` or `assert`), the rest is JSON.
+first line names the mode (`stdio`, `calls` or `assert`), the rest is JSON.
 
 stdio runs the solution as `__main__` in this process and ends the way the interpreter does
 (threads joined, atexit run, streams flushed); the worker compares stdout outside the jail.
 
-calls runs (assert tests that are only calls of the solution's function with literal
-arguments, see verifier/code/asserts.py) are one process too: it runs the solution, makes the
-calls, and records each value returned for the worker to judge. Nothing here is secret (no
-expected value, no test); the worker accepts the records only with one value for every call.
+calls runs (a `call` test, and assert tests that are only calls of the solution's function with
+literal arguments, see verifier/code/asserts.py) are one process too: it runs the solution,
+makes the calls, and records each value returned for the worker to judge. Nothing here is
+secret (no expected value, no test): a value it reports is one the solution's function could
+have returned, and the worker accepts the records only with one value for every call.
 
-call and assert runs are judged by two processes: this one becomes the judge (judge.py), which
+assert runs are judged by two processes: this one becomes the judge (judge.py), which
 forks the contestant (contestant.py) that runs the solution. The first line of the payload is
 all this process reads before that fork, so the contestant never holds anything of the tests;
 it closes the channel to the worker (fd 3) and the payload before the solution runs. Only the
@@ -24,7 +25,6 @@ from __future__ import annotations
 
 import builtins
 import json
-import linecache
 import os
 import signal
 import sys
@@ -78,8 +78,8 @@ def _execute() -> None:
             _run_stdio(payload["code"], payload["nonce"])
         elif mode == "calls":
             _run_calls(_read_payload(len(mode) + 1))
-        elif mode in ("call", "assert"):
-            _run_judged(mode)
+        elif mode == "assert":
+            _run_judged()
         os.write(2, f"harness: unknown mode {mode!r}\n".encode())
     except BaseException as exc:  # a broken payload or harness: never the solution's doing
         os.write(2, f"harness failed: {exc!r}\n".encode(errors="replace"))
@@ -97,7 +97,7 @@ def _read_payload(offset: int) -> dict:
 # --------------------------------------------------------------------------- judged runs
 
 
-def _run_judged(mode: str) -> None:
+def _run_judged() -> None:
     """Fork the contestant, then read the payload and judge. Never returns."""
     libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)  # inherited by the contestant too
     to_contestant, to_judge = os.pipe(), os.pipe()
@@ -112,9 +112,9 @@ def _run_judged(mode: str) -> None:
     os.close(to_contestant[0])
     os.close(to_judge[1])
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    payload = _read_payload(len(mode) + 1)
+    payload = _read_payload(len("assert\n"))
     peer = wire.Peer(to_judge[0], to_contestant[1], judge.Judge(), MAX_MESSAGE)
-    judge.main(mode, payload, peer, pid)
+    judge.main(payload, peer, pid)
 
 
 # --------------------------------------------------------------------------- calls
@@ -122,7 +122,11 @@ def _run_judged(mode: str) -> None:
 
 def _run_calls(payload: dict) -> None:
     """Run the solution as the module `solution`, then each call in order; record the values
-    returned (see the module doc). Ends as a judged run would. Never returns."""
+    returned (see the module doc). Ends as a judged run would. Never returns.
+
+    A call names a function of the solution's; a `call` test's (`methods`) may also name
+    `Class.method` (on a fresh instance) or a method of a LeetCode-style `Solution` class.
+    """
     nonce = payload["nonce"]
     calls = [(name, values.decode(args), values.decode(kwargs))  # before the solution runs
              for name, args, kwargs in payload["calls"]]
@@ -140,13 +144,11 @@ def _run_calls(payload: dict) -> None:
         namespace = contestant.solution_module().__dict__
         exec(solution, namespace)
         for site, (name, args, kwargs) in enumerate(calls):
-            if name not in namespace:
-                raise NameError(f"name {name!r} is not defined")
-            value = namespace[name](*args, **kwargs)
+            value = _function(namespace, name, payload.get("methods"))(*args, **kwargs)
             try:
                 records.append({"nonce": nonce, "site": site, "value": values.encode(value)})
             except values.NotPlain:
-                failed = f"the tests got a {type(value).__name__} where plain data is needed"
+                failed = f"returned a {type(value).__name__}, not plain data"
                 records.append({"nonce": nonce, "failed": failed})
                 os.write(2, f"test failed: {failed}\n".encode())
                 break
@@ -161,15 +163,28 @@ def _run_calls(payload: dict) -> None:
     os._exit(interpreter.flush_streams(status))
 
 
+def _function(namespace: dict, name: str, methods: bool):
+    """The function a call names (see `_run_calls`)."""
+    head, *rest = name.split(".") if methods else [name]
+    if methods and head not in namespace and not rest and isinstance(namespace.get("Solution"),
+                                                                      type):
+        head, rest = "Solution", [name]
+    if head not in namespace:
+        raise NameError(f"name {head!r} is not defined")
+    target = namespace[head]
+    if rest and isinstance(target, type):
+        target = target()
+    for part in rest:
+        target = getattr(target, part)
+    return target
+
+
 # --------------------------------------------------------------------------- stdio
 
 
 def _run_stdio(code: str, nonce: str) -> None:
-    # The solution is not a file in the jail (a run that writes nothing leaves the work
-    # directory as new); tracebacks still quote its lines, from here.
-    linecache.cache[SOLUTION_PATH] = (len(code), None, code.splitlines(True), SOLUTION_PATH)
     try:
-        solution = compile(code, SOLUTION_PATH, "exec")
+        solution = contestant.compile_solution(code)
     except BaseException as exc:  # the solution's compile error, reported as such
         sys.__excepthook__(type(exc), exc, None)
         record = {"nonce": nonce, "compile_error": f"{type(exc).__name__}: {exc}"[:1000]}
