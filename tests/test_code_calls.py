@@ -1,7 +1,8 @@
-"""Assert tests that are only calls of the solution's function with literal arguments run in one
-process (asserts.AssertPlan.calls, the harness's `calls` mode): which tests qualify, that they
-are judged as the judge would judge them, and that nothing a solution does in that process
-(reading the run's nonce, writing records of its own, exiting early) earns a reward."""
+"""Tests that are only calls run in one process (the harness's `calls` mode): a `call` test, and
+assert tests that are only calls of the solution's function with literal arguments
+(asserts.AssertPlan.calls). Which tests qualify, that they are judged as the judge would judge
+them, and that nothing a solution does in that process (reading the run's nonce, writing
+records of its own, exiting early) earns a reward."""
 
 from __future__ import annotations
 

@@ -3,9 +3,11 @@
 The jail only ever receives the program, its stdin, and (Python) the harness payload; expected
 outputs stay in this process and are compared here: stdio outputs, `call` return values, and
 the constants of every assert the tests' plan takes out of them (asserts.py). A verdict needs
-positive evidence: stdio tests a zero exit status *and* the expected output; `call` and `assert`
-tests the judge's records carrying the run's nonce, written only when the work is done, by a
-process the solution cannot reach (see verifier/sandbox/jail/judge.py).
+positive evidence: stdio tests a zero exit status *and* the expected output; assert tests the
+judge's records carrying the run's nonce, written only when the work is done, by a process the
+solution cannot reach (see verifier/sandbox/jail/judge.py); `call` tests and assert tests that
+are only calls exactly one recorded value per call, each judged here (the one process that
+made the calls holds nothing it could forge a pass with, see asserts.py).
 """
 
 from __future__ import annotations
@@ -151,8 +153,8 @@ class _Submission:
 
 
 def _harness_records(channel: bytes, nonce: str) -> list[dict]:
-    """The judge's records for this run, in order: the lines on the channel with its nonce.
-    Whatever else is there (nothing but the judge writes there) is skipped, never trusted."""
+    """The harness's records for this run, in order: the lines on the channel with its nonce.
+    Whatever else is there is skipped, never trusted."""
     records = []
     for line in channel.splitlines():
         try:
