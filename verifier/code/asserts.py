@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import functools
 import io
 import math
 import operator
@@ -92,6 +93,16 @@ class Call:
     args: tuple
     kwargs: dict
 
+    def wire(self) -> list:
+        """As the harness's `calls` payload lists it (pyharness.py)."""
+        return [self.function, values.encode(self.args), values.encode(self.kwargs)]
+
+
+def one_value_each(sites: list[dict], calls: int) -> bool:
+    """Whether a calls run's site records hold exactly one value for each of its `calls`
+    calls, in order (the process that made them could write any records)."""
+    return [record.get("site") for record in sites] == list(range(calls))
+
 
 @dataclass(frozen=True)
 class AssertPlan:
@@ -108,19 +119,20 @@ class AssertPlan:
         """The harness's mode: `calls` (one process) or `assert` (the tests in the judge)."""
         return "assert" if self.calls is None else "calls"
 
+    @functools.cached_property
+    def _wire_calls(self) -> list[list]:  # encoded once per plan, not once per run
+        return [call.wire() for call in self.calls or ()]
+
     def payload(self) -> dict[str, Any]:
         if self.calls is not None:
-            return {"calls": [[call.function, values.encode(call.args),
-                               values.encode(call.kwargs)] for call in self.calls]}
+            return {"calls": self._wire_calls}
         return {"tests": self.source, "names": self.names, "attr_bases": self.attr_bases,
                 "site_function": SITE_FUNCTION}
 
     def complete(self, records: list[dict]) -> bool:
-        """Whether the site records hold what the run had to record: in `calls` mode, one
-        value for every call, in order (the process that made them could write any records)."""
-        if self.calls is None:
-            return True
-        return [record.get("site") for record in records] == list(range(len(self.calls)))
+        """Whether the site records hold what the run had to record (`one_value_each` in
+        `calls` mode)."""
+        return self.calls is None or one_value_each(records, len(self.calls))
 
     def failed_site(self, records: list[dict]) -> Site | None:
         """The first site whose recorded value breaks its assert, if any."""
@@ -222,7 +234,7 @@ def _calls(body: list[ast.stmt], computed: dict[int, ast.expr], name: str,
         call = Call(function, tuple(value for _, value in found),
                     {key: value for key, _, value in options})
         try:
-            values.encode(call.args), values.encode(call.kwargs)
+            call.wire()
         except values.NotPlain:  # nested past what the wire carries
             return None
         calls.append(call)

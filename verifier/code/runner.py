@@ -32,7 +32,7 @@ from rl_client.schemas import (
     StdioTests,
 )
 from verifier.code import appended, interactive, testset
-from verifier.code.asserts import BrokenTests, plan
+from verifier.code.asserts import BrokenTests, Call, one_value_each, plan
 from verifier.code.compare import NotJSONLike, json_like, stdout_matches, values_equal
 from verifier.code.extract import extract_code
 from verifier.code.judges import OUTPUT, JudgeVerdict, PreparedJudge, prepare_judge
@@ -426,9 +426,9 @@ class CodeRunner:
                 payload = _payload("stdio", {"code": sub.code, "nonce": nonce})
         elif isinstance(tests, CallTests):
             case = tests.cases[index]
+            call = Call(tests.fn_name, tuple(case.args), case.kwargs)
             payload = _payload("calls", {"code": sub.code, "nonce": nonce, "methods": True,
-                                         "calls": [[tests.fn_name, values.encode(tuple(case.args)),
-                                                    values.encode(case.kwargs)]]})
+                                         "calls": [call.wire()]})
         elif language.name != "python":  # the tests are in the program: the epilogue's record
             payload = json.dumps({"nonce": nonce, "passed": True}).encode() + b"\n"
         else:
@@ -566,7 +566,7 @@ class CodeRunner:
 def _call_verdict(expected: Any, sites: list[dict], end: dict,
                   outcome: RunOutcome) -> TestVerdict:
     """A `call` case that ran to its end: its one recorded value against the expected one."""
-    if [r["site"] for r in sites] != [0] or end.get("passed") is not True:
+    if not one_value_each(sites, 1) or end.get("passed") is not True:
         return TestVerdict(Status.wrong, outcome, "a call's value was not recorded exactly once")
     try:
         value = json_like(values.decode(sites[0].get("value")))

@@ -187,7 +187,7 @@ def _run_stdio(code: str, nonce: str) -> None:
         solution = contestant.compile_solution(code)
     except BaseException as exc:  # the solution's compile error, reported as such
         sys.__excepthook__(type(exc), exc, None)
-        record = {"nonce": nonce, "compile_error": f"{type(exc).__name__}: {exc}"[:1000]}
+        record = {"nonce": nonce, "compile_error": contestant.compile_error(exc)[0]}
         os.write(CHANNEL_FD, (json.dumps(record) + "\n").encode())
         os._exit(1)
     os.close(CHANNEL_FD)
