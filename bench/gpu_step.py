@@ -155,7 +155,9 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict:
     engine.close()
     steady = records[1:] or records
     samples = args.prompts * args.n
-    generated = sum(r["completion_len"] * samples for r in steady)
+    # Rollout runs up to max_staleness steps ahead, so a step's window holds the generation of
+    # later steps: throughput is what each window generated over its rollout time.
+    generated = sum(r["generated_tokens"] for r in steady)
     trained = sum((args.prompt_len + r["completion_len"]) * samples for r in steady)
     stages = {key: statistics.mean(r[key] for r in steady)
               for key in ("step_s", "rollout_s", "reward_s", "train_s", "sync_s")}

@@ -126,6 +126,17 @@ def test_step_metrics_count_masked_rewards_and_staleness():
         assert first[key] >= 0
 
 
+def test_generated_tokens_are_counted_in_the_window_that_generated_them():
+    """With k = 1 the rollout of step s+1 runs during step s: its tokens land in step s's record
+    (bench/gpu_step.py divides them by the same window's rollout time)."""
+    engine, learner = RecordingEngine(), RecordingLearner(train_s=0.02)
+    _, records = run_pipeline(engine, learner, k=1, steps=3)
+    per_step = BATCH * 4 * 2  # prompts x samples x tokens
+    assert sum(r["generated_tokens"] for r in records) == 3 * per_step
+    assert records[0]["generated_tokens"] == 2 * per_step  # steps 0 and 1
+    assert records[-1]["generated_tokens"] == 0  # nothing is left to generate
+
+
 def test_an_engine_that_ignores_updates_gets_its_samples_dropped():
     """The trainer's own check: samples past the bound never reach the learner."""
     engine, learner = RecordingEngine(follow_loads=False), RecordingLearner()

@@ -88,6 +88,7 @@ class Pipeline:
         self.colocate = colocate
         self.clocks = {name: StageClock() for name in ("rollout", "reward", "train", "sync")}
         self.stale_dropped = 0  # total over the run; stays 0 unless pacing is broken
+        self.generated_tokens = 0  # since the last step's stats: rollout runs ahead of training
 
     @asynccontextmanager
     async def running(self, start_step: int, end_step: int) -> AsyncIterator[Pipeline]:
@@ -106,6 +107,7 @@ class Pipeline:
         self._version = start_step
         for clock in self.clocks.values():
             clock.take()
+        self.generated_tokens = 0
         try:
             async with asyncio.TaskGroup() as tasks:  # one failure cancels the rest
                 tasks.create_task(self._rollout(tasks, start_step * self.batch_size,
@@ -160,6 +162,7 @@ class Pipeline:
                 with self.clocks["rollout"]:
                     outputs = await asyncio.to_thread(
                         self.engine.generate, [p.token_ids for p in prompts], self.sampling)
+            self.generated_tokens += sum(len(c.token_ids) for group in outputs for c in group)
             for offset, (prompt, completions) in enumerate(zip(prompts, outputs, strict=True)):
                 tasks.create_task(self._score(slot + offset, prompt, completions, version))
             slot = chunk_end
@@ -177,6 +180,7 @@ class Pipeline:
     def step_stats(self, step: int, groups: list[Group], fresh: list[Group],
                    wall: float) -> dict[str, Any]:
         seconds = {name: clock.take() for name, clock in self.clocks.items()}
+        generated, self.generated_tokens = self.generated_tokens, 0
         staleness = Counter(step - g.version for g in fresh)
         scored = [r for g in groups for r in g.rewards if r is not None]
         statuses = [s for g in groups for s in g.statuses]
@@ -199,4 +203,5 @@ class Pipeline:
             "rollout_idle": max(0.0, 1 - seconds["rollout"] / wall),
             "train_idle": max(0.0, 1 - (seconds["train"] + seconds["sync"]) / wall),
             "tokens_per_s": tokens / wall,
+            "generated_tokens": generated,
         }
