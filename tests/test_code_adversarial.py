@@ -13,6 +13,7 @@ own failure into an `infra_error`.
 from __future__ import annotations
 
 import shutil
+import textwrap
 
 import httpx
 import pytest
@@ -670,6 +671,46 @@ def test_a_submissions_own_failure_is_never_an_infra_error(verifier_url: str, ca
     language, code, tests = OWN_FAULTS[case]
     item = {**code_item(code, tests, language), "limits": {"time_s": 2, "memory_mb": 256}}
     assert_no_reward(verify(verifier_url, item))
+
+
+# Every signal that ends a process by default, sent to the program's process group while the
+# program itself ignores them, then SIGKILL: nothing outside the run may be in that group.
+GROUP_SIGNALLER = (
+    "import os, signal\n"
+    "SIGNALS = [signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGUSR1, signal.SIGUSR2,\n"
+    "           signal.SIGALRM, signal.SIGXCPU, signal.SIGQUIT]\n"
+    "for s in SIGNALS:\n"
+    "    signal.signal(s, signal.SIG_IGN)\n"
+    "for s in SIGNALS:\n"
+    "    os.killpg(0, s)\n"
+    "os.killpg(0, signal.SIGKILL)\n"
+)
+GROUP_SIGNALLERS = {
+    "stdio": ("python", GROUP_SIGNALLER, STDIO_ADD),
+    "call": ("python", "def add(a, b):\n" + textwrap.indent(GROUP_SIGNALLER, "    "),
+             ADD_TESTS["call"]),
+    "assert": ("python", "def add(a, b):\n" + textwrap.indent(GROUP_SIGNALLER, "    "),
+               ADD_TESTS["assert"]),
+    "C": ("c", "#include <signal.h>\nint main(void){int s[] = {SIGHUP, SIGINT, SIGTERM, SIGUSR1,"
+               " SIGALRM, SIGXCPU, SIGKILL};\nfor (int i = 0; i < 6; i++) signal(s[i], SIG_IGN);\n"
+               "for (int i = 0; i < 7; i++) kill(0, s[i]);\nreturn 0;}\n", STDIO_ADD),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(GROUP_SIGNALLERS))
+def test_signalling_its_process_group_reaches_nothing_outside_the_run(verifier_url: str,
+                                                                       shape: str):
+    # Whether a signal met the jail's own processes was a race: eight tries (distinct programs,
+    # or the result cache would answer seven of them).
+    language, code, tests = GROUP_SIGNALLERS[shape]
+    comment = "//" if language == "c" else "#"
+    items = [{**code_item(f"{code}{comment} try {i}\n", tests, language), "limits": {"time_s": 2}}
+             for i in range(8)]
+    response = httpx.post(f"{verifier_url}/v1/verify", json={"items": items}, timeout=120)
+    assert response.status_code == 200, response.text
+    for result in response.json()["results"]:
+        assert_no_reward(result)
+    assert verify(verifier_url, code_item(ADD, ADD_TESTS["call"]))["reward"] == 1.0
 
 
 def test_an_oversized_program_is_a_compile_error_every_time_it_is_compiled():

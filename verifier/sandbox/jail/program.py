@@ -129,8 +129,11 @@ def become_program(launch: Launch) -> None:
     """In the fork: become the submitted program (never returns).
 
     A failure before exec is reported on SETUP_FD, which exec closes: an infra error the program
-    itself cannot fake (it never holds that descriptor).
+    itself cannot fake (it never holds that descriptor). The program gets a session of its own:
+    in the runner's process group, kill(0) would reach the supervisor and the runners (the
+    standby runner, PID 1 of a namespace the program cannot see, even by SIGKILL).
     """
+    os.setsid()
     pipes = launch.pipes
     os.dup2(pipes.setup_w, SETUP_FD, inheritable=False)
     os.dup2(launch.stdin_fd, 0)
