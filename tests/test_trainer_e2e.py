@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import httpx
@@ -25,6 +28,7 @@ from trainer.rewards import VerifierRewarder, embedded_verifier
 from trainer.tiny import build_char_tokenizer, build_tiny_model
 from trainer.types import Completion, Group, Sampling
 
+REPO = Path(__file__).resolve().parents[1]
 REQUIRED_METRICS = {
     "step", "policy_version", "reward_mean", "accuracy", "kl", "entropy", "clip_frac",
     "is_weight_mean", "is_truncated_frac", "is_cap", "staleness_max", "max_staleness",
@@ -104,6 +108,32 @@ def test_embedded_verifier_leaves_no_process_behind():
         assert started
     gone, alive = psutil.wait_procs(started, timeout=10)
     assert not alive
+
+
+STARTER = """
+import sys, time
+from trainer.rewards import embedded_verifier
+with embedded_verifier(workers=1) as url:
+    print(url, flush=True)
+    time.sleep(600)
+"""
+
+
+def test_embedded_verifier_ends_when_its_starter_is_killed():
+    """SIGKILL (or the OOM killer) gives the starter no chance to stop the server: the server
+    and its workers must notice on their own."""
+    starter = subprocess.Popen([sys.executable, "-c", STARTER], stdout=subprocess.PIPE,
+                               text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    try:
+        url = starter.stdout.readline().strip()
+        assert httpx.get(f"{url}/healthz").json()["status"] == "ok"
+        orphans = psutil.Process(starter.pid).children(recursive=True)
+        assert orphans
+    finally:
+        starter.kill()
+        starter.wait()
+    gone, alive = psutil.wait_procs(orphans, timeout=60)
+    assert not alive, [p.cmdline() for p in alive]
 
 
 def test_train_then_resume_through_the_cli(tmp_path, verifier_url):

@@ -42,6 +42,8 @@ def serve(
         help="Redis URL: enqueue chunks on Celery for `verifier worker` processes instead of "
              "scoring locally (env VERIFIER_BROKER_URL).")] = None,
     log_level: Annotated[str | None, typer.Option(help="debug, info, warning…")] = None,
+    lifeline_fd: Annotated[int | None, typer.Option(
+        hidden=True, help="Shut down when this descriptor reads EOF (verifier.local).")] = None,
 ) -> None:
     """Run the HTTP API (embedded mode by default; distributed with --broker)."""
     import uvicorn
@@ -51,6 +53,10 @@ def serve(
     settings = _settings(host=host, port=port, workers=workers, broker_url=broker,
                          log_level=log_level)
     setup_logging(settings.log_level, settings.log_format)
+    if lifeline_fd is not None:
+        from verifier.local import watch_lifeline
+
+        watch_lifeline(lifeline_fd, grace_s=settings.shutdown_timeout_s + 5)
     # SIGTERM: requests in flight get the shutdown grace, then are cancelled (their chunks
     # stopped) and the pool's processes end; the process exits in about that much time.
     uvicorn.run(create_app(settings), host=settings.host, port=settings.port, log_config=None,

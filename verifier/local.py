@@ -2,18 +2,22 @@
 
 For programs that need a verifier without running one themselves: `grpo demo`, benchmarks,
 tests. The server runs in its own process group, so stopping it also ends its worker
-processes; none outlives the program that started it.
+processes. It holds the read end of a pipe whose write end only its starter holds (its
+*lifeline*): when the starter is gone, even by SIGKILL or the OOM killer, the server reads EOF
+and shuts down, so none outlives the program that started it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import signal
 import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from types import TracebackType
@@ -27,13 +31,15 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def spawn_logged(argv: list[str], log_path: Path, env: dict[str, str]) -> subprocess.Popen:
+def spawn_logged(argv: list[str], log_path: Path, env: dict[str, str],
+                 pass_fds: tuple[int, ...] = ()) -> subprocess.Popen:
     """Start a child in a session of its own (its process group can be stopped whole), its
     output appended to `log_path`, with `env` on top of this process's environment."""
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("ab") as log:
         return subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                                env={**os.environ, **env}, start_new_session=True)
+                                env={**os.environ, **env}, start_new_session=True,
+                                pass_fds=pass_fds)
 
 
 def stop_group(popen: subprocess.Popen, timeout_s: float = 15.0) -> None:
@@ -45,6 +51,23 @@ def stop_group(popen: subprocess.Popen, timeout_s: float = 15.0) -> None:
     with contextlib.suppress(ProcessLookupError):
         os.killpg(popen.pid, signal.SIGKILL)
     popen.wait()
+
+
+def watch_lifeline(fd: int, grace_s: float) -> None:
+    """In the server: once `fd` reads EOF (its starter is gone), SIGTERM this process, which
+    shuts down within its grace; SIGKILL its process group if it is still there `grace_s` on."""
+
+    def watch() -> None:
+        while os.read(fd, 4096):
+            pass
+        logging.getLogger("verifier").warning(
+            "the program that started this server is gone: shutting down")
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(grace_s)
+        own_group = os.getpgrp() == os.getpid()
+        os.kill(-os.getpid() if own_group else os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="lifeline", daemon=True).start()
 
 
 class LocalServer:
@@ -60,10 +83,16 @@ class LocalServer:
         self._env = env or {}
         self._startup_timeout_s = startup_timeout_s
         self.popen: subprocess.Popen | None = None
+        self._lifeline: int | None = None  # the write end; the server exits once it is closed
 
     def start(self) -> LocalServer:
         """Start the server and wait until /healthz answers; raise with its log if it cannot."""
-        self.popen = spawn_logged(self._argv, self.log_path, self._env)
+        server_end, self._lifeline = os.pipe()
+        try:
+            self.popen = spawn_logged([*self._argv, "--lifeline-fd", str(server_end)],
+                                      self.log_path, self._env, pass_fds=(server_end,))
+        finally:
+            os.close(server_end)
         deadline = time.monotonic() + self._startup_timeout_s
         while not self._healthy():
             if self.popen.poll() is not None:
@@ -88,6 +117,9 @@ class LocalServer:
     def stop(self, timeout_s: float = 15.0) -> None:
         if self.popen is not None:
             stop_group(self.popen, timeout_s)
+        if self._lifeline is not None:
+            os.close(self._lifeline)
+            self._lifeline = None
 
     def __enter__(self) -> LocalServer:
         return self.start()
