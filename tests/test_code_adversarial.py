@@ -685,12 +685,11 @@ GROUP_SIGNALLER = (
     "    os.killpg(0, s)\n"
     "os.killpg(0, signal.SIGKILL)\n"
 )
+GROUP_SIGNALLING_ADD = "def add(a, b):\n" + textwrap.indent(GROUP_SIGNALLER, "    ")
 GROUP_SIGNALLERS = {
     "stdio": ("python", GROUP_SIGNALLER, STDIO_ADD),
-    "call": ("python", "def add(a, b):\n" + textwrap.indent(GROUP_SIGNALLER, "    "),
-             ADD_TESTS["call"]),
-    "assert": ("python", "def add(a, b):\n" + textwrap.indent(GROUP_SIGNALLER, "    "),
-               ADD_TESTS["assert"]),
+    "call": ("python", GROUP_SIGNALLING_ADD, ADD_TESTS["call"]),
+    "assert": ("python", GROUP_SIGNALLING_ADD, ADD_TESTS["assert"]),
     "C": ("c", "#include <signal.h>\nint main(void){int s[] = {SIGHUP, SIGINT, SIGTERM, SIGUSR1,"
                " SIGALRM, SIGXCPU, SIGKILL};\nfor (int i = 0; i < 6; i++) signal(s[i], SIG_IGN);\n"
                "for (int i = 0; i < 7; i++) kill(0, s[i]);\nreturn 0;}\n", STDIO_ADD),

@@ -96,6 +96,7 @@ class LocalServer:
         deadline = time.monotonic() + self._startup_timeout_s
         while not self._healthy():
             if self.popen.poll() is not None:
+                self.stop()  # what it started, and the lifeline
                 raise RuntimeError(f"verifier serve exited with {self.popen.returncode}:\n"
                                    f"{self.output()[-3000:]}")
             if time.monotonic() > deadline:
