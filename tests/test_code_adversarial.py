@@ -20,6 +20,7 @@ import pytest
 
 from rl_client.schemas import CodeItem
 from verifier.code import process_settings
+from verifier.code.asserts import plan
 from verifier.code.runner import CodeRunner
 from verifier.sandbox.factory import get_backend
 
@@ -751,7 +752,9 @@ def test_the_judging_process_cannot_be_traced_by_the_solution(verifier_url: str)
               "    out = subprocess.run([sys.executable, '-c', PROBE, str(os.getppid())],\n"
               "                         capture_output=True, text=True)\n"
               "    return out.stdout.strip() or out.stderr.strip()[-200:]\n")
-    result = verify(verifier_url, code_item(attach, {
-        "type": "call", "fn_name": "attach",
-        "cases": [{"args": [], "expected": "Operation not permitted"}]}))
+    # In a loop, the tests stay in the judge: the solution's parent is the judge (a call test,
+    # or asserts that are only calls, would run in one process with no judge to attach to).
+    tests = "for _ in range(1):\n    assert attach() == 'Operation not permitted'\n"
+    assert plan(tests).calls is None
+    result = verify(verifier_url, code_item(attach, {"type": "assert", "code": tests}))
     assert (result["status"], result["reward"]) == ("correct", 1.0), result
