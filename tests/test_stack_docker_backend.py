@@ -206,7 +206,8 @@ def test_code_test_suite_passes_on_the_docker_backend() -> None:
     require_runner_images()
     suite = [str(REPO / "tests" / name) for name in (
         "test_code_languages.py", "test_code_formats.py", "test_code_reward_hacks.py",
-        "test_code_warm_cold.py", "test_sandbox_jail.py")]
+        "test_code_adversarial.py", "test_code_calls.py", "test_code_warm_cold.py",
+        "test_sandbox_jail.py")]
     deselect = [f"--deselect=tests/{name}" for name in BUBBLEWRAP_INTERNALS]
     ran = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
                           *deselect, *suite], cwd=REPO, capture_output=True, text=True,
