@@ -31,8 +31,10 @@ CALLS = (Call("add", (17, 25), {}), Call("add", (), {"a": -1000, "b": 1}),
 # Tests that are more than calls: they keep their two processes (the tests run in the judge).
 NOT_ONLY_CALLS = {
     "a loop": "def check(c):\n    for x in range(2):\n        assert c(x) == x\n\ncheck(add)\n",
-    "an argument that is not a literal": "def check(c):\n    assert c(3 * 19, 1) == 58\n\n"
-                                         "check(add)\n",
+    "an argument that is not a constant": "def check(c):\n    assert c(len('ab'), 1) == 3\n\n"
+                                          "check(add)\n",
+    "repeated copies that would alias": "def check(c):\n    assert c([[0]] * 2, []) == 1\n\n"
+                                        "check(add)\n",
     "a name as argument": "x = [1]\nassert add(x, 1) == 2\n",
     "a helper of the tests": "def ref(a, b):\n    return a + b\n\n"
                              "def check(c):\n    assert c(1, 2) == 3\n\ncheck(add)\n",
@@ -64,6 +66,35 @@ def test_humaneval_and_mbpp_shapes_are_only_calls():
     assert plan(HUMANEVAL).calls == CALLS
     assert plan(HUMANEVAL).mode == "calls"
     assert plan(MBPP).calls == CALLS
+
+
+# HumanEval's constant expressions (HumanEval/4, 8, 16, 25, 31): the worker computes them.
+FOLDED = ("def check(candidate):\n"
+          "    assert abs(candidate(2.0, 2.0 / 3.0) - (2.0 + 2.0 / 3.0)) < 1e-6\n"
+          "    assert candidate(3 * 19, 3 * 19 * 3) == 3 * 19 + 3 * 19 * 3\n"
+          "    assert candidate('abcde' + 'cade', 'x' * 3) == 'abcdecade' + 'xxx'\n"
+          "    assert candidate([3, 5] + [7], [-1] * 2) == [3, 5, 7, -1, -1]\n"
+          "    assert candidate((3 + 5 + 7, 3 * 5 * 7), ()) == (15, 105)\n\n"
+          "check(add)\n")
+
+
+def test_constant_expressions_are_computed_by_the_worker():
+    tests = plan(FOLDED)
+    assert tests.calls == (Call("add", (2.0, 2.0 / 3.0), {}), Call("add", (57, 171), {}),
+                           Call("add", ("abcdecade", "xxx"), {}),
+                           Call("add", ([3, 5, 7], [-1, -1]), {}),
+                           Call("add", ((15, 105), ()), {}))
+    payload = json.dumps(tests.payload())
+    for expected in ("228", "2.6666", "abcdecadexxx", "assert"):
+        assert expected not in payload
+
+
+@needs_jail
+def test_constant_expressions_are_judged_as_python_would():
+    assert _run(HONEST, FOLDED).reward == 1.0
+    wrong = _run("def add(a, b):\n    return a + b if a != 57 else 227\n", FOLDED)
+    assert wrong.status.value == "wrong"
+    assert wrong.detail["tests"][0]["message"] == "AssertionError at line 3 of the tests"
 
 
 @pytest.mark.parametrize("shape", sorted(NOT_ONLY_CALLS))

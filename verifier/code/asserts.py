@@ -4,7 +4,8 @@ Most asserts compare a value the solution's code computes with a constant writte
 The worker takes each of those out of the tests before they enter the jail and puts in its place
 a call that records the computed value (`__verifier_site__(i, X)`); it then judges the recorded
 values itself, so the constant never enters the jail at all. The forms it judges, where K is a
-literal (`ast.literal_eval`) and X anything else:
+constant (a literal, or arithmetic on literals the worker computes as the tests would: `3 * 19`,
+`2.0 / 3.0`, `'ab' + 'c'`; see `_fold`) and X anything else:
 
     assert X == K        also !=, <, <=, >, >=, either side, chains (0 <= X < K), X in K,
                          X not in K, and `is` / `is not` with None, True or False
@@ -19,7 +20,7 @@ line numbers are kept, so a failure names the line of the tests it came from.
 The plan also names what the judge should ask the solution's process for: the names the tests
 look up, and which of them the tests use as modules (`math.isclose`).
 
-Tests that are nothing but such asserts on calls of the solution's function with literal
+Tests that are nothing but such asserts on calls of the solution's function with constant
 arguments (HumanEval's `check(candidate)` of `assert candidate(1, 2) == 3`, MBPP's list of
 `assert f(1, 2) == 3`) become a list of calls (`AssertPlan.calls`): the jail runs the solution
 and makes those calls in one process, recording each returned value, with no tests and no judge
@@ -190,7 +191,7 @@ def _only_calls(tree: ast.Module, computed: dict[int, ast.expr],
     """The tests as the calls their judged asserts make, in the order they run, if the tests
     are nothing else: HumanEval's shape (one `def check(candidate)` of such asserts, called once,
     last, with the solution's function) or MBPP's (such asserts at module level). Besides them
-    only literal constants, imports, docstrings and always-true asserts; else None."""
+    only names bound to constants, imports, docstrings and always-true asserts; else None."""
     *setup, last = tree.body or [ast.Pass()]
     checks = [node for node in setup if isinstance(node, ast.FunctionDef)]
     if (len(checks) == 1 and isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)
@@ -215,7 +216,7 @@ def _only_calls(tree: ast.Module, computed: dict[int, ast.expr],
 def _calls(body: list[ast.stmt], computed: dict[int, ast.expr], name: str,
            function: str) -> tuple[Call, ...] | None:
     """`body`'s judged asserts as calls of `function` (called `name` there), if it holds
-    nothing else but inert statements and every one computes `name(literals...)`."""
+    nothing else but inert statements and every one computes `name(constants...)`."""
     if function in _BUILTINS:  # the judge's tests would call the real builtin
         return None
     calls = []
@@ -227,8 +228,8 @@ def _calls(body: list[ast.stmt], computed: dict[int, ast.expr], name: str,
             continue
         if not isinstance(expression, ast.Call) or not _plain_call(expression, name):
             return None
-        found = [_literal(arg) for arg in expression.args]
-        options = [(k.arg, *_literal(k.value)) for k in expression.keywords]
+        found = [_constant(arg) for arg in expression.args]
+        options = [(k.arg, *_constant(k.value)) for k in expression.keywords]
         if not all(known for known, _ in found) or not all(k and known for k, known, _ in options):
             return None
         call = Call(function, tuple(value for _, value in found),
@@ -255,16 +256,16 @@ def _plain_call(node: ast.Call, name: str, arity: int | None = None) -> bool:
 
 def _inert(node: ast.stmt) -> bool:
     """A statement that cannot change what the calls return: a docstring, `pass`, an import,
-    a name bound to a literal, an assert of a true literal."""
+    a name bound to a constant, an assert of a true constant."""
     if isinstance(node, ast.Pass | ast.Import | ast.ImportFrom):
         return True
     if isinstance(node, ast.Expr):
         return isinstance(node.value, ast.Constant)
     if isinstance(node, ast.Assign):
-        return all(isinstance(t, ast.Name) for t in node.targets) and _literal(node.value)[0]
+        return all(isinstance(t, ast.Name) for t in node.targets) and _constant(node.value)[0]
     if isinstance(node, ast.Assert):
-        known, value = _literal(node.test)
-        return known and bool(value) and (node.msg is None or _literal(node.msg)[0])
+        known, value = _constant(node.test)
+        return known and bool(value) and (node.msg is None or _constant(node.msg)[0])
     return False
 
 
@@ -346,11 +347,96 @@ class _Survey:
                            f"from {node.module} import {alias.name}")
 
 
-def _literal(node: ast.expr) -> tuple[bool, Any]:
+def _constant(node: ast.expr) -> tuple[bool, Any]:
+    """Whether `node` is a constant expression, and its value: what the tests would compute."""
     try:
-        return True, ast.literal_eval(node)
-    except (ValueError, TypeError, SyntaxError, RecursionError, MemoryError):
+        return True, _fold(node)[0]
+    except (_NotConstant, ArithmeticError, TypeError, ValueError, RecursionError, MemoryError):
         return False, None
+
+
+class _NotConstant(Exception):
+    """An expression the worker does not fold: it stays in the tests."""
+
+
+def _fold(node: ast.expr) -> tuple[Any, int]:
+    """A constant expression's value and its weight (the items a wire encoding holds): literals,
+    containers of constant expressions, `set()`, and arithmetic on them (`3 * 19`, `2.0 / 3`,
+    `'ab' + 'c'`, `'x' * 1000`). What the source does not hold is bounded before it is computed:
+    a repetition's result by _MAX_WEIGHT, an integer by _MAX_BITS. Repetition is folded only
+    where the copies cannot alias (strings, sequences of immutable scalars): the wire would
+    make separate objects of copies the tests share."""
+    if isinstance(node, ast.Constant):
+        return node.value, _weight(node.value)
+    if isinstance(node, ast.Tuple | ast.List | ast.Set):
+        if any(isinstance(element, ast.Starred) for element in node.elts):
+            raise _NotConstant
+        folded = [_fold(element) for element in node.elts]
+        items = [value for value, _ in folded]
+        built = tuple(items) if isinstance(node, ast.Tuple) else (
+            items if isinstance(node, ast.List) else set(items))
+        return built, 1 + sum(weight for _, weight in folded)
+    if isinstance(node, ast.Dict):
+        if any(key is None for key in node.keys):  # `**mapping`
+            raise _NotConstant
+        keys = [_fold(key) for key in node.keys]  # type: ignore[arg-type]
+        entries = [_fold(value) for value in node.values]
+        return ({key: value for (key, _), (value, _) in zip(keys, entries, strict=True)},
+                1 + sum(weight for _, weight in keys + entries))
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "set"
+            and not node.args and not node.keywords):
+        return set(), 1
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _UNARY:
+        value, _ = _fold(node.operand)
+        if not isinstance(node.op, ast.Not) and type(value) not in _NUMBERS:
+            raise _NotConstant
+        return _UNARY[type(node.op)](value), 1
+    if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
+        (left, left_weight), (right, right_weight) = _fold(node.left), _fold(node.right)
+        weight = _sequence_weight(node.op, left, right, left_weight, right_weight)
+        result = _ARITHMETIC[type(node.op)](left, right)
+        if type(result) is int and result.bit_length() > _MAX_BITS:
+            raise _NotConstant
+        return result, weight or 1
+    raise _NotConstant
+
+
+_NUMBERS = (bool, int, float, complex)
+_SCALARS = (*_NUMBERS, str, bytes, type(None))
+_SEQUENCES = (str, bytes, tuple, list)
+_UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert,
+          ast.Not: operator.not_}
+_ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+               ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv,
+               ast.Mod: operator.mod, ast.Pow: operator.pow}
+_MAX_WEIGHT = 1 << 16  # items (characters of a string, elements of a container) repeated
+_MAX_BITS = 1 << 12  # of an integer computed
+
+
+def _sequence_weight(op: ast.operator, left: Any, right: Any, left_weight: int,
+                     right_weight: int) -> int:
+    """The weight of `left op right` if it concatenates or repeats sequences, 0 if it is
+    arithmetic on numbers (a power checked against _MAX_BITS first); raise _NotConstant if it
+    is neither, or a repetition past _MAX_WEIGHT."""
+    if type(left) in _NUMBERS and type(right) in _NUMBERS:
+        if (isinstance(op, ast.Pow) and type(left) in (int, bool) and type(right) in (int, bool)
+                and right > 0 and abs(left) > 1 and left.bit_length() * right > _MAX_BITS):
+            raise _NotConstant
+        return 0
+    if isinstance(op, ast.Add) and type(left) is type(right) and type(left) in _SEQUENCES:
+        return left_weight + right_weight
+    if isinstance(op, ast.Mult):
+        sequence, weight, times = ((left, left_weight, right) if type(right) in (int, bool)
+                                   else (right, right_weight, left))
+        unaliased = type(sequence) in (str, bytes) or (
+            type(sequence) in (tuple, list) and all(type(item) in _SCALARS for item in sequence))
+        if type(times) in (int, bool) and unaliased and max(times, 0) * weight <= _MAX_WEIGHT:
+            return max(times, 0) * weight
+    raise _NotConstant
+
+
+def _weight(value: Any) -> int:
+    return len(value) if type(value) in (str, bytes) else 1
 
 
 def _split(node: ast.Assert, bound: dict[str, set[str]]) -> tuple[Site, ast.expr] | None:
@@ -360,7 +446,7 @@ def _split(node: ast.Assert, bound: dict[str, set[str]]) -> tuple[Site, ast.expr
         return absdiff
     if isinstance(test, ast.Compare):
         operands = [test.left, *test.comparators]
-        found = [_literal(o) for o in operands]
+        found = [_constant(o) for o in operands]
         computed = [i for i, (is_constant, _) in enumerate(found) if not is_constant]
         if len(computed) != 1 or not all(type(op) in _COMPARE for op in test.ops):
             return None
@@ -375,8 +461,8 @@ def _split(node: ast.Assert, bound: dict[str, set[str]]) -> tuple[Site, ast.expr
         return Site(line, "compare", tuple(_COMPARE[type(op)] for op in test.ops),
                     constants), operands[computed[0]]
     if isinstance(test, ast.Call) and _is_isclose(test.func, bound) and len(test.args) == 2:
-        found = [_literal(a) for a in test.args]
-        options = [(k.arg, _literal(k.value)) for k in test.keywords]
+        found = [_constant(a) for a in test.args]
+        options = [(k.arg, _constant(k.value)) for k in test.keywords]
         if (sum(not c for c, _ in found) != 1 or any(k is None or not c for k, (c, _) in options)
                 or any(k not in ("rel_tol", "abs_tol") for k, _ in options)):
             return None
@@ -401,7 +487,7 @@ def _split_absdiff(test: ast.Compare, line: int,
         return None
     difference = left.args[0]
     (tolerance_known, tolerance), (first_known, first), (second_known, second) = (
-        _literal(right), _literal(difference.left), _literal(difference.right))
+        _constant(right), _constant(difference.left), _constant(difference.right))
     if not tolerance_known or first_known == second_known:
         return None
     computed = difference.right if first_known else difference.left
