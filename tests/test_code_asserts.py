@@ -36,7 +36,7 @@ KEPT = [
     "for x in range(3):\n    assert f(x) == 'zq-7'",
     "while True:\n    assert f(x) == 'zq-7'\n    break",
     "try:\n    assert f(x) == 'zq-7'\nexcept AssertionError:\n    pass",
-    "assert f(x) == g(x)", "assert f(x)", "assert not f(x)", "assert f(x) is 5",
+    "assert f(x) == g(x)", "assert f(x) is 5", "assert not not f(x)", "assert x.f(1)",
     "assert 'zq-7' in f(x)",
     "import cmath as math\nassert math.isclose(f(x), 1)",
     "assert math.isclose(f(x), 1, rel_tol=tol)",
@@ -54,6 +54,14 @@ def test_judged_asserts_keep_their_constants_out_of_the_jail(source: str):
     assert f"{SITE_FUNCTION}(0, " in tests.source
     assert len(tests.source.splitlines()) == len(source.splitlines()) + 2  # lines stay put
     ast.parse(tests.source)
+
+
+@pytest.mark.parametrize("source", ["assert f(x)", "assert not f(x, 'zq-7')",
+                                    "assert isinstance(f(x), int)"])
+def test_the_truth_of_a_call_is_judged_by_the_worker(source: str):
+    tests = plan("x = 1\n" + source + "\n")
+    assert [site.kind for site in tests.sites] == ["truth"]
+    assert "assert" not in tests.source and f"{SITE_FUNCTION}(0, " in tests.source
 
 
 @pytest.mark.parametrize("source", KEPT)
@@ -79,13 +87,15 @@ def test_other_asserts_stay_in_the_tests(source: str):
     ("assert v == -2 ** 2", 4), ("assert v == 'ab' + 'c'", "abc"), ("assert v == [0] * 3", [0] * 3),
     ("assert v == 7 // 2 + 7 % 2", 4), ("assert v == (1, 2) + (3,)", [1, 2, 3]),
     ("assert v == 1e308 * 10", math.inf), ("assert v == (not 0)", True),
+    ("assert same(v)", []), ("assert same(v)", "0"), ("assert not same(v)", 0.0),
+    ("assert not same(v)", {0: 0}), ("assert same(v)", math.nan), ("assert not same(v)", None),
 ])
 def test_the_worker_judges_like_python(source: str, value):
     sites = plan(source).sites
     if not sites:  # not a judged form (a call in the constant): nothing to compare
         return
     try:
-        exec(compile(source, "<t>", "exec"), {"v": value, "math": math})
+        exec(compile(source, "<t>", "exec"), {"v": value, "math": math, "same": lambda v: v})
         expected = True
     except (AssertionError, TypeError):
         expected = False

@@ -50,7 +50,8 @@ NOT_ONLY_CALLS = {
                                        "check(add, add)\n",
     "a decorated check": "@staticmethod\ndef check(c):\n    assert c(1, 2) == 3\n\ncheck(add)\n",
     "a starred argument": "assert add(*[1, 2]) == 3\n",
-    "an assert the worker cannot judge": "def check(c):\n    assert c(1, 2)\n\ncheck(add)\n",
+    "an assert the worker cannot judge": "def check(c):\n    assert c(1, 2) == c(2, 1)\n\n"
+                                         "check(add)\n",
     "a statement with effects": "def check(c):\n    print('hi')\n    assert c(1, 2) == 3\n\n"
                                 "check(add)\n",
     "check rebound": "def check(c):\n    assert c(1, 2) == 3\n\ncheck = 3\ncheck(add)\n",
@@ -95,6 +96,32 @@ def test_constant_expressions_are_judged_as_python_would():
     wrong = _run("def add(a, b):\n    return a + b if a != 57 else 227\n", FOLDED)
     assert wrong.status.value == "wrong"
     assert wrong.detail["tests"][0]["message"] == "AssertionError at line 3 of the tests"
+
+
+# HumanEval's truth asserts (HumanEval/52, 56, 61): the worker tests the value's truth.
+TRUTHS = ("def check(candidate):\n    assert candidate('(())')\n"
+          "    assert not candidate(')(')\n    assert candidate('()' * 3)\n\ncheck(balanced)\n")
+BALANCED = ("def balanced(s):\n    depth = 0\n    for c in s:\n"
+            "        depth += 1 if c == '(' else -1\n        if depth < 0:\n"
+            "            return {answer_false}\n    return {answer}\n")
+
+
+@needs_jail
+@pytest.mark.parametrize(("answer", "answer_false", "reward"), [
+    ("depth == 0", "False", 1.0),
+    ("[1] if depth == 0 else []", "''", 1.0),  # truth as Python tests it
+    ("True", "True", 0.0),  # `assert not` fails
+    ("Liar()", "Liar()", 0.0),  # a lying __bool__ never runs where the tests decide
+])
+def test_the_truth_of_a_value_is_judged_by_the_worker(answer: str, answer_false: str,
+                                                     reward: float):
+    assert plan(TRUTHS).calls == (Call("balanced", ("(())",), {}),
+                                  Call("balanced", (")(",), {}),
+                                  Call("balanced", ("()()()",), {}))
+    liar = ("class Liar:  # passes the asserts in plain Python\n    def __bool__(self):\n"
+            "        return LIES.pop()\n\nLIES = [True, False, True]\n")
+    result = _run(liar + BALANCED.format(answer=answer, answer_false=answer_false), TRUTHS)
+    assert result.reward == reward and result.status.value in ("correct", "wrong"), result
 
 
 @pytest.mark.parametrize("shape", sorted(NOT_ONLY_CALLS))

@@ -11,6 +11,7 @@ constant (a literal, or arithmetic on literals the worker computes as the tests 
                          X not in K, and `is` / `is not` with None, True or False
     assert math.isclose(X, K, rel_tol=K, abs_tol=K)       (or isclose, from math; either order)
     assert abs(X - K) < K                                 (or <=, or K - X)
+    assert f(...)        and `assert not f(...)`, X the call of a function by its name
 
 Asserts inside loops, `try` blocks or `while` stay in the tests (their constants are rarely
 constant, and a loop could record without end), as does every other form; those run in the
@@ -66,9 +67,10 @@ class Site:
     """One assert the worker judges: `holds(value)` is the assert with X's value in place."""
 
     line: int
-    kind: str  # "compare", "isclose" or "absdiff"
+    kind: str  # "compare", "isclose", "absdiff" or "truth"
     ops: tuple = ()  # compare: the operators; absdiff: the one comparing with the tolerance
-    operands: tuple = ()  # compare: constants and _SLOT; isclose/absdiff: (K, tolerance...)
+    operands: tuple = ()  # compare: constants and _SLOT; isclose/absdiff: (K, tolerance...);
+    #                       truth: (whether the assert negates X,)
     options: tuple = ()  # isclose: (name, value) keyword arguments
 
     def holds(self, value: Any) -> bool:
@@ -77,6 +79,8 @@ class Site:
                 items = [value if o is _SLOT else o for o in self.operands]
                 return all(op(left, right) for op, left, right
                            in zip(self.ops, items, items[1:], strict=False))
+            if self.kind == "truth":
+                return bool(value) is not self.operands[0]
             if self.kind == "isclose":
                 if type(value) not in (int, float) or type(self.operands[0]) not in (int, float):
                     return False  # what math.isclose itself would refuse (or a bool)
@@ -469,6 +473,11 @@ def _split(node: ast.Assert, bound: dict[str, set[str]]) -> tuple[Site, ast.expr
         index = 0 if not found[0][0] else 1
         return Site(line, "isclose", (), (found[1 - index][1],),
                     tuple((k, v) for k, (_, v) in options)), test.args[index]
+    negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+    truth = test.operand if negated else test
+    if isinstance(truth, ast.Call) and isinstance(truth.func, ast.Name) \
+            and not _constant(truth)[0]:
+        return Site(line, "truth", operands=(negated,)), truth
     return None
 
 
