@@ -103,6 +103,14 @@ def test_the_worker_judges_like_python(source: str, value):
     assert sites[0].holds(values.decode(wire)) is expected
 
 
+def test_what_a_plan_folds_is_bounded_in_all():
+    # Each fold is within its own bound; the plan's budget bounds their sum, and the asserts
+    # past it stay in the tests (their values are not computed).
+    tests = plan("x = 1\n" + "assert f(x) == [0] * 30000\n" * 40)
+    assert 0 < len(tests.sites) < 40 and tests.folded <= 1 << 20
+    assert tests.source.count("assert f(x) == [0] * 30000") == 40 - len(tests.sites)
+
+
 def test_broken_tests_are_the_datasets_fault():
     for source in ("assert ((", "x = [" * 10_000):
         with pytest.raises(BrokenTests):

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextvars
 import functools
 import io
 import math
@@ -118,6 +119,7 @@ class AssertPlan:
     names: list[str] | None  # None: every name (the tests look names up dynamically)
     attr_bases: list[str]
     calls: tuple[Call, ...] | None = None  # site i is calls[i], if the tests are only calls
+    folded: int = 0  # items the worker computed folding constants (see `_fold`)
 
     @property
     def mode(self) -> str:
@@ -157,7 +159,7 @@ class AssertPlan:
 # Plans of the tests seen lately, by their source: a dataset's tests come back once per sample
 # of their problem, and working one out costs about a millisecond.
 _PLANS: LRU[str, AssertPlan] = LRU(4096, max_weight=64 << 20,
-                                   weigh=lambda found: 2 * len(found.source))
+                                   weigh=lambda found: 2 * len(found.source) + 8 * found.folded)
 _PLANS_LOCK = threading.Lock()
 
 
@@ -179,15 +181,22 @@ def _plan(source: str) -> AssertPlan:
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise BrokenTests(f"the assert tests do not parse: {exc}") from None
     survey = _Survey(tree)
-    split = sorted(((node, *found) for node, stays in survey.asserts
-                    if not stays and (found := _split(node, survey.bound)) is not None),
-                   key=lambda entry: (entry[0].lineno, entry[0].col_offset))
-    calls = _only_calls(tree, {id(node): computed for node, _, computed in split}, survey.bound)
+    budget = _FoldBudget()
+    token = _FOLD_BUDGET.set(budget)
+    try:
+        split = sorted(((node, *found) for node, stays in survey.asserts
+                        if not stays and (found := _split(node, survey.bound)) is not None),
+                       key=lambda entry: (entry[0].lineno, entry[0].col_offset))
+        calls = _only_calls(tree, {id(node): computed for node, _, computed in split},
+                            survey.bound)
+    finally:
+        _FOLD_BUDGET.reset(token)
     return AssertPlan(source=_rewrite(source, [(node, computed) for node, _, computed in split]),
                       sites=tuple(site for _, site, _ in split),
                       names=None if survey.dynamic else sorted(survey.names),
                       attr_bases=sorted(survey.attr_bases),
-                      calls=calls if calls is None or len(calls) == len(split) else None)
+                      calls=calls if calls is None or len(calls) == len(split) else None,
+                      folded=budget.spent)
 
 
 def _only_calls(tree: ast.Module, computed: dict[int, ast.expr],
@@ -398,11 +407,30 @@ def _fold(node: ast.expr) -> tuple[Any, int]:
     if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
         (left, left_weight), (right, right_weight) = _fold(node.left), _fold(node.right)
         weight = _sequence_weight(node.op, left, right, left_weight, right_weight)
+        _FOLD_BUDGET.get().charge(weight or 1)
         result = _ARITHMETIC[type(node.op)](left, right)
         if type(result) is int and result.bit_length() > _MAX_BITS:
             raise _NotConstant
         return result, weight or 1
     raise _NotConstant
+
+
+class _FoldBudget:
+    """What one plan's folds may compute in all, in items: a plan is cached, and a request's
+    tests could otherwise repeat a bounded fold without end."""
+
+    LIMIT = 1 << 20
+
+    def __init__(self) -> None:
+        self.spent = 0
+
+    def charge(self, weight: int) -> None:
+        if self.spent + weight > self.LIMIT:
+            raise _NotConstant
+        self.spent += weight
+
+
+_FOLD_BUDGET: contextvars.ContextVar[_FoldBudget] = contextvars.ContextVar("fold_budget")
 
 
 _NUMBERS = (bool, int, float, complex)
