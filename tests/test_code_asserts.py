@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import math
+import random
 import shutil
 
 import pytest
@@ -101,6 +102,49 @@ def test_the_worker_judges_like_python(source: str, value):
         expected = False
     wire = values.encode(value)
     assert sites[0].holds(values.decode(wire)) is expected
+
+
+def _random_expression(rng: random.Random, depth: int) -> str:
+    leaves = ["0", "3", "-7", "10**20", "0.5", "-2.25", "1e308", "True", "None", "'ab'", "''",
+              "b'x'", "2j", "[1, 'a']", "(2,)", "{1: 'b'}", "()"]
+    if depth == 0 or rng.random() < 0.25:
+        return rng.choice(leaves)
+    kind = rng.random()
+    if kind < 0.15:
+        return f"{rng.choice(['-', '+', '~', 'not '])}({_random_expression(rng, depth - 1)})"
+    if kind < 0.3:
+        items = ", ".join(_random_expression(rng, depth - 1) for _ in range(rng.randint(1, 3)))
+        return rng.choice(["[{}]", "({},)", "{{{}}}"]).format(items)
+    left, right = (_random_expression(rng, depth - 1) for _ in range(2))
+    return f"({left}) {rng.choice(['+', '-', '*', '/', '//', '%', '**'])} ({right})"
+
+
+def _same(value, expected) -> bool:
+    """Equal and of the same types throughout (-0.0 is not 0.0; NaN is NaN); a set's order
+    is its own."""
+    if type(value) is not type(expected):
+        return False
+    if isinstance(value, list | tuple):
+        return len(value) == len(expected) and all(map(_same, value, expected))
+    if isinstance(value, dict):
+        return list(value) == list(expected) and all(map(_same, value.values(),
+                                                         expected.values()))
+    return value == expected if isinstance(value, set) else repr(value) == repr(expected)
+
+
+def test_folding_computes_what_python_computes():
+    # Differential: every expression the worker folds, Python evaluates to the same value of
+    # the same type (expressions it does not fold stay in the tests, where Python runs them).
+    rng, folded = random.Random(11), 0
+    for _ in range(4000):
+        source = _random_expression(rng, 3)
+        sites = plan(f"assert f(x) == ({source})\n").sites
+        if sites:
+            folded += 1
+            value = sites[0].operands[1]
+            expected = eval(source)  # bounded: the worker computed it first
+            assert _same(value, expected), source
+    assert folded > 1000
 
 
 def test_what_a_plan_folds_is_bounded_in_all():
