@@ -406,12 +406,12 @@ def _fold(node: ast.expr) -> tuple[Any, int]:
         return _UNARY[type(node.op)](value), 1
     if isinstance(node, ast.BinOp) and type(node.op) in _ARITHMETIC:
         (left, left_weight), (right, right_weight) = _fold(node.left), _fold(node.right)
-        weight = _sequence_weight(node.op, left, right, left_weight, right_weight)
-        _FOLD_BUDGET.get().charge(weight or 1)
+        weight = _sequence_weight(node.op, left, right, left_weight, right_weight) or 1
+        _FOLD_BUDGET.get().charge(weight)
         result = _ARITHMETIC[type(node.op)](left, right)
         if type(result) is int and result.bit_length() > _MAX_BITS:
             raise _NotConstant
-        return result, weight or 1
+        return result, weight
     raise _NotConstant
 
 
@@ -419,13 +419,11 @@ class _FoldBudget:
     """What one plan's folds may compute in all, in items: a plan is cached, and a request's
     tests could otherwise repeat a bounded fold without end."""
 
-    LIMIT = 1 << 20
-
     def __init__(self) -> None:
         self.spent = 0
 
     def charge(self, weight: int) -> None:
-        if self.spent + weight > self.LIMIT:
+        if self.spent + weight > _MAX_PLAN_WEIGHT:
             raise _NotConstant
         self.spent += weight
 
@@ -443,6 +441,7 @@ _ARITHMETIC = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.
                ast.Mod: operator.mod, ast.Pow: operator.pow}
 _MAX_WEIGHT = 1 << 16  # items (characters of a string, elements of a container) repeated
 _MAX_BITS = 1 << 12  # of an integer computed
+_MAX_PLAN_WEIGHT = 1 << 20  # items one plan's folds compute in all
 
 
 def _sequence_weight(op: ast.operator, left: Any, right: Any, left_weight: int,
