@@ -112,7 +112,7 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict:
     from trainer.algorithm import loss_settings
     from trainer.config import AlgoConfig
     from trainer.data import Prompt
-    from trainer.engine import HFEngine
+    from trainer.hf_engine import HFEngine
     from trainer.learner import GRPOLearner
     from trainer.pipeline import Pipeline
     from trainer.run import train_loop

@@ -21,7 +21,7 @@ from trainer.algorithm import loss_settings
 from trainer.cli import app
 from trainer.config import AlgoConfig
 from trainer.data import Prompt
-from trainer.engine import HFEngine
+from trainer.hf_engine import HFEngine
 from trainer.learner import GRPOLearner
 from trainer.logprobs import pack
 from trainer.rewards import VerifierRewarder, embedded_verifier

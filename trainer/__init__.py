@@ -1,5 +1,5 @@
 """Compact asynchronous GRPO trainer whose rewards come from the verifier service.
 
-Read in this order: config -> data -> types -> engine -> algorithm -> logprobs -> learner ->
+Read in this order: config -> data -> types -> hf_engine -> algorithm -> logprobs -> learner ->
 pipeline -> run (whose `train_loop` is one training step, top to bottom).
 """

@@ -27,7 +27,7 @@ from trainer.algorithm import loss_settings
 from trainer.checkpoint import load_checkpoint, save_checkpoint
 from trainer.config import Config, config_to_dict
 from trainer.data import build_prompt_source, synthetic_addition
-from trainer.engine import HFEngine
+from trainer.hf_engine import HFEngine
 from trainer.learner import GRPOLearner
 from trainer.metrics import Reporter, plot_curves
 from trainer.pipeline import Pipeline
