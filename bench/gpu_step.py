@@ -48,15 +48,11 @@ MODES = {"colocated": 0, "async": 1}  # mode -> max_staleness
 
 def build_model_dir(path: Path, dims: dict[str, int]) -> Path:
     """A random Qwen2 with these dims and a tokenizer with one token per id, saved as HF."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
+    from transformers import Qwen2Config, Qwen2ForCausalLM
 
-    vocab = {"<|endoftext|>": 0, **{f"t{i}": i for i in range(1, dims["vocab_size"])}}
-    core = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<|endoftext|>"))
-    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    core.decoder = decoders.WordPiece(prefix="##")  # joins tokens with spaces
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=core, eos_token="<|endoftext|>",
-                                        pad_token="<|endoftext|>", unk_token="<|endoftext|>")
+    from trainer.tiny import build_id_tokenizer
+
+    tokenizer = build_id_tokenizer(dims["vocab_size"])
     config = Qwen2Config(**dims, head_dim=dims["hidden_size"] // dims["num_attention_heads"],
                          max_position_embeddings=4096, rope_theta=1e6, tie_word_embeddings=True,
                          bos_token_id=0, eos_token_id=0, pad_token_id=0)
