@@ -68,6 +68,7 @@ def test_engine_logprobs_match_the_learner_and_updates_follow_the_advantage(tiny
     group = Group(0, prompt, completions, 0, rewards, ["correct"] + ["wrong"] * 3)
     stats = learner.train_step([group], step=0)
     assert stats["is_weight_mean"] == pytest.approx(1.0, abs=1e-3)
+    assert stats["mismatch_abs_max"] < 1e-4  # the engine reports the learner's distribution
     assert stats["groups_trained"] == 1 and stats["kl"] is None
     with torch.no_grad():
         after = learner.logprobs(learner.model, batch, 0.7).logp

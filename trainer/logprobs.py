@@ -85,8 +85,8 @@ def completion_logprobs(model: Any, batch: PackedBatch, temperature: float, *,
     distribution, which the KL penalty compares with the reference's.
     """
     decoder, head = decoder_and_head(model)
-    hidden = decoder(input_ids=batch.input_ids,
-                     attention_mask=batch.attention_mask).last_hidden_state
+    hidden = decoder(input_ids=batch.input_ids, attention_mask=batch.attention_mask,
+                     use_cache=False).last_hidden_state  # no KV cache: nothing decodes after
     selected = hidden[batch.rows, batch.positions]  # [N, H]: only completion-predicting states
     pieces = [checkpoint(_chunk_stats, head, selected[i:i + chunk_tokens],
                          batch.targets[i:i + chunk_tokens], temperature, unit_temperature,
