@@ -20,6 +20,7 @@ from trainer.algorithm import (
 from trainer.config import AlgoConfig, load_config
 from trainer.data import Prompt, PromptSource, read_jsonl, synthetic_addition
 from trainer.learner import prepare_batch, scheduled_lr
+from trainer.rewards import reward_item
 from trainer.types import Completion, Group
 
 # ---------------------------------------------------------------------------- advantages
@@ -355,6 +356,6 @@ def test_prompt_source_is_slot_addressed_and_reshuffled_per_epoch():
     assert epoch0 != epoch1
     again = PromptSource(records, _CharTokenizer(), chat_template=True, seed=3)
     assert again[4] == source[4]  # a resumed run sees the same prompt at the same slot
-    item = source[0].reward_item("so the answer is 3")
+    item = reward_item(source[0], "so the answer is 3")
     answers = {r["prompt"]: r["answer"] for r in records}
     assert item.kind == "math" and item.answer == answers[source[0].text]

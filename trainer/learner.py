@@ -54,19 +54,33 @@ class PreparedBatch:
     samples_masked: int  # reward None (infra_error) or overlong-masked
 
 
+def trainable_rewards(group: Group, algo: AlgoConfig, max_new_tokens: int
+                      ) -> list[float | None]:
+    """The group's rewards as the learner uses them: the overlong policy applied, None masked."""
+    rewards: list[float | None] = []
+    for completion, reward in zip(group.completions, group.rewards, strict=True):
+        if reward is not None and completion.truncated and algo.overlong == "mask":
+            reward = None
+        elif reward is not None and algo.overlong == "penalty":
+            reward += overlong_penalty(len(completion.token_ids), max_new_tokens,
+                                       algo.overlong_buffer, algo.overlong_penalty)
+        rewards.append(reward)
+    return rewards
+
+
+def has_signal(group: Group, settings: LossSettings, algo: AlgoConfig,
+               max_new_tokens: int) -> bool:
+    """Whether the learner would train on the group (dynamic sampling's test)."""
+    return group_advantages(trainable_rewards(group, algo, max_new_tokens),
+                            settings.scale_by_std) is not None
+
+
 def prepare_batch(groups: list[Group], settings: LossSettings, algo: AlgoConfig,
                   max_new_tokens: int) -> PreparedBatch:
     """Rewards -> advantages, applying the overlong policy and masking unscored samples."""
     samples, dropped, masked = [], 0, 0
     for group in groups:
-        rewards: list[float | None] = []
-        for completion, reward in zip(group.completions, group.rewards, strict=True):
-            if reward is not None and completion.truncated and algo.overlong == "mask":
-                reward = None
-            elif reward is not None and algo.overlong == "penalty":
-                reward += overlong_penalty(len(completion.token_ids), max_new_tokens,
-                                           algo.overlong_buffer, algo.overlong_penalty)
-            rewards.append(reward)
+        rewards = trainable_rewards(group, algo, max_new_tokens)
         masked += sum(r is None for r in rewards)
         advantages = group_advantages(rewards, settings.scale_by_std)
         if advantages is None:
