@@ -92,3 +92,16 @@ def test_the_held_out_split_never_reaches_training():
     assert sorted(p.text for p in prompts) == sorted(r["prompt"] for r in held)
     with pytest.raises(ValueError, match="eval.holdout"):
         split_holdout(records, 100, seed=0)
+
+
+def test_grpo_eval_without_an_evaluation_split_says_what_to_set(tmp_path):
+    from typer.testing import CliRunner
+
+    from trainer.cli import app
+    from trainer.tiny import build_tiny_model, save_model
+
+    tokenizer = build_char_tokenizer()
+    model_dir = save_model(build_tiny_model(tokenizer), tokenizer, tmp_path / "model")
+    result = CliRunner().invoke(app, ["eval", "--checkpoint", str(model_dir)])
+    assert result.exit_code != 0
+    assert "no evaluation split: set eval.source" in result.output

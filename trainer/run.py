@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import random
 from collections.abc import Callable, Iterator
 from functools import partial
@@ -19,6 +20,7 @@ from typing import Any
 
 import torch
 import yaml
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from transformers import AutoModelForCausalLM, AutoTokenizer
 from transformers.utils import logging as transformers_logging
 
@@ -142,9 +144,15 @@ def evaluate_checkpoint(config: Config, model_dir: Path) -> dict[str, Any]:
     if not prompts:
         raise ValueError("no evaluation split: set eval.source (a JSONL) or eval.holdout")
     engine = build_engine(config, str(model_dir), tokenizer)
+    progress = Progress(TextColumn("[bold]grpo eval"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), disable=not config.progress)
+    calls = math.ceil(len(prompts) / config.rollout.chunk_prompts) * (1 + config.eval.greedy)
+    task = progress.add_task("", total=calls)
 
     async def generate(chunk: list[Prompt], sampling: Sampling) -> list[list[Completion]]:
-        return await asyncio.to_thread(engine.generate, [p.token_ids for p in chunk], sampling)
+        out = await asyncio.to_thread(engine.generate, [p.token_ids for p in chunk], sampling)
+        progress.advance(task)
+        return out
 
     async def evaluate(url: str) -> dict[str, Any]:
         async with AsyncVerifierClient(url) as client:
@@ -152,7 +160,7 @@ def evaluate_checkpoint(config: Config, model_dir: Path) -> dict[str, Any]:
             return await evaluator.evaluate(generate)
 
     try:
-        with verifier_url(config) as url:
+        with verifier_url(config) as url, progress:
             return asyncio.run(evaluate(url))
     finally:
         engine.close()
