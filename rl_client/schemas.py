@@ -22,6 +22,7 @@ from pydantic import (
 from rl_client import strict_json
 from rl_client.dataset_shapes import looks_like_tests, tests_to_v1
 from rl_client.item_kinds import (
+    MAX_RESPONSE_CHARS,
     FormatItem,
     InstructionsItem,
     LengthItem,
@@ -30,8 +31,8 @@ from rl_client.item_kinds import (
 )
 
 # Size limits on single fields. The request-level limits (body bytes, items per request) are
-# service settings; these protect the workers from one absurd item.
-MAX_RESPONSE_CHARS = 200_000
+# service settings; these protect the workers from one absurd item (MAX_RESPONSE_CHARS, for
+# every kind's response, is item_kinds').
 MAX_ANSWER_CHARS = 10_000
 MAX_TEST_CODE_CHARS = 1_000_000
 MAX_CASES = 1_000

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rl_client.schemas import MathItem
+from verifier.answer_region import MAX_BOX_CHARS, last_box
 from verifier.math import check_math
-from verifier.math.boxes import MAX_BOX_CHARS, find_box
 from verifier.math.extract import Extraction, extract_answer
 
 EXTRACTIONS = [
@@ -135,11 +135,11 @@ def test_no_hedge_after_the_box(completion: str) -> None:
 
 
 def test_escaped_braces_do_not_count() -> None:
-    assert find_box("\\boxed{\\{1\\}} end") == (0, 13, "\\{1\\}")
+    assert last_box("\\boxed{\\{1\\}} end") == (0, 13, "\\{1\\}")
 
 
 def test_box_longer_than_the_limit_is_unclosed() -> None:
-    start, _, content = find_box("\\boxed{" + "1" * (MAX_BOX_CHARS + 10) + "}")
+    start, _, content = last_box("\\boxed{" + "1" * (MAX_BOX_CHARS + 10) + "}")
     assert (start, content) == (0, None)
 
 

@@ -1,8 +1,9 @@
 """Text matching: exact, normalised (SQuAD), regex, token F1 and multiple-choice letters.
 
-A regex comes from the dataset and the text from the policy, and Python's `re` can backtrack
-for ever on such a pair, so the match runs in the deadline helper (`verifier/deadline.py`).
-The other matches are linear string work done in place.
+The whole check (reading the answer region, then matching) runs in the calling thread's
+deadline helper (`verifier/deadline.py`), as every kind's work on a response does: a regex comes
+from the dataset and the text from the policy, and Python's `re` can backtrack for ever on such
+a pair; the rest is linear, but a deadline holds whatever the response's shape.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections import Counter
 
 from rl_client.item_kinds import TextItem
 from rl_client.schemas import Result, Status
-from verifier.answers import extract
+from verifier.answer_region import extract
 from verifier.deadline import deadline_helper
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -67,13 +68,25 @@ def chosen_letter(answer: str) -> str | None:
 
 
 def regex_matches(patterns: list[str], answer: str, ignore_case: bool) -> bool:
-    """Runs in the deadline helper: does any pattern match the whole answer."""
+    """Does any pattern match the whole answer."""
     flags = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
     return any(re.fullmatch(pattern, answer, flags) for pattern in patterns)
 
 
 def check_text(item: TextItem, timeout_s: float = 1.0) -> Result:
-    """Score one item. Never raises."""
+    """Score one item. Never raises; returns within about `timeout_s`."""
+    outcome = deadline_helper().call(judge, (item,), timeout_s)
+    if outcome.how in ("timeout", "memory"):
+        status = Status.timeout if outcome.how == "timeout" else Status.wrong
+        return Result(id=item.id, reward=0.0, status=status, detail={
+            "match": item.match, "reason": f"matching the answer {outcome.message}"})
+    if outcome.how != "ok":
+        return Result.infra_error(item.id, f"text match failed: {outcome.message}")
+    return outcome.value
+
+
+def judge(item: TextItem) -> Result:
+    """Runs in the deadline helper: the answer region, then the match."""
     answer = extract(item.response, item.extract)
     if answer is None:
         return Result(id=item.id, reward=0.0, status=Status.no_answer,
@@ -81,14 +94,7 @@ def check_text(item: TextItem, timeout_s: float = 1.0) -> Result:
     detail: dict[str, object] = {"match": item.match, "extracted": answer[:200]}
     references = item.references
     if item.match == "regex":
-        outcome = deadline_helper().call(regex_matches, (references, answer, item.ignore_case),
-                                         timeout_s)
-        if outcome.how == "timeout":
-            return Result(id=item.id, reward=0.0, status=Status.timeout,
-                          detail={**detail, "reason": f"the regex match {outcome.message}"})
-        if outcome.how != "ok":
-            return Result.infra_error(item.id, f"regex match failed: {outcome.message}")
-        score = float(outcome.value)
+        score = float(regex_matches(references, answer, item.ignore_case))
     elif item.match == "f1":
         score = max(token_f1(answer, reference) for reference in references)
         detail["f1"] = round(score, 6)

@@ -15,7 +15,9 @@ The cascade; the first step that finds something wins:
    commas, "and" or "or" being one list; or the last number, when one follows it ("so
    $d = \\frac{90}{n}$ … there are 12 such sequences" -> 12).
 
-A completion that closes a `<think>` block is read after it when an answer is found there.
+The answer region is `verifier.answer_region`'s, as for every kind: a completion that closes a
+`<think>` block is read after it when an answer is found there (else, as math-verify reads, in
+the whole completion); one that opens `<think>` and never closes it has no answer.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from verifier.math.boxes import box_run
+from verifier.answer_region import box_run, strip_thinking
 from verifier.math.normalize import latex_symbols
 from verifier.math.spans import NUMBER, env_run, last_match, math_environments
 from verifier.math.statements import MATH_OR_NUMBER, Statement, last_statement
@@ -34,7 +36,6 @@ MATH_TAIL_CHARS = 4_000
 LAST_NUMBER_TAIL_CHARS = 1_000
 # How far after the final box a hedge ("\boxed{4} (or maybe 5)") is looked for.
 TRAILING_HEDGE_CHARS = 200
-THINK_END = "</think>"
 
 _TRAILING_HEDGE = re.compile(
     r"\b(?:maybe|perhaps|possibly|probably|not\s+sure|unsure|"
@@ -69,9 +70,11 @@ def extract_answer(response: str, list_expected: bool = False) -> Extraction:
     ("\\boxed{(2, 2)} for part (a) and \\boxed{(1, 1)}") are read as one list.
     """
     response = latex_symbols(response)
-    think_end = response.rfind(THINK_END)
-    if think_end >= 0:
-        after_thinking = _cascade(response[think_end + len(THINK_END):], list_expected)
+    answer_part = strip_thinking(response)
+    if answer_part is None:
+        return Extraction(None, "none", "the reasoning block is never closed")
+    if answer_part is not response:
+        after_thinking = _cascade(answer_part, list_expected)
         if after_thinking.source != "none":
             return after_thinking
     return _cascade(response, list_expected)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from verifier.math.boxes import box_run
+from verifier.answer_region import box_run
 from verifier.math.extract import extract_answer
 from verifier.math.normalize import normalize, readings, undouble_backslashes
 from verifier.math.shape import is_list
