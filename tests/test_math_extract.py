@@ -179,6 +179,31 @@ def test_boxes_spread_over_a_phrase_list_the_reference(reference: str, completio
     assert result.status == "correct", result.detail
 
 
+# Answers listed in prose at the end of a completion: (reference, completion, verdict).
+PROSE_LISTS = [
+    ("2, 3", "The roots are 2 and 3.", "correct"),
+    ("2, 3, 5", "The primes are 2, 3, and 5.", "correct"),
+    ("1, 2", "So the values of $k$ are 1 and 2.", "correct"),
+    ("1, 2", "Therefore k = 1 or k = 2.", "correct"),
+    ("x=1,y=2", "So x = 1 and y = 2.", "correct"),
+    ("3, 4", "The sides are 3 cm and 4 cm.", "correct"),
+    ("-1, 2", "Thus the roots are -1 and 2.", "correct"),
+    ("\\frac{1}{2}, 3", "The solutions are 1/2 and 3.", "correct"),
+    # the strict side: a list is several answers, for one reference a hedge
+    ("3", "The roots are 2 and 3.", "wrong"),
+    ("2, 3", "The roots are 2 and 4.", "wrong"),
+    ("2, 3, 5", "The primes are 2, 3, and 7.", "wrong"),
+    ("7", "We get 5 and then 7.", "correct"),
+    ("12", "Of the 30 students, 18 walk, so 12 ride the bus.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("reference", "completion", "verdict"), PROSE_LISTS)
+def test_answers_listed_in_prose(reference: str, completion: str, verdict: str) -> None:
+    result = check_math(MathItem(response=completion, answer=reference))
+    assert result.status == verdict, result.detail
+
+
 def test_a_number_after_the_last_math_is_the_answer() -> None:
     """math-verify reads whichever comes last; the cascade's last step does the same."""
     completion = "so $d = \\frac{90}{n}$. Therefore, there are 12 such sequences."

@@ -34,6 +34,20 @@ REFERENCES_FIXED = [
     ("$$x = \\frac{1}{2}, x = \\frac{-1 \\pm \\sqrt{13}}{4}$$",
      "$$\\boxed{x = \\frac{1}{2}, x = \\frac{-1 \\pm \\sqrt{13}}{4}}$$", C),
     ("$1 - \\frac{1}{\\mathrm{e}}$", "$\\boxed{1 - \\frac{1}{\\mathrm{e}}}$", C),
+    # set-builder notation: the set it describes (these were infra_error: masked)
+    ("\\{x \\mid -1<x<1\\}", "$\\boxed{(-1,1)}$", C),
+    ("\\{x \\mid -1<x<1\\}", "$\\boxed{-1 < x < 1}$", C),
+    ("\\{x | x < \\frac32\\} - \\{-6\\}", "$\\boxed{(-\\infty,-6)\\cup(-6,\\frac32)}$", C),
+    ("$\\{x \\in \\mathbb{R} : x \\neq 2\\}$", "$\\boxed{(-\\infty,2)\\cup(2,\\infty)}$", C),
+    ("\\{x \\mid x < -1 \\text{ or } x > 1\\}", "$\\boxed{(-\\infty,-1)\\cup(1,\\infty)}$", C),
+    ("\\{x \\mid x > 0 \\text{ and } x \\le 3\\}", "$\\boxed{(0, 3]}$", C),
+    ("\\{x \\mid x \\ge 2, x < 5\\}", "$\\boxed{[2, 5)}$", C),
+    ("\\{x \\in \\mathbb{Z} \\mid |x| < 2\\}", "$\\boxed{\\{-1, 0, 1\\}}$", C),
+    ("(-1, 1)", "$\\boxed{\\{x \\mid -1<x<1\\}}$", C),
+    # labelled references, angles in degrees and minutes, \\textcirc
+    ("$m_{\\max}=n^2-n-1$", "$\\boxed{n^2-n-1}$", C),
+    ("$60^\\circ 42'$", "$\\boxed{60.7^\\circ}$", C),
+    ("$30^\\textcirc$", "$\\boxed{30}$", C),
 ]
 REFERENCES_GUARDS = [
     ("$${1,2,3}$$", "\\boxed{1},\\boxed{2},\\boxed{3}", C),
@@ -42,7 +56,22 @@ REFERENCES_GUARDS = [
     (SOLUTION, "so $\\boxed{25\\%}$", W),
     ("\\boxed{1} no no no no no \\boxed{2}", "$\\boxed{1,2}$", W),  # the last box only
     ("$1$ and $2$ and $3$", "$\\boxed{1,2}$", W),
+    ("\\{x \\mid -1<x<1\\}", "$\\boxed{[-1,1]}$", W),
+    ("\\{x | x < \\frac32\\} - \\{-6\\}", "$\\boxed{(-\\infty,\\frac32)}$", W),
+    ("\\{x \\mid x < -1 \\text{ or } x > 1\\}", "$\\boxed{(-1,1)}$", W),
+    ("\\{x \\mid x > 0 \\text{ and } x \\le 3\\}", "$\\boxed{(0, \\infty)}$", W),
+    ("\\{x \\in \\mathbb{Z} \\mid |x| < 2\\}", "$\\boxed{(-2, 2)}$", W),
+    ("$m_{\\max}=n^2-n-1$", "$\\boxed{n^2-n+1}$", W),
 ]
+
+
+def test_an_unparseable_reference_is_masked_and_says_so() -> None:
+    """The dataset's fault, not the policy's: `infra_error` (reward null, masked by a trainer),
+    and `detail.reason` names the reference as the cause."""
+    reference = "\\{(x, y) \\mid x^2 + y^2 < 1\\}"
+    result = check_math(MathItem(response="$\\boxed{2}$", answer=reference))
+    assert (result.status, result.reward) == ("infra_error", None)
+    assert "reference" in result.detail["reason"] and "parsed" in result.detail["reason"]
 
 
 @pytest.mark.parametrize(("reference", "completion", "expected"),

@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from sympy import Tuple
+from sympy import Tuple, Union
 from sympy.sets.sets import Set
 
 from rl_client.schemas import MathOptions, Status
 from verifier.lru import LRU
-from verifier.math.compare import equivalent
+from verifier.math import setbuilder
+from verifier.math.compare import equates_different_values, equivalent
 from verifier.math.literal import (
     base_numeral,
     canonical,
@@ -60,7 +61,7 @@ class Gold(NamedTuple):
     text: str
     readings: tuple[GoldReading, ...]
     hedge_words: frozenset[str]
-    is_list: bool
+    is_list: bool  # several answers, or a union: "x = 2 or x = 3", "x < 2 or x > 3" are no hedge
     error: str | None
 
 
@@ -89,7 +90,7 @@ def grade(prediction: str, gold_text: str, options: MathOptions | None = None,
             return Verdict(Status.correct, "the answer reproduces the reference exactly")
         return Verdict(Status.infra_error, gold.error)
 
-    hedged = parsed = False
+    hedged = parsed = two_values = False
     for reading in readings(text):
         several = len(split_top_level(reading)) > 1
         for gold_reading in gold.readings:
@@ -106,8 +107,13 @@ def grade(prediction: str, gold_text: str, options: MathOptions | None = None,
             if expr is None:
                 continue
             parsed = True
+            if equates_different_values(expr):
+                two_values = True
+                continue
             if equivalent(gold_reading.expr, expr, options):
                 return Verdict(Status.correct)
+    if two_values:
+        return Verdict(Status.wrong, "hedged answer: it equates different values")
     if parsed:
         return Verdict(Status.wrong, "not equivalent to the reference")
     if hedged:
@@ -145,7 +151,8 @@ def _prepare_gold(gold_text: str) -> Gold:
             prepared.append(GoldReading(reading, expr, several))
     error = None if prepared else "the reference answer could not be parsed"
     return Gold(text=text, readings=tuple(prepared), hedge_words=frozenset(hedge_words(gold_text)),
-                is_list=any(is_list(r.text) for r in prepared), error=error)
+                is_list=any(is_list(r.text) or isinstance(r.expr, Union) for r in prepared),
+                error=error)
 
 
 def _screen(prediction: str, gold: Gold) -> str | None:
@@ -156,7 +163,7 @@ def _screen(prediction: str, gold: Gold) -> str | None:
         return f"the final answer is longer than {MAX_PREDICTION_CHARS} characters"
     if nesting_depth(prediction) > MAX_NESTING:
         return f"the final answer nests brackets deeper than {MAX_NESTING}"
-    hedges = hedge_words(prediction) - gold.hedge_words
+    hedges = hedge_words(setbuilder.canonical(prediction)) - gold.hedge_words
     if gold.is_list:
         hedges.discard("or")  # "x = 2 or x = 3" lists the solutions the reference lists
     if hedges:

@@ -15,9 +15,12 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
+from verifier.math import plaintext, setbuilder
 from verifier.math.shape import split_top_level
 
 NORMALIZE_CACHE_SIZE = 8_192
+# Independent `\pm` signs in one item that are expanded (each doubles the item).
+MAX_PLUS_MINUS = 3
 # Wrappers (`$`, `\\boxed{}`, `{}`) stacked around a whole answer that are taken off.
 MAX_WRAPPERS = 8
 # Units dropped after a number even when short (longer words are dropped anyway, see below).
@@ -42,7 +45,8 @@ _UNICODE_TO_LATEX = str.maketrans({
     "\u2265": "\\ge ", "\u2260": "\\ne ", "\u2a7d": "\\le ", "\u2a7e": "\\ge ",
     "\u2248": "\\approx ", "\u00b1": "\\pm ", "\u2213": "\\mp ", "\u00b0": "^\\circ",
     "\u00b2": "^2", "\u00b3": "^3", "\u2009": "\\,", "\u202f": "\\,", "\u00a0": " ",
-    "\u2208": "\\in ", "\u222a": "\\cup ", "\u2205": "\\emptyset ",
+    "\u2208": "\\in ", "\u222a": "\\cup ", "\u2205": "\\emptyset ", "\u2032": "'",
+    "\u2033": "''",
 })
 _EMPTY_SET = re.compile(r"\\varnothing(?![A-Za-z])")
 _DOUBLED_BACKSLASH = re.compile(r"\\\\(?=[a-zA-Z])")
@@ -82,10 +86,24 @@ _SPACING = re.compile(r"(?<!\\)\\(?:q?quad|[,;: ]|thinspace|enspace|hspace\{[^{}
 
 _CURRENCY = re.compile(r"\\\$|\\(?:euro|pounds|yen)\b|[€£¥₹]|^\$(?=\s*[\d.])|"
                        r"(?<![A-Za-z])(?:USD|EUR|GBP|Rs\.?)(?![A-Za-z])")
-_DEGREES = re.compile(r"\^\s*(?:\{\s*)?\\circ\s*\}?"
-                      r"(?:\s*(?:\\text\s*\{\s*)?[CF](?![A-Za-z])\s*\}?)?|"
-                      r"\\circ\b|\\degree\b|"
+_DEGREE_SIGN = (r"(?:\^\s*(?:\{\s*)?\\(?:circ|textcirc|textdegree)\s*\}?|"
+                r"\\(?:circ|textcirc|textdegree|degree)\b)")
+_DEGREES = re.compile(_DEGREE_SIGN + r"(?:\s*(?:\\text\s*\{\s*)?[CF](?![A-Za-z])\s*\}?)?|"
                       r"\^\s*\{\s*\\text\{\s*o\s*\}\s*\}")
+# An angle in degrees, minutes and seconds: `60^\circ 42'`, `12^{\circ} 30' 15''`, `60°42′`.
+_MINUTE_SIGN = r"(?:'|\^\s*\{?\s*\\prime\s*\}?|\\prime\b)"
+_SECOND_SIGN = r"(?:''|\"|\^\s*\{?\s*\\prime\s*\\prime\s*\}?|\\prime\s*\\prime\b|\\dprime\b)"
+_NUMERAL = r"(\d+(?:\.\d+)?)\s*"
+_DEGREES_MINUTES = re.compile(
+    r"(?<![\d.])" + _NUMERAL + _DEGREE_SIGN
+    + r"\s*(?:" + _NUMERAL + r"(?!" + _SECOND_SIGN + r")" + _MINUTE_SIGN + r")?"
+    + r"\s*(?:" + _NUMERAL + _SECOND_SIGN + r")?")
+# A subscript spelled with a command or a text wrapper: `m_{\max}`, `V_{\text{total}}`.
+_SUBSCRIPT_WORD = re.compile(
+    r"_\{\s*(?:\\(?:text|textrm|mathrm|operatorname|rm)\s*\{\s*([A-Za-z0-9 ]+?)\s*\}|"
+    r"\\([A-Za-z]+))\s*\}")
+# `A - B` and `A \backslash B` between sets: the difference `A \setminus B`.
+_SET_DIFFERENCE = re.compile(r"(?<=[)\]}])\s*(?:-|\\backslash\b)\s*(?=\\\{)")
 _PERCENT_WORD = re.compile(r"(?<!\s)\s*(?:\\text\{\s*)?(?:percentage|percent|pct)\b(?:\s*\})?")
 _RELATION_SPELLING = re.compile(r"\\(?:geqslant|leqslant|gt|lt)(?![A-Za-z])")
 _RELATION_SYMBOLS = {"\\geqslant": "\\ge ", "\\leqslant": "\\le ", "\\gt": ">", "\\lt": "<"}
@@ -93,6 +111,7 @@ _CONNECTOR = re.compile(
     r"(?<![\s,])\s*(?:,\s*)?(?:\\text\s*\{\s*(?:,\s*)?(?:and|or)\s*,?\s*\}|"
     r"(?<![A-Za-z\\])(?:and|or)(?![A-Za-z]))\s*",
     re.IGNORECASE)
+_PLUS_MINUS = re.compile(r"\\(?:pm|mp)(?![A-Za-z])")
 _APPROX = re.compile(r"\\approx|\\simeq")
 _LABEL = re.compile(r"[A-Za-z](?:_\{?[\w]+\}?)?")
 _SCIENTIFIC = re.compile(r"(?<![\w.\\])(\d+(?:\.\d+)?)\s*[eE]\s*([+-]?\d+)(?![\w.])")
@@ -111,6 +130,7 @@ _ATTACHED_UNIT = re.compile(r"(?<=\d)(?P<unit>[A-Za-z]{2,3}|m(?=\s*\^))\s*(?:\^\
 def normalize(text: str) -> str:
     """The answer in the spelling the literal comparisons and the parser expect."""
     text = strip_wrappers(undouble_backslashes(latex_symbols(text).strip()))
+    text = plaintext.as_latex(text)
     text = _COMMA_THEN_NEGATIVE_SPACE.sub(",", text)
     text = _BRACED_SEPARATOR.sub(r"\1", text)
     text = _NOISE.sub("", text)
@@ -118,9 +138,12 @@ def normalize(text: str) -> str:
     text = _FRACTION_STYLE.sub(r"\\frac", text)
     text = _EMPTY_SET.sub(r"\\emptyset", text)
     text = _unwrap_fonts(text)
+    text = _SUBSCRIPT_WORD.sub(lambda m: f"_{{{(m[1] or m[2]).replace(' ', '')}}}", text)
+    text = _SET_DIFFERENCE.sub(r" \\setminus ", setbuilder.canonical(text))
     text = _SPACE_SEPARATOR.sub("", text)
     text = _SPACING.sub(" ", text)
     text = _CURRENCY.sub("", text)
+    text = _DEGREES_MINUTES.sub(_angle_in_degrees, text)
     text = _DEGREES.sub("", text)
     text = _PERCENT_WORD.sub(r"\\%", text)
     text = _RELATION_SPELLING.sub(lambda m: _RELATION_SYMBOLS[m[0]], text)
@@ -192,6 +215,23 @@ def _closes_at_end(text: str, opened: int) -> bool:
             return index == len(text) - 1
         index += 1
     return False
+
+
+def _angle_in_degrees(match: re.Match[str]) -> str:
+    """`60^\\circ 42'` -> `\\frac{607}{10}`: minutes and seconds as fractions of a degree (a
+    lone `60^\\circ` is left to the degree sign's own rewrite)."""
+    if match[2] is None and match[3] is None:
+        return match[0]
+    value = sum((_exact(part) / scale for part, scale in zip(match.groups(), (1, 60, 3600),
+                                                              strict=True) if part),
+                Fraction(0))
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"\\frac{{{value.numerator}}}{{{value.denominator}}}"
+
+
+def _exact(decimal: str) -> Fraction:
+    return Fraction(decimal)
 
 
 def _repeating_as_fraction(match: re.Match[str]) -> str:
@@ -268,16 +308,53 @@ def _resolve_approximation(text: str) -> str:
 
 
 def _expand_plus_minus(text: str) -> str:
-    """`x = 1 \\pm \\sqrt{2}` is the two answers `x = 1 + \\sqrt{2}, x = 1 - \\sqrt{2}`."""
+    """`x = 1 \\pm \\sqrt{2}` is the two answers `x = 1 + \\sqrt{2}, x = 1 - \\sqrt{2}`, and
+    `\\{1 \\pm \\sqrt{5}, -2\\}` the set of three: wherever a list or a set holds a value."""
     if "\\pm" not in text and "\\mp" not in text:
         return text
+    pieces, position = [], 0
+    for start, end in _set_literals(text):
+        pieces.append(text[position:start])
+        pieces.append("\\{" + _plus_minus_items(text[start + 2:end - 2]) + "\\}")
+        position = end
+    pieces.append(text[position:])
+    return _plus_minus_items("".join(pieces))
+
+
+def _set_literals(text: str) -> list[tuple[int, int]]:
+    """The outermost `\\{…\\}` groups that list values (not set-builder notation)."""
+    found, depth, start = [], 0, 0
+    for brace in re.finditer(r"\\[{}]", text):
+        if brace.group() == "\\{":
+            depth += 1
+            start = brace.start() if depth == 1 else start
+        elif depth:
+            depth -= 1
+            if depth == 0 and "\\mid" not in text[start:brace.end()]:
+                found.append((start, brace.end()))
+    return found
+
+
+def _plus_minus_items(text: str) -> str:
+    """Each item of a list with `\\pm` (or `\\mp`) in it, as the items it stands for: one
+    sign for an item whose `\\pm` and `\\mp` go together, every choice (up to
+    MAX_PLUS_MINUS signs) for independent `\\pm`s (`\\pm\\sqrt{2 \\pm \\sqrt{2}}`)."""
     items = []
     for item in split_top_level(text):
-        signs = item.count("\\pm") + item.count("\\mp")
-        if signs != 1:
+        signs = _PLUS_MINUS.findall(item)
+        if not signs or len(signs) > MAX_PLUS_MINUS:
             items.append(item)
             continue
-        plus = item.replace("\\pm", "+").replace("\\mp", "-")
-        minus = item.replace("\\pm", "-").replace("\\mp", "+")
-        items.extend([plus, minus])
-    return ", ".join(items)
+        if "\\mp" in signs or len(signs) == 1:
+            items.extend(_signed(item, [sign == "\\pm" for sign in signs]))
+            items.extend(_signed(item, [sign != "\\pm" for sign in signs]))
+            continue
+        for choice in range(2 ** len(signs)):
+            items.extend(_signed(item, [not choice >> bit & 1 for bit in range(len(signs))]))
+    return ", ".join(dict.fromkeys(items))
+
+
+def _signed(item: str, plus: list[bool]) -> list[str]:
+    """The item with its signs, in order, replaced by + (True) or - (False)."""
+    chosen = iter(plus)
+    return [_PLUS_MINUS.sub(lambda _: "+" if next(chosen) else "-", item)]

@@ -51,6 +51,10 @@ _DOUBT = re.compile(r"\b(?:maybe|perhaps|possibly|probably|not\s+sure|unsure)\b|
                     re.IGNORECASE)
 _CHOICE_PAREN = re.compile(r"^([A-J])\)(?=\s|$)")
 _VALUE_START = re.compile(r"[-+(\[{\\|.\d]")
+# A formula outside math delimiters: single letters, LaTeX commands, digits and operators only.
+_FORMULA = re.compile(
+    r"(?:(?<![A-Za-z])[A-Za-z](?![A-Za-z])|\\[A-Za-z]+|[\d\s^{}()+\-*/=<>.,|!_])+")
+_OPERATOR = re.compile(r"[\^+\-*/=<>]")
 
 
 class Statement(NamedTuple):
@@ -112,6 +116,8 @@ def stated_value(text: str) -> str | None:
         clause = _CLAUSE_END.search(sentence)
         value = sentence[:clause.start()] if clause else sentence
         return value.strip(" *.,") or None
+    if _FORMULA.fullmatch(sentence.strip(" *.")) and _OPERATOR.search(sentence):
+        return sentence.strip(" *.")  # math written without `$`: "x^{2} + 1", "y = 2x + 1"
     clause = _last_outside(_COMMA_CLAUSE, sentence, envs, first=True)
     sentence = sentence[:clause.start()] if clause else sentence  # "Evelyn, since she …"
     copula = _last_outside(_COPULA, sentence, envs)
