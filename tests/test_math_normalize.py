@@ -94,6 +94,9 @@ PLAIN_TEXT_FIXED = [  # no LaTeX at all: plain-text math means what it says
     ("x^{2}+1", "Final answer: x**2 + 1", C),
     ("2\\sqrt{3}", "The answer is 2*sqrt(3).", C),
     ("\\frac{\\pi}{2}", boxed("pi/2"), C),
+    ("1024", "There are 2^10 subsets.", C),
+    ("5", "Thus, the answer is **5**.", C),  # Markdown bold is no power
+    ("73", "So the count is **73**.\n\n---\n\nFinal Answer: **73**", C),
 ]
 PLAIN_TEXT_GUARDS = [
     ("\\frac{\\pi}{2}", "The answer is pi/3", W),
@@ -122,6 +125,7 @@ LABELS_FIXED = [
     ("a=4,\\,-8,\\,-10", unboxed("-10,-8,4"), C),
     ("p=5,q=2;p=7,q=2", unboxed("(5,2),(7,2)"), C),
     ("k = 45, n = 2", unboxed("45, 2"), C),
+    ("x = \\frac{1}{3}", unboxed("x = 5+5+1 = \\frac{1}{3} \\approx 11"), C),  # a computation
     ("11", unboxed("x\\approx11"), C),
     ("D = (0, 1)", unboxed("D = (0, 1)"), C),
     ("n=1, 2, 3", unboxed("n=1, 2, 3"), C),
@@ -136,8 +140,7 @@ LABELS_GUARDS = [
     ("(p,q)=(3,2)", unboxed("(2,3)"), W),
     ("n=2, 3, 4", unboxed("n=1, 2, 3"), W),
     ("7 = 11a+c", unboxed("11a+c"), W),  # a side that is not a name is no label
-    # a chain equating different values states two answers (math-verify reads its last side)
-    ("x = \\frac{1}{3}", unboxed("x = 5+5+1 = \\frac{1}{3} \\approx 11"), W),
+    # a chain ending in two different numbers states two answers (math-verify reads the last)
     ("x = 11", unboxed("x = 5+5+1 = 7 = 11"), W),    ("m_{\\max}=n^2-n-1", unboxed("n^2-n"), W),
     ("m_{\\max}=n^2-n-1", unboxed("m_{\\min} = n^2 - n - 1"), W),
 ]

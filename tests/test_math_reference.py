@@ -48,6 +48,17 @@ REFERENCES_FIXED = [
     ("$m_{\\max}=n^2-n-1$", "$\\boxed{n^2-n-1}$", C),
     ("$60^\\circ 42'$", "$\\boxed{60.7^\\circ}$", C),
     ("$30^\\textcirc$", "$\\boxed{30}$", C),
+    # escapes a dataset's Python source ate: `"\\frac"` is a form feed and `rac`, and so on
+    ("\x0crac{\\sqrt{17}}{17}", "$\\boxed{\\frac{\\sqrt{17}}{17}}$", C),
+    ("3\times 10^{8}", "$\\boxed{3 \\times 10^8}$", C),
+    ("\x08oxed{12}", "$\\boxed{12}$", C),
+    ("\\left(1, 2\right)", "$\\boxed{(1, 2)}$", C),
+    ("x \neq 2", "$\\boxed{x \\ne 2}$", C),
+    ("\x07lpha + 1", "$\\boxed{1 + \\alpha}$", C),
+    ("\text{13}", "$\\boxed{13}$", C),
+    # a condition stated with the answer is not part of it
+    ("f(x) = 0", "$\\boxed{\\forall x > 0,\\ f(x) = 0}$", C),
+    ("f(x) = x", "$\\boxed{f(x) = x \\text{ for all } x \\in \\mathbb{R}}$", C),
 ]
 REFERENCES_GUARDS = [
     ("$${1,2,3}$$", "\\boxed{1},\\boxed{2},\\boxed{3}", C),
@@ -62,6 +73,8 @@ REFERENCES_GUARDS = [
     ("\\{x \\mid x > 0 \\text{ and } x \\le 3\\}", "$\\boxed{(0, \\infty)}$", W),
     ("\\{x \\in \\mathbb{Z} \\mid |x| < 2\\}", "$\\boxed{(-2, 2)}$", W),
     ("$m_{\\max}=n^2-n-1$", "$\\boxed{n^2-n+1}$", W),
+    ("\x0crac{1}{2}", "$\\boxed{\\frac{1}{3}}$", W),
+    ("f(x) = 0", "$\\boxed{\\forall x > 0,\\ f(x) = 1}$", W),
 ]
 
 

@@ -41,6 +41,7 @@ from sympy import (
     MatrixBase,
     MatrixExpr,
     Ne,
+    Number,
     StrictGreaterThan,
     StrictLessThan,
     Symbol,
@@ -92,10 +93,11 @@ def _align_symbols(gold: Any, pred: Any) -> Any:
 
 
 def equates_different_values(expr: Any) -> bool:
-    """An equation whose sides are numbers of different values (`3 = 4`, `x = 3 = 4`): a
-    completion offering two answers in one box, not a computation (`2 + 2 = 4`)."""
+    """An equation between two different numbers as written (`3 = 4`, `x = 3 = 4`,
+    `x = 5 + 5 + 1 = 7 = 11`): a completion offering two answers in one box. A computation
+    (`2 + 2 = 4`, even a wrong one: `z = 3 + 3 = 2`) states its last side, as math-verify reads."""
     equations = _args(expr) if isinstance(expr, And) else (expr,)
-    return any(isinstance(eq, Eq) and is_number(eq.lhs) and is_number(eq.rhs)
+    return any(isinstance(eq, Eq) and isinstance(eq.lhs, Number) and isinstance(eq.rhs, Number)
                and not _guarded(consistent, eq.lhs, eq.rhs) for eq in equations)
 
 
@@ -119,7 +121,8 @@ def _renamed_arguments(gold: Any, pred: Any) -> Any:
 
 
 def _arguments(expr: Any) -> tuple[Symbol, ...] | None:
-    """The variables of a function definition `f(x, y) = …`, or None."""
+    """The variables of a function definition `f(x, y) = …`, or None (`f(y)` alone is f's
+    value at y, not a definition: it is not `f(x)`)."""
     if isinstance(expr, Eq) and isinstance(expr.lhs, AppliedUndef) and expr.lhs.args and all(
             isinstance(arg, Symbol) for arg in expr.lhs.args):
         return tuple(expr.lhs.args)

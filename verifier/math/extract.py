@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from verifier.answer_region import box_run, strip_thinking
 from verifier.math import plaintext
-from verifier.math.normalize import latex_symbols
+from verifier.math.normalize import latex_symbols, restore_lost_escapes
 from verifier.math.spans import NUMBER, env_run, last_match, math_environments, number_run
 from verifier.math.statements import MATH_OR_NUMBER, Statement, last_statement
 
@@ -74,7 +74,7 @@ def extract_answer(response: str, list_expected: bool = False) -> Extraction:
     `list_expected`: the reference lists several answers, so boxes spread over a sentence
     ("\\boxed{(2, 2)} for part (a) and \\boxed{(1, 1)}") are read as one list.
     """
-    response = plaintext.as_latex(latex_symbols(response))
+    response = plaintext.as_latex(latex_symbols(restore_lost_escapes(response)))
     answer_part = strip_thinking(response)
     if answer_part is None:
         return Extraction(None, "none", "the reasoning block is never closed")

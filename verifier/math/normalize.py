@@ -50,6 +50,15 @@ _UNICODE_TO_LATEX = str.maketrans({
 })
 _EMPTY_SET = re.compile(r"\\varnothing(?![A-Za-z])")
 _DOUBLED_BACKSLASH = re.compile(r"\\\\(?=[a-zA-Z])")
+# Python's and JSON's one-letter escapes, where a LaTeX command lost its backslash to them: any
+# letters after a bell, backspace, form feed or vertical tab; after a tab, carriage return or
+# newline only the commands that start so (a real line break before a word stays one).
+_ESCAPED_LETTER = {"\a": "a", "\b": "b", "\f": "f", "\v": "v", "\t": "t", "\r": "r",
+                   "\n": "n"}
+_CONTROL_ESCAPE = re.compile(
+    r"([\a\b\f\v])(?=[a-zA-Z])|(\t)(?=(?:imes|heta|an|au|ext|frac|riangle|ilde|o)\b|ext|frac)|"
+    r"(\r)(?=(?:ight|angle|ho|floor|ceil|m)\b|ight)|"
+    r"(\n)(?=(?:eq|e|u|abla|ot|eg|i|mid|otin|geq|leq|exists)\b)")
 _WRAPPERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 _BOX_WRAPPER = re.compile(r"\\(?:boxed|fbox)\s*\{|\{")
 _TRAILING_PUNCTUATION = " \t\n.,;:"
@@ -112,6 +121,11 @@ _CONNECTOR = re.compile(
     r"(?<![A-Za-z\\])(?:and|or)(?![A-Za-z]))\s*",
     re.IGNORECASE)
 _PLUS_MINUS = re.compile(r"\\(?:pm|mp)(?![A-Za-z])")
+# A condition stated with the answer, not part of it: `\forall x > 0, f(x) = 0`,
+# `f(x) = x \text{ for all } x \in \mathbb{R}`.
+_QUANTIFIER = re.compile(
+    r"^\s*(?:\\forall|\\text\s*\{\s*for\s+(?:all|every|each)\s*\})[^,;=]{0,60}[,;:]\s*|"
+    r"(?<!\s)[\s,]*(?:\\forall|\\text\s*\{\s*,?\s*for\s+(?:all|every|each)\s*\})[^,;=]{0,60}$")
 _APPROX = re.compile(r"\\approx|\\simeq")
 _LABEL = re.compile(r"[A-Za-z](?:_\{?[\w]+\}?)?")
 _SCIENTIFIC = re.compile(r"(?<![\w.\\])(\d+(?:\.\d+)?)\s*[eE]\s*([+-]?\d+)(?![\w.])")
@@ -129,7 +143,7 @@ _ATTACHED_UNIT = re.compile(r"(?<=\d)(?P<unit>[A-Za-z]{2,3}|m(?=\s*\^))\s*(?:\^\
 @lru_cache(maxsize=NORMALIZE_CACHE_SIZE)
 def normalize(text: str) -> str:
     """The answer in the spelling the literal comparisons and the parser expect."""
-    text = strip_wrappers(undouble_backslashes(latex_symbols(text).strip()))
+    text = strip_wrappers(repair_escapes(latex_symbols(text)).strip())
     text = plaintext.as_latex(text)
     text = _COMMA_THEN_NEGATIVE_SPACE.sub(",", text)
     text = _BRACED_SEPARATOR.sub(r"\1", text)
@@ -154,6 +168,7 @@ def normalize(text: str) -> str:
         lambda m: f" \\times 10^{{{_POWER_OF[(m['text'] or m['word']).lower()]}}}", text)
     text = _drop_units(text.strip(_TRAILING_PUNCTUATION))
     text = _LETTER_IN_TEXT.sub(r"\1", text)  # `\mathrm{e}` after units: `5\,\mathrm{m}`
+    text = _QUANTIFIER.sub("", text)
     text = _CONNECTOR.sub(", ", text).strip(" ,")
     text = _resolve_approximation(text)
     text = _expand_plus_minus(text)
@@ -176,10 +191,21 @@ def readings(text: str) -> list[str]:
     return [text]
 
 
-def undouble_backslashes(text: str) -> str:
-    """`\\\\le` (an escape doubled by a dataset's JSON or Python source) -> `\\le`; kept in
-    matrices, where `\\\\` breaks a row."""
+def repair_escapes(text: str) -> str:
+    """What a dataset's JSON or Python source did to backslashes, undone: lost escapes
+    (`restore_lost_escapes`), and doubled ones: `\\\\le` -> `\\le`, kept in matrices where
+    `\\\\` breaks a row."""
+    text = restore_lost_escapes(text)
     return text if "\\begin" in text else _DOUBLED_BACKSLASH.sub(r"\\", text)
+
+
+def restore_lost_escapes(text: str) -> str:
+    """A command whose backslash and first letter became a control character, restored:
+    `"\\frac"` written in Python as `"\frac"` is a form feed and `rac`; `\\times`, `\\boxed`,
+    `\\right`, `\\neq`, `\\vec`, `\\alpha` likewise."""
+    if _CONTROL_ESCAPE.search(text) is None:
+        return text
+    return _CONTROL_ESCAPE.sub(lambda m: "\\" + _ESCAPED_LETTER[m[m.lastindex]], text)
 
 
 def strip_wrappers(text: str) -> str:

@@ -20,11 +20,14 @@ _WORD = re.compile(
     r"(?<![A-Za-z\\])(?:(?P<function>" + "|".join(sorted(_FUNCTIONS, key=len, reverse=True))
     + r")\s*(?=\()|(?P<constant>pi|infinity|inf|oo)(?![A-Za-z]))")
 _ROOT_OF_NUMBER = re.compile(r"(?<![A-Za-z\\])sqrt\s*(\d+(?:\.\d+)?)")
-_POWER_OF_NUMBER = re.compile(r"\^\s*(-?\d+(?:\.\d+)?)")
+# An exponent of more than one character (`2^10`, `x^-1`); `x^2` means the same in LaTeX.
+_POWER_OF_NUMBER = re.compile(r"\^\s*(-\d+(?:\.\d+)?|\d{2,}(?:\.\d+)?|\d\.\d+)")
 _GROUP_TOKEN = re.compile(
     r"\\(?P<function>sqrt|cbrt|exp|abs)\s*\(|(?P<power>\^\s*\()|\(|(?P<close>\))")
 _GROUPS = {"sqrt": ("\\sqrt{", "}"), "cbrt": ("\\sqrt[3]{", "}"), "exp": ("e^{", "}"),
            "abs": ("|", "|"), "^": ("^{", "}"), "(": ("(", ")")}
+# `x**2`, `(1+x)**-1`: a power between operands (a bold `**73**` in Markdown is none).
+_PYTHON_POWER = re.compile(r"(?<=[\w)\]}])\*\*\s*(?=[\w(\-])")
 _CONSTANTS = {"pi": "\\pi ", "infinity": "\\infty ", "inf": "\\infty ", "oo": "\\infty "}
 
 
@@ -36,7 +39,7 @@ def as_latex(text: str) -> str:
     """The LaTeX a plain-text answer stands for; a text with a backslash is returned as it is."""
     if has_latex(text):
         return text
-    text = text.replace("**", "^")
+    text = _PYTHON_POWER.sub("^", text)
     text = _ROOT_OF_NUMBER.sub(r"\\sqrt{\1}", text)
     text = _WORD.sub(_word, text)
     text = _rewrite_groups(text)
