@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import string
-from collections import Counter
+from collections import Counter, deque
 
 from rl_client.item_kinds import TextItem
 from rl_client.schemas import Result, Status
@@ -24,6 +24,10 @@ _CHOICE_STATED = re.compile(
     re.IGNORECASE)
 _CHOICE_ALONE = re.compile(r"^[\s(\[*]*([A-Za-z])[\s)\].:*]*$")
 _CHOICE_MARKED = re.compile(r"[(\[]([A-Z])[)\]]")
+# Another letter offered beside the chosen one: "(B) or (D)", "B, D", "B/D", "(B) and (D)".
+_JOINED = r"\s*(?:,|/|&|\bor\b|\band\b|\band/or\b)\s*(?:option\s*)?"
+_ALTERNATIVE_AFTER = re.compile(r"[)\].]?" + _JOINED + r"[(\[]?([A-HJ])[)\]]?(?![\w'])")
+_ALTERNATIVE_BEFORE = re.compile(r"(?<![\w'])[(\[]?([A-HJ])[)\]]?" + _JOINED + r"[(\[]?$")
 
 
 def admission_problem(item: TextItem) -> str | None:
@@ -56,15 +60,24 @@ def token_f1(prediction: str, reference: str) -> float:
 
 
 def chosen_letter(answer: str) -> str | None:
-    """The option letter an answer picks: "The answer is (B)", "B", "**C.**", "... (D)"."""
+    """The option letter an answer picks: "The answer is (B)", "B", "**C.**", "... (D)"; ""
+    when it offers several ("(B) or (D)", "B, D"): a hedge picks none."""
     alone = _CHOICE_ALONE.match(answer)
     if alone:
         return alone.group(1).upper()
-    stated = _CHOICE_STATED.findall(answer)
+    stated = deque(_CHOICE_STATED.finditer(answer), maxlen=1)
     if stated:
-        return stated[-1].upper()
-    marked = _CHOICE_MARKED.findall(answer)
-    return marked[-1] if marked else None
+        return _unless_offered_with_another(answer, stated[0])
+    marked = deque(_CHOICE_MARKED.finditer(answer), maxlen=1)
+    return _unless_offered_with_another(answer, marked[0]) if marked else None
+
+
+def _unless_offered_with_another(answer: str, chosen: re.Match[str]) -> str:
+    letter = chosen.group(1).upper()
+    after = _ALTERNATIVE_AFTER.match(answer, chosen.end())
+    before = _ALTERNATIVE_BEFORE.search(answer, 0, chosen.start(1))
+    others = {m.group(1) for m in (after, before) if m is not None} - {letter}
+    return "" if others else letter
 
 
 def regex_matches(patterns: list[str], answer: str, ignore_case: bool) -> bool:
@@ -103,6 +116,9 @@ def judge(item: TextItem) -> Result:
         if letter is None:
             return Result(id=item.id, reward=0.0, status=Status.no_answer,
                           detail={**detail, "reason": "no option letter found"})
+        if not letter:
+            return Result(id=item.id, reward=0.0, status=Status.wrong,
+                          detail={**detail, "reason": "hedged: several option letters"})
         detail["chosen"] = letter
         score = float(letter in {r.strip().strip("()").upper() for r in references})
     else:
