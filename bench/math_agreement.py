@@ -356,6 +356,15 @@ SPECIAL = [
     ("units", "58", "The area is 58 square units.", True),
     ("units", "10", "$\\boxed{10\\text{ units}}$", True),
     ("sqrt_paren", "4", "$4\\sqrt(2)$", False),
+    ("choice_with_value", "\\textbf{(C) }15", "Checking each option, $\\boxed{C}$.", True),
+    ("choice_with_value", "\\textbf{(C) }15", "Checking each option, $\\boxed{(B)}$.", False),
+    ("choice_with_value", "(C) 15", "The answer is C: 15.", True),
+    ("words", "6", "The answer is six.", True),
+    ("words", "\\text{no solution}", "$\\boxed{\\emptyset}$", True),
+    ("words", "(-\\infty,\\infty)", "$\\boxed{\\text{all real numbers}}$", True),
+    ("restated", "\\frac{1}{4}", "The probability is $\\frac{1}{4}$ or $25\\%$.", True),
+    ("restated", "\\frac{1}{4}", "The probability is $\\frac{1}{4}$ or $\\frac{1}{3}$.", False),
+    ("or_in_a_set", "\\{2, 3\\}", "So $x = 2$ or $x = 3$.", True),
 ]
 
 

@@ -64,6 +64,8 @@ RELATIONS_AND_SETS_FIXED = [  # a relation reference, an interval or set answer
     ("[-2,7]", unboxed("-2\\le x\\le 7"), C),
     ("(-\\infty,2)\\cup(3,\\infty)", unboxed("x<2 \\text{ or } x>3"), C),
     ("(-\\infty, 2) \\cup (2, \\infty)", unboxed("x \\ne 2"), C),
+    ("x \\in (-\\infty, 1) \\cup (2, \\infty)", unboxed("x < 1 \\text{ or } x > 2"), C),
+    ("\\{2, 3\\}", unboxed("x = 2 \\text{ or } x = 3"), C),  # "or" lists a set's elements
 ]
 RELATIONS_AND_SETS_GUARDS = [
     ("-793 < a < 10", unboxed("[-793, 10]"), W),
@@ -75,6 +77,8 @@ RELATIONS_AND_SETS_GUARDS = [
     ("(-2,2)", unboxed("x^2<4"), W),
     ("\\{1,2\\}", unboxed("x^2-3x+2=0"), W),
     ("(-\\infty,-5)", unboxed("2k<-10"), W),
+    ("\\{2, 3\\}", unboxed("x = 2 \\text{ or } x = 4"), W),
+    ("(2, 3)", unboxed("x = 2 \\text{ or } x = 3"), W),  # a pair is no alternative
 ]
 
 SETS_AND_TUPLES_FIXED = [

@@ -153,12 +153,35 @@ CHOICES_FIXED = [
     ("B", "The correct answer is option B.", C),
     ("\\text{(B)}", "Answer: B) 12", C),
     ("B", "After checking each option, I choose B.", C),
+    # a reference naming the option and its value: either answers it
+    ("(C) 15", boxed("C"), C),
+    ("\\textbf{(C) }15", "The answer is C: 15.", C),
+    ("\\text{(C) }15", boxed("15"), C),
+    ("C", "The answer is C: 15.", C),
 ]
 CHOICES_GUARDS = [
     ("B", unboxed("(C)"), W),
     ("\\text{(B)}", unboxed("12"), W),
     ("B", "The correct answer is option C.", W),
     ("B", "Answer: C) 12", W),
+    ("(C) 15", boxed("(B) 15"), W),  # the letter given must be the option's
+    ("(C) 15", boxed("16"), W),
+]
+
+WORDS_FIXED = [  # a whole answer in words: a number, or a set answers name
+    ("6", "The answer is six.", C),
+    ("\\text{six}", boxed("6"), C),
+    ("21", boxed("\\text{twenty-one}"), C),
+    ("\\text{all real numbers}", boxed("(-\\infty, \\infty)"), C),
+    ("(-\\infty,\\infty)", boxed("\\text{all real numbers}"), C),
+    ("\\emptyset", boxed("\\text{no solution}"), C),
+    ("\\text{no solution}", boxed("\\varnothing"), C),
+]
+WORDS_GUARDS = [
+    ("7", "The answer is six.", W),
+    ("\\emptyset", boxed("\\text{all real numbers}"), W),
+    ("\\text{Evelyn}", boxed("\\text{Evelyn}"), C),
+    ("\\text{none}", boxed("\\text{one}"), W),
 ]
 
 
@@ -170,6 +193,7 @@ TABLES = {
     "plain text": PLAIN_TEXT_FIXED + PLAIN_TEXT_GUARDS,
     "label": LABELS_FIXED + LABELS_GUARDS,
     "choice": CHOICES_FIXED + CHOICES_GUARDS,
+    "words": WORDS_FIXED + WORDS_GUARDS,
 }
 
 

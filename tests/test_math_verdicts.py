@@ -115,6 +115,7 @@ def test_labelled_pairs(gold: str, prediction: str, verdict: str) -> None:
     ("\\boxed{B} or \\text{(D)}", "(B)"),
     ("\\boxed{B \\text{ or } D}", "B"),
     ("The answer is (B) or (D).", "B"),
+    ("\\boxed{\\frac{1}{2} \\text{ or } \\frac{1}{3}}", "\\frac{1}{2}"),
 ])
 def test_hedged_completions_are_wrong(response: str, gold: str) -> None:
     result = check_math(MathItem(response=response, answer=gold))
@@ -136,6 +137,10 @@ def test_several_choices_in_one_answer_are_wrong(response: str, gold: str) -> No
     ("\\boxed{\\textbf{(B)}\\ 12}", "B"), ("\\boxed{B: 12}", "B"),
     ("\\boxed{B}\n\nOr, equivalently, twelve.", "B"),
     ("\\boxed{B}. Option (D) fails the second condition.", "B"),
+    # one answer written several ways is no alternative
+    ("The probability is $\\frac{1}{4}$ or $25\\%$.", "\\frac{1}{4}"),
+    ("\\boxed{4 \\text{ and } 4}", "4"),
+    ("\\boxed{\\frac{1}{2} \\text{ or } 0.5}", "\\frac{1}{2}"),
 ])
 def test_one_answer_stated_with_its_working_is_no_hedge(response: str, gold: str) -> None:
     result = check_math(MathItem(response=response, answer=gold))

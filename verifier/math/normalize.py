@@ -19,6 +19,20 @@ from verifier.math import plaintext, setbuilder
 from verifier.math.shape import split_top_level
 
 NORMALIZE_CACHE_SIZE = 8_192
+# Whole answers in words: numbers (zero to ninety-nine) and the two sets answers name.
+_UNITS_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
+                "seventeen", "eighteen", "nineteen"]
+_TENS = {word: 10 * (i + 2) for i, word in enumerate(
+    ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"])}
+_NUMBER_WORDS = {**{word: i for i, word in enumerate(_UNITS_WORDS)}, **_TENS}
+_SETS_IN_WORDS = {**dict.fromkeys(("all real numbers", "all reals", "all real values",
+                                   "all real x", "every real number"), "\\mathbb{R}"),
+                  **dict.fromkeys(("no solution", "no solutions", "no real solution",
+                                   "no real solutions", "there is no solution",
+                                   "there are no solutions", "empty set", "the empty set"),
+                                  "\\emptyset")}
+_IN_WORDS = re.compile(r"(?:\\text\s*\{\s*)?([A-Za-z][A-Za-z \-]{1,40}?)\s*\}?\.?")
 # Independent `\pm` signs in one item that are expanded (each doubles the item).
 MAX_PLUS_MINUS = 3
 # Wrappers (`$`, `\\boxed{}`, `{}`) stacked around a whole answer that are taken off.
@@ -173,6 +187,7 @@ def normalize(text: str) -> str:
     text = _resolve_approximation(text)
     text = _expand_plus_minus(text)
     text = " ".join(text.split()).strip(_TRAILING_PUNCTUATION)
+    text = _whole_answer_in_words(text)
     grouped = _WHOLE_GROUPED.fullmatch(text)
     if grouped is not None:  # `1,000,000` or `1 000`: the whole answer is one number
         text = text.replace(grouped["sep"], "")
@@ -241,6 +256,24 @@ def _closes_at_end(text: str, opened: int) -> bool:
             return index == len(text) - 1
         index += 1
     return False
+
+
+def _whole_answer_in_words(text: str) -> str:
+    """An answer that is a number or a set in words, as math: `six` and `\\text{twenty-one}` are
+    6 and 21, "all real numbers" is `\\mathbb{R}`, "no solution" the empty set."""
+    words = _IN_WORDS.fullmatch(text)
+    if words is None:
+        return text
+    said = " ".join(words[1].lower().replace("-", " ").split())
+    if said in _SETS_IN_WORDS:
+        return _SETS_IN_WORDS[said]
+    parts = said.split()
+    if len(parts) == 1 and parts[0] in _NUMBER_WORDS:
+        return str(_NUMBER_WORDS[parts[0]])
+    if len(parts) == 2 and parts[0] in _TENS and parts[1] in _NUMBER_WORDS \
+            and _NUMBER_WORDS[parts[1]] < 10:
+        return str(_TENS[parts[0]] + _NUMBER_WORDS[parts[1]])
+    return text
 
 
 def _angle_in_degrees(match: re.Match[str]) -> str:

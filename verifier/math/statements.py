@@ -49,7 +49,7 @@ _NUMBER_THEN_WORDS = re.compile(
 # Doubt in the sentence that states the answer ("the answer is probably 3", "3?"): a hedge.
 _DOUBT = re.compile(r"\b(?:maybe|perhaps|possibly|probably|not\s+sure|unsure)\b|\?",
                     re.IGNORECASE)
-_CHOICE_PAREN = re.compile(r"^([A-J])\)(?=\s|$)")
+_CHOICE_PAREN = re.compile(r"^([A-J])[):](?=\s|$)")
 _VALUE_START = re.compile(r"[-+(\[{\\|.\d]")
 # A formula outside math delimiters: single letters, LaTeX commands, digits and operators only.
 _FORMULA = re.compile(
@@ -102,7 +102,7 @@ def _first_line(text: str) -> str:
 
 def stated_value(text: str) -> str | None:
     """The value a sentence states: "The largest $n$ is 34." -> 34, "$x = 3$" -> x = 3."""
-    text = _CHOICE_PAREN.sub(r"(\1)", _QUOTES.sub("", text).strip(" *:"))  # "B) 12"
+    text = _CHOICE_PAREN.sub(r"(\1)", _QUOTES.sub("", text).strip(" *:"))  # "B) 12", "C: 15"
     if _NO_VALUE.match(text):  # "the answer is not 5", "the answer is correct"
         return None
     envs = math_environments(text)
