@@ -12,7 +12,7 @@ import re
 from rl_client.item_kinds import FormatItem
 from rl_client.schemas import Result, Status
 from verifier.answer_region import boxes, strip_thinking, tag_contents
-from verifier.deadline import deadline_helper
+from verifier.deadline import deadline_helper, early_result
 
 
 def follows_template(item: FormatItem) -> tuple[bool, str]:
@@ -51,12 +51,8 @@ def follows_template(item: FormatItem) -> tuple[bool, str]:
 def check_format(item: FormatItem, timeout_s: float = 1.0) -> Result:
     """Score one item. Never raises; returns within about `timeout_s`."""
     outcome = deadline_helper().call(follows_template, (item,), timeout_s)
-    if outcome.how in ("timeout", "memory"):
-        status = Status.timeout if outcome.how == "timeout" else Status.wrong
-        return Result(id=item.id, reward=0.0, status=status, detail={
-            "template": item.template, "reason": f"checking the layout {outcome.message}"})
     if outcome.how != "ok":
-        return Result.infra_error(item.id, f"format check failed: {outcome.message}")
+        return early_result(item.id, outcome, "checking the layout", {"template": item.template})
     ok, why = outcome.value
     detail = {"template": item.template, **({"reason": why} if why else {})}
     return Result(id=item.id, reward=float(ok), status=Status.correct if ok else Status.wrong,

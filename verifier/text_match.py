@@ -15,7 +15,7 @@ from collections import Counter, deque
 from rl_client.item_kinds import TextItem
 from rl_client.schemas import Result, Status
 from verifier.answer_region import extract
-from verifier.deadline import deadline_helper
+from verifier.deadline import deadline_helper, early_result
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
@@ -89,12 +89,8 @@ def regex_matches(patterns: list[str], answer: str, ignore_case: bool) -> bool:
 def check_text(item: TextItem, timeout_s: float = 1.0) -> Result:
     """Score one item. Never raises; returns within about `timeout_s`."""
     outcome = deadline_helper().call(judge, (item,), timeout_s)
-    if outcome.how in ("timeout", "memory"):
-        status = Status.timeout if outcome.how == "timeout" else Status.wrong
-        return Result(id=item.id, reward=0.0, status=status, detail={
-            "match": item.match, "reason": f"matching the answer {outcome.message}"})
     if outcome.how != "ok":
-        return Result.infra_error(item.id, f"text match failed: {outcome.message}")
+        return early_result(item.id, outcome, "matching the answer", {"match": item.match})
     return outcome.value
 
 
