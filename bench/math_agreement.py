@@ -365,6 +365,13 @@ SPECIAL = [
     ("restated", "\\frac{1}{4}", "The probability is $\\frac{1}{4}$ or $25\\%$.", True),
     ("restated", "\\frac{1}{4}", "The probability is $\\frac{1}{4}$ or $\\frac{1}{3}$.", False),
     ("or_in_a_set", "\\{2, 3\\}", "So $x = 2$ or $x = 3$.", True),
+    ("system", "\\left\\{ \\begin{array}{l} x=1 \\\\ y=2 \\end{array} \\right.",
+     "Solving, $\\boxed{x = 1,\\ y = 2}$.", True),
+    ("system", "\\left\\{ \\begin{array}{l} x=1 \\\\ y=2 \\end{array} \\right.",
+     "Solving, $\\boxed{x = 2,\\ y = 1}$.", False),
+    ("vector", "\\langle 1, 2, 3 \\rangle", "The direction is $\\boxed{(1, 2, 3)}$.", True),
+    ("periodic", "x = \\frac{\\pi}{4} + k\\pi, k \\in \\mathbb{Z}",
+     "So $\\boxed{x = \\frac{\\pi}{4} + k\\pi}$ for integers $k$.", True),
 ]
 
 

@@ -15,6 +15,8 @@ from verifier.math.reference import answer_is_list, reference_answer
 
 C, W = "correct", "wrong"
 
+SYSTEM = "\\left\\{ \\begin{array}{l} x=1 \\\\ y=2 \\end{array} \\right."
+PERIODIC = "x = \\frac{\\pi}{4} + 2k\\pi, k \\in \\mathbb{Z}"
 SOLUTION = ("Let the percentage of people who are children be $x$. Half the adults are female, "
             "so $x=\\frac{1}{4}(1-x)$. Solving for $x$ yields $x=1/5$, or $\\boxed{20}$ percent.")
 UNBOXED_SOLUTION = ("It retains $90 \\% \\cdot 80 \\%=72 \\%$ of its value. The overall loss is "
@@ -59,6 +61,12 @@ REFERENCES_FIXED = [
     # a condition stated with the answer is not part of it
     ("f(x) = 0", "$\\boxed{\\forall x > 0,\\ f(x) = 0}$", C),
     ("f(x) = x", "$\\boxed{f(x) = x \\text{ for all } x \\in \\mathbb{R}}$", C),
+    # a system under a brace is its equations; angle brackets a vector; a parameter's domain
+    (SYSTEM, "$\\boxed{x = 1, y = 2}$", C),
+    ("\\begin{cases} x &= 1 \\\\ y &= 2 \\end{cases}", "$\\boxed{(x, y) = (1, 2)}$", C),
+    ("\\langle 1, 2, 3 \\rangle", "$\\boxed{(1, 2, 3)}$", C),
+    ("\\vec{v} = \\langle 1, 2 \\rangle", "$\\boxed{\\langle 1, 2 \\rangle}$", C),
+    (PERIODIC, "$\\boxed{x = 2k\\pi + \\frac{\\pi}{4}}$", C),
 ]
 REFERENCES_GUARDS = [
     ("$${1,2,3}$$", "\\boxed{1},\\boxed{2},\\boxed{3}", C),
@@ -75,6 +83,10 @@ REFERENCES_GUARDS = [
     ("$m_{\\max}=n^2-n-1$", "$\\boxed{n^2-n+1}$", W),
     ("\x0crac{1}{2}", "$\\boxed{\\frac{1}{3}}$", W),
     ("f(x) = 0", "$\\boxed{\\forall x > 0,\\ f(x) = 1}$", W),
+    (SYSTEM, "$\\boxed{x = 2, y = 1}$", W),
+    ("\\langle 1, 2, 3 \\rangle", "$\\boxed{(3, 2, 1)}$", W),
+    (PERIODIC, "$\\boxed{x = k\\pi + \\frac{\\pi}{4}}$", W),
+    ("\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}", "$\\boxed{1, 2, 3, 4}$", W),  # no system
 ]
 
 

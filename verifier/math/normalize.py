@@ -140,6 +140,15 @@ _PLUS_MINUS = re.compile(r"\\(?:pm|mp)(?![A-Za-z])")
 _QUANTIFIER = re.compile(
     r"^\s*(?:\\forall|\\text\s*\{\s*for\s+(?:all|every|each)\s*\})[^,;=]{0,60}[,;:]\s*|"
     r"(?<!\s)[\s,]*(?:\\forall|\\text\s*\{\s*,?\s*for\s+(?:all|every|each)\s*\})[^,;=]{0,60}$")
+# `x = \frac{\pi}{4} + 2k\pi, k \in \mathbb{Z}`: the parameter's domain, not an answer.
+_PARAMETER_DOMAIN = re.compile(
+    r"\s*(?:[,;]|\\text\s*\{\s*,?\s*(?:for|where)\s*\})\s*(?:\\text\s*\{\s*(?:for|where)\s*\}\s*)?"
+    r"[A-Za-z]\s*\\in\s*\\mathbb\s*\{?\s*[ZN]\s*\}?\s*$")
+# A system of equations written as cases or an array under a brace: its equations, listed.
+_SYSTEM = re.compile(
+    r"(?:\\left\s*\\\{\s*)?\\begin\s*\{(cases|aligned|gathered|array)\}(?:\s*\{[^{}]*\})?"
+    r"(?P<rows>.*?)\\end\s*\{\1\}(?:\s*\\right\s*\.)?", re.DOTALL)
+_ANGLE_BRACKET = re.compile(r"\\[lr]angle(?![A-Za-z])")
 _APPROX = re.compile(r"\\approx|\\simeq")
 _LABEL = re.compile(r"[A-Za-z](?:_\{?[\w]+\}?)?")
 _SCIENTIFIC = re.compile(r"(?<![\w.\\])(\d+(?:\.\d+)?)\s*[eE]\s*([+-]?\d+)(?![\w.])")
@@ -161,8 +170,9 @@ def normalize(text: str) -> str:
     text = plaintext.as_latex(text)
     text = _COMMA_THEN_NEGATIVE_SPACE.sub(",", text)
     text = _BRACED_SEPARATOR.sub(r"\1", text)
-    text = _NOISE.sub("", text)
+    text = _NOISE.sub("", _SYSTEM.sub(_system_as_list, text))
     text = _MATRIX_SPELLING.sub(r"\\\1{bmatrix}", text)
+    text = _ANGLE_BRACKET.sub(lambda m: "(" if m[0].endswith("langle") else ")", text)
     text = _FRACTION_STYLE.sub(r"\\frac", text)
     text = _EMPTY_SET.sub(r"\\emptyset", text)
     text = _unwrap_fonts(text)
@@ -182,7 +192,7 @@ def normalize(text: str) -> str:
         lambda m: f" \\times 10^{{{_POWER_OF[(m['text'] or m['word']).lower()]}}}", text)
     text = _drop_units(text.strip(_TRAILING_PUNCTUATION))
     text = _LETTER_IN_TEXT.sub(r"\1", text)  # `\mathrm{e}` after units: `5\,\mathrm{m}`
-    text = _QUANTIFIER.sub("", text)
+    text = _PARAMETER_DOMAIN.sub("", _QUANTIFIER.sub("", text))
     text = _CONNECTOR.sub(", ", text).strip(" ,")
     text = _resolve_approximation(text)
     text = _expand_plus_minus(text)
@@ -258,6 +268,18 @@ def _closes_at_end(text: str, opened: int) -> bool:
     return False
 
 
+def _system_as_list(match: re.Match[str]) -> str:
+    """`\\begin{cases} x = 1 \\\\ y = 2 \\end{cases}` -> `x = 1, y = 2`; a piecewise
+    definition (a `&` left once alignment `&=` is dropped) or an array not under a brace (a
+    matrix) stays as written."""
+    if match[1] == "array" and not match[0].startswith("\\left"):
+        return match[0]
+    rows = match["rows"].replace("&=", "=").replace("&\\le", "\\le").replace("&\\ge", "\\ge")
+    if "&" in rows:
+        return match[0]
+    return ", ".join(row.strip() for row in rows.split("\\\\") if row.strip())
+
+
 def _whole_answer_in_words(text: str) -> str:
     """An answer that is a number or a set in words, as math: `six` and `\\text{twenty-one}` are
     6 and 21, "all real numbers" is `\\mathbb{R}`, "no solution" the empty set."""
@@ -281,16 +303,12 @@ def _angle_in_degrees(match: re.Match[str]) -> str:
     lone `60^\\circ` is left to the degree sign's own rewrite)."""
     if match[2] is None and match[3] is None:
         return match[0]
-    value = sum((_exact(part) / scale for part, scale in zip(match.groups(), (1, 60, 3600),
-                                                              strict=True) if part),
+    value = sum((Fraction(part) / scale for part, scale in zip(match.groups(), (1, 60, 3600),
+                                                               strict=True) if part),
                 Fraction(0))
     if value.denominator == 1:
         return str(value.numerator)
     return f"\\frac{{{value.numerator}}}{{{value.denominator}}}"
-
-
-def _exact(decimal: str) -> Fraction:
-    return Fraction(decimal)
 
 
 def _repeating_as_fraction(match: re.Match[str]) -> str:
