@@ -425,8 +425,11 @@ def math_verify_verdicts(rows: list[dict]) -> list[bool]:
 
 
 def _side(counts: Counter, prefix: str) -> dict:
-    return {"right": counts[f"{prefix}_right"], "false_positives": counts[f"{prefix}_fp"],
+    side = {"right": counts[f"{prefix}_right"], "false_positives": counts[f"{prefix}_fp"],
             "false_negatives": counts[f"{prefix}_fn"]}
+    if prefix == "service":
+        side["masked"] = counts["service_masked"]  # infra_error or timeout: not right
+    return side
 
 
 def source_report(rows: list[dict], results: list[dict], baseline: list[bool], show: int,
@@ -439,11 +442,15 @@ def source_report(rows: list[dict], results: list[dict], baseline: list[bool], s
     differences = []
     for row, result, math_verify_right in zip(rows, results, baseline, strict=True):
         service_right = result["status"] == "correct"
-        if result["status"] in ("infra_error", "timeout"):
+        unscored = result["status"] in ("infra_error", "timeout")  # neither right nor wrong
+        if unscored:
             masked[f"{result['status']}: {result['detail'].get('reason', '')}"[:120]] += 1
         for counts in (total, by_category[row["category"].split("/")[-1]]):
             counts["items"] += 1
+            counts["service_masked"] += unscored
             for prefix, verdict in (("service", service_right), ("math_verify", math_verify_right)):
+                if prefix == "service" and unscored:
+                    continue
                 counts[f"{prefix}_right"] += verdict == row["right"]
                 counts[f"{prefix}_fp"] += verdict and not row["right"]
                 counts[f"{prefix}_fn"] += row["right"] and not verdict

@@ -101,6 +101,9 @@ SETS_AND_TUPLES_FIXED = [
     ("\\{\\pm 1, \\pm 2\\}", unboxed("\\{-2, -1, 1, 2\\}"), C),
     ("x = 2, \\frac{-1 \\pm \\sqrt{5}}{2}",
      unboxed("\\{2, \\frac{-1+\\sqrt5}{2}, \\frac{-1-\\sqrt5}{2}\\}"), C),
+    # a sequence with an ellipsis: the ellipsis is an item of its own
+    ("1, 2, \\ldots, n", unboxed("1, 2, \\dots, n"), C),
+    ("1, 3, 5, \\ldots", "So the answer is $\\boxed{1, 3, 5, ...}$.", C),
     ("\\pm\\sqrt{2 \\pm \\sqrt{2}}", unboxed("\\sqrt{2+\\sqrt2}, -\\sqrt{2+\\sqrt2}, "
                                         "\\sqrt{2-\\sqrt2}, -\\sqrt{2-\\sqrt2}"), C),
 ]
@@ -115,6 +118,8 @@ SETS_AND_TUPLES_GUARDS = [
     ("\\{1\\pm\\sqrt5,-2\\}", unboxed("1+\\sqrt5, -2"), W),
     ("\\{1\\pm\\sqrt5,-2\\}", unboxed("\\{1+\\sqrt5, 1-\\sqrt5, 2\\}"), W),
     ("\\{\\pm 1, \\pm 2\\}", unboxed("\\{1, 2\\}"), W),
+    ("1, 2, \\ldots, n", unboxed("1, 3, 5, \\ldots, 2n-1"), W),
+    ("1, 3, 5, \\ldots", "So the answer is $\\boxed{1, 3, 7, ...}$.", W),
 ]
 
 MATRICES_FIXED = [

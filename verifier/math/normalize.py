@@ -148,6 +148,7 @@ _PARAMETER_DOMAIN = re.compile(
 _SYSTEM = re.compile(
     r"(?:\\left\s*\\\{\s*)?\\begin\s*\{(cases|aligned|gathered|array)\}(?:\s*\{[^{}]*\})?"
     r"(?P<rows>.*?)\\end\s*\{\1\}(?:\s*\\right\s*\.)?", re.DOTALL)
+_ELLIPSIS = re.compile(r"\\(?:ldots|dots|cdots|dotsc)(?![A-Za-z])|(?<![.\d])\.\.\.(?!\.)")
 _ANGLE_BRACKET = re.compile(r"\\[lr]angle(?![A-Za-z])")
 _APPROX = re.compile(r"\\approx|\\simeq")
 _LABEL = re.compile(r"[A-Za-z](?:_\{?[\w]+\}?)?")
@@ -166,7 +167,8 @@ _ATTACHED_UNIT = re.compile(r"(?<=\d)(?P<unit>[A-Za-z]{2,3}|m(?=\s*\^))\s*(?:\^\
 @lru_cache(maxsize=NORMALIZE_CACHE_SIZE)
 def normalize(text: str) -> str:
     """The answer in the spelling the literal comparisons and the parser expect."""
-    text = strip_wrappers(repair_escapes(latex_symbols(text)).strip())
+    text = repair_escapes(latex_symbols(text)).strip()
+    text = strip_wrappers(_ELLIPSIS.sub(r"\\variable{dots}", text))  # `1, 2, \ldots, n`
     text = plaintext.as_latex(text)
     text = _COMMA_THEN_NEGATIVE_SPACE.sub(",", text)
     text = _BRACED_SEPARATOR.sub(r"\1", text)
