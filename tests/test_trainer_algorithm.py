@@ -320,6 +320,11 @@ def test_devices_default_to_the_trainers_and_rollout_follows_it():
     ("pipeline.colocate=true", "needs pipeline.max_staleness 0"),
     ("algo.lr_schedule=step", "must be one of"),
     ("model.dtype=float16", "must be one of"),
+    ("algo.is_mode=clip", "must be one of"),
+    ("algo.is_cap=0.5", "is_cap must be >= 1"),
+    ("algo.kl_log_every=0", "kl_log_every"),
+    ("pipeline.dynamic_sampling_cap=0.5", "dynamic_sampling_cap must be >= 1"),
+    ("eval.samples=0", "eval.samples"),
 ])
 def test_bad_config_is_a_clear_error(override, message):
     with pytest.raises(ValueError, match=message):

@@ -184,6 +184,10 @@ def test_the_reference_is_kept_only_when_the_kl_penalty_needs_it(tmp_path):
     assert build_learner(penalised, str(path), str(path), PAD).reference is not None
     with pytest.raises(ValueError, match="kl_coef > 0 needs algo.reference"):
         load_config(None, ["algo.kl_coef=0.05", "algo.reference=false"])
+    with pytest.raises(ValueError, match="needs a reference model"):
+        GRPOLearner(build_tiny_model(TOKENIZER), loss_settings("grpo", 0.2, None, 2.0),
+                    penalised.algo, temperature=1.0, max_new_tokens=8, pad_token_id=PAD,
+                    total_steps=1)
 
 
 def test_with_kl_coef_0_the_reference_runs_only_on_the_steps_kl_is_logged():

@@ -125,6 +125,8 @@ class GRPOLearner:
                  temperature: float, max_new_tokens: int, pad_token_id: int, total_steps: int,
                  reference: Any | None = None, device: str = "cpu",
                  compute_dtype: torch.dtype = torch.float32) -> None:
+        if algo.kl_coef > 0 and reference is None:
+            raise ValueError("algo.kl_coef > 0 needs a reference model (the KL is to it)")
         self.model = model.to(device=device, dtype=torch.float32)  # fp32 master weights
         self.model.train()  # gradient checkpointing runs in training mode only ...
         disable_dropout(self.model)  # ... but the log-probs are the sampler's policy's
@@ -172,6 +174,7 @@ class GRPOLearner:
             "mismatch_abs_max": totals.get("mismatch_abs_max") if samples else None,
             "mismatch_kl": totals.get("mismatch_kl", 0.0) / tokens if samples else None,
             "grad_norm": totals.get("grad_norm"),
+            "samples_trained": len(samples),
             "groups_trained": len(groups) - batch.groups_dropped,
             "groups_dropped": batch.groups_dropped,
             "samples_masked": batch.samples_masked,

@@ -173,8 +173,10 @@ def build_learner(config: Config, base_path: str, weights_path: str | Path,
     policy = AutoModelForCausalLM.from_pretrained(weights_path, dtype=torch.float32)
     if config.model.gradient_checkpointing:
         policy.gradient_checkpointing_enable()
+    keep_reference = (config.algo.kl_coef > 0 if config.algo.reference is None
+                      else config.algo.reference)  # None until load_config resolves it
     reference = (AutoModelForCausalLM.from_pretrained(base_path, dtype=compute_dtype)
-                 if config.algo.reference else None)
+                 if keep_reference else None)
     settings = loss_settings(config.algo.loss, config.algo.clip_low, config.algo.clip_high,
                              config.algo.is_cap, config.algo.is_mode)
     return GRPOLearner(policy, settings, config.algo, temperature=config.rollout.temperature,
