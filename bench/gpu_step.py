@@ -3,23 +3,32 @@
 Builds a randomly initialised Qwen2 model with Qwen2.5-0.5B's dimensions (config only: 24
 layers, hidden 896, 14 heads / 2 KV heads, vocabulary 151,936, tied embeddings) and a
 word-level tokenizer covering the whole vocabulary, both locally, then runs a few GRPO steps
-through the trainer's own loop (`trainer.run.train_loop`) twice, each in a fresh process:
+through the trainer's own loop (`trainer.loop.train_loop`) twice, each in a fresh process:
 
-  colocated  k = 0, the engine sleeps while the learner trains (vLLM sleep mode) and wakes up
-             with the new weights;
-  async      k = 1, the engine keeps its fixed share of the device and rollout overlaps training.
+  colocated  k = 0, the engine sleeps while the learner trains (vLLM sleep mode; the
+             transformers engine parks its copy in host memory) and wakes up with the new
+             weights;
+  async      k = 1, the engine keeps its copy on the device and rollout overlaps training (the
+             transformers engine generates on a CUDA stream of its own).
 
 Rewards are random (seeded), so every group carries signal: this measures the machinery, not
 learning. The first step of each mode (compilation, CUDA graphs, allocator warm-up) is left out
 of the figures. Prints one JSON line: generation tokens/s, training tokens/s, weight-sync
-seconds, peak device memory, the step-time breakdown of each mode, and async/sync step time.
+seconds, peak device memory, the step-time breakdown of each mode, async/sync step time, and
+the overlap: the share of the shorter of rollout and training that the step hid,
+(rollout_s + train_s + sync_s - step_s) / min(rollout_s, train_s): 0 is serial, 1 is a step of
+max(rollout, train) + sync.
 
     python bench/gpu_step.py                           # one GPU, vLLM (the `[vllm]` extra)
-    python bench/gpu_step.py --engine hf               # one GPU, transformers generation
+    PYTHONPATH=. python3 bench/gpu_step.py --engine hf --out gpu_step.json
+                                                       # one GPU, torch + transformers only
     python bench/gpu_step.py --device cpu --tiny       # CPU smoke (tests/test_trainer_gpu_step.py)
 
-`--tiny` keeps the architecture and shrinks the dimensions; on CPU the engine is the
-transformers one (vLLM's CPU build has no sleep mode), whose sleep parks its copy in host memory.
+The `--engine hf` run needs nothing but torch, transformers, tokenizers, PyYAML and this tree
+(no vLLM, no client, no verifier, no network), so it runs on a bare GPU image; with the default
+sizes its two modes take a few minutes. `--tiny` keeps the architecture and shrinks the
+dimensions; vLLM's CPU build has no sleep mode, so on CPU it runs the async mode only
+(`--engine vllm --modes async`).
 """
 
 from __future__ import annotations
@@ -48,15 +57,11 @@ MODES = {"colocated": 0, "async": 1}  # mode -> max_staleness
 
 def build_model_dir(path: Path, dims: dict[str, int]) -> Path:
     """A random Qwen2 with these dims and a tokenizer with one token per id, saved as HF."""
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers
-    from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
+    from transformers import Qwen2Config, Qwen2ForCausalLM
 
-    vocab = {"<|endoftext|>": 0, **{f"t{i}": i for i in range(1, dims["vocab_size"])}}
-    core = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<|endoftext|>"))
-    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
-    core.decoder = decoders.WordPiece(prefix="##")  # joins tokens with spaces
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=core, eos_token="<|endoftext|>",
-                                        pad_token="<|endoftext|>", unk_token="<|endoftext|>")
+    from trainer.tiny import build_id_tokenizer
+
+    tokenizer = build_id_tokenizer(dims["vocab_size"])
     config = Qwen2Config(**dims, head_dim=dims["hidden_size"] // dims["num_attention_heads"],
                          max_position_embeddings=4096, rope_theta=1e6, tie_word_embeddings=True,
                          bos_token_id=0, eos_token_id=0, pad_token_id=0)
@@ -112,10 +117,10 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict:
     from trainer.algorithm import loss_settings
     from trainer.config import AlgoConfig
     from trainer.data import Prompt
-    from trainer.engine import HFEngine
+    from trainer.hf_engine import HFEngine
     from trainer.learner import GRPOLearner
+    from trainer.loop import train_loop
     from trainer.pipeline import Pipeline
-    from trainer.run import train_loop
     from trainer.types import Sampling
 
     colocate, device = mode == "colocated", args.device
@@ -133,10 +138,11 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict:
     if args.engine == "vllm":
         from trainer.vllm_engine import VLLMEngine
 
-        engine = VLLMEngine(args.model_dir, dtype="bfloat16", seed=0,
+        on_gpu = device.startswith("cuda")
+        engine = VLLMEngine(args.model_dir, dtype="bfloat16" if on_gpu else "float32", seed=0,
                             gpu_memory_utilization=args.gpu_memory_utilization,
                             max_model_len=args.prompt_len + args.max_new_tokens + 16,
-                            sleep_mode=colocate)
+                            sleep_mode=colocate, enforce_eager=not on_gpu)
     else:
         engine = HFEngine(AutoModelForCausalLM.from_pretrained(args.model_dir, dtype=compute),
                           tokenizer, device=device)
@@ -161,11 +167,13 @@ def run_mode(mode: str, args: argparse.Namespace) -> dict:
     trained = sum((args.prompt_len + r["completion_len"]) * samples for r in steady)
     stages = {key: statistics.mean(r[key] for r in steady)
               for key in ("step_s", "rollout_s", "reward_s", "train_s", "sync_s")}
+    hidden = stages["rollout_s"] + stages["train_s"] + stages["sync_s"] - stages["step_s"]
     return {
         "mode": mode, "max_staleness": MODES[mode], "colocate": colocate,
         "generation_tokens_per_s": generated / max(sum(r["rollout_s"] for r in steady), 1e-9),
         "training_tokens_per_s": trained / max(sum(r["train_s"] for r in steady), 1e-9),
         "weight_sync_s": stages["sync_s"], "peak_memory_gb": memory.peak / 2**30,
+        "overlap": hidden / max(min(stages["rollout_s"], stages["train_s"]), 1e-9),
         "steps_measured": len(steady), **stages,
     }
 
@@ -183,6 +191,11 @@ def main() -> None:
     parser.add_argument("--max-new-tokens", type=int, default=256)
     parser.add_argument("--micro-batch", type=int, default=16)
     parser.add_argument("--gpu-memory-utilization", type=float, default=0.35)
+    parser.add_argument("--modes", default=",".join(MODES),
+                        help="comma-separated, of: " + ", ".join(MODES))
+    parser.add_argument("--mode-timeout-s", type=float, default=300,
+                        help="a mode's process is stopped (and the run fails) after this long")
+    parser.add_argument("--out", type=Path, help="also write the JSON report to this file")
     parser.add_argument("--mode", choices=list(MODES), help=argparse.SUPPRESS)  # child process
     parser.add_argument("--model-dir", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -190,30 +203,42 @@ def main() -> None:
     if args.mode:
         print(json.dumps(run_mode(args.mode, args)))
         return
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+    if not modes or set(modes) - set(MODES):
+        parser.error(f"--modes: choose from {', '.join(MODES)}")
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as tmp:
         dims = TINY if args.tiny else QWEN25_05B
         model_dir = build_model_dir(Path(tmp) / "model", dims)
         passed = sys.argv[1:]
         results = {}
-        for mode in MODES:  # a fresh process each: the engine's memory is really given back
-            done = subprocess.run([sys.executable, __file__, *passed, "--mode", mode,
-                                   "--model-dir", str(model_dir), "--engine", args.engine],
-                                  capture_output=True, text=True)
+        for mode in modes:  # a fresh process each: the engine's memory is really given back
+            try:
+                done = subprocess.run([sys.executable, __file__, *passed, "--mode", mode,
+                                       "--model-dir", str(model_dir), "--engine", args.engine],
+                                      capture_output=True, text=True,
+                                      timeout=args.mode_timeout_s)
+            except subprocess.TimeoutExpired as timeout:
+                sys.exit(f"{mode} run exceeded {args.mode_timeout_s:.0f} s:\n"
+                         f"{(timeout.stderr or b'')[-6000:]!r}")
             if done.returncode != 0:
                 sys.exit(f"{mode} run failed:\n{done.stdout[-3000:]}\n{done.stderr[-6000:]}")
             results[mode] = json.loads(done.stdout.strip().splitlines()[-1])
-    print(json.dumps({
+    report = {
         "model": "tiny qwen2" if args.tiny else "qwen2.5-0.5b shapes, random weights",
         "device": args.device, "engine": args.engine,
         "torch_device_name": (torch.cuda.get_device_name() if args.device.startswith("cuda")
                               else "cpu"),
         **{mode: {k: round(v, 4) if isinstance(v, float) else v for k, v in r.items()}
            for mode, r in results.items()},
-        "async_over_sync_step": round(results["async"]["step_s"]
-                                      / results["colocated"]["step_s"], 4),
         "wall_s": round(time.perf_counter() - started, 1),
-    }))
+    }
+    if len(results) == len(MODES):
+        report["async_over_sync_step"] = round(results["async"]["step_s"]
+                                               / results["colocated"]["step_s"], 4)
+    print(json.dumps(report))
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=2) + "\n")
 
 
 if __name__ == "__main__":

@@ -20,8 +20,8 @@ import time
 import torch
 
 from trainer.data import Prompt
+from trainer.loop import train_loop
 from trainer.pipeline import Pipeline
-from trainer.run import train_loop
 from trainer.types import Completion, Group, Sampling
 
 ROLLOUT, TRAIN, SYNC = 0.45, 0.50, 0.05

@@ -27,10 +27,10 @@ import torch
 from trainer.algorithm import loss_settings
 from trainer.config import AlgoConfig
 from trainer.data import Prompt, PromptSource, synthetic_addition
-from trainer.engine import HFEngine
+from trainer.hf_engine import HFEngine
 from trainer.learner import GRPOLearner
+from trainer.loop import train_loop
 from trainer.pipeline import Pipeline
-from trainer.run import train_loop
 from trainer.tiny import build_char_tokenizer, build_tiny_model
 from trainer.types import Completion, Sampling
 

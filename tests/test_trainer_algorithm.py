@@ -12,6 +12,7 @@ from trainer.algorithm import (
     group_advantages,
     kl_penalty,
     loss_settings,
+    mismatch_stats,
     overlong_penalty,
     policy_loss,
     token_weights,
@@ -19,6 +20,7 @@ from trainer.algorithm import (
 from trainer.config import AlgoConfig, load_config
 from trainer.data import Prompt, PromptSource, read_jsonl, synthetic_addition
 from trainer.learner import prepare_batch, scheduled_lr
+from trainer.rewards import reward_item
 from trainer.types import Completion, Group
 
 # ---------------------------------------------------------------------------- advantages
@@ -77,8 +79,10 @@ def test_dapo_weights_are_one_token_level_mean():
 # ---------------------------------------------------------------------------- the loss
 
 
-def _loss(loss_type: str, logp, prox, behav, adv, mask, is_cap=10.0, max_new_tokens=4):
-    settings = loss_settings(loss_type, clip_low=0.2, clip_high=None, is_cap=is_cap)
+def _loss(loss_type: str, logp, prox, behav, adv, mask, is_cap=10.0, max_new_tokens=4,
+          is_mode="truncate"):
+    settings = loss_settings(loss_type, clip_low=0.2, clip_high=None, is_cap=is_cap,
+                             is_mode=is_mode)
     mask = torch.tensor(mask)
     weights = token_weights(mask, loss_type, len(mask), int(mask.sum()), max_new_tokens)
     logp = logp if isinstance(logp, torch.Tensor) else torch.tensor(logp)
@@ -138,6 +142,44 @@ def test_importance_weights_are_truncated_at_the_cap():
     assert float(loss) == pytest.approx(-(1.0 * 2 + 1.5 * 2) / 2)
     assert float(stats["is_truncated"]) == 1
     assert float(stats["is_weight"]) == pytest.approx(2.5)
+
+
+def test_masked_is_drops_the_tokens_whose_ratio_leaves_the_band():
+    # d = prox - behav = (0, 1, -1, 0.5): ratios 1, e, 1/e, 1.65; C = 2 keeps the 1st and 4th
+    logp = [[-1.0, -2.0, -3.0, -4.0]]
+    behav = [[-1.0, -3.0, -2.0, -4.5]]
+    loss, stats = _loss("dapo", logp, logp, behav, [2.0], [[1, 1, 1, 1]], is_cap=2.0,
+                        is_mode="mask")
+    kept = 1.0 + math.exp(0.5)  # weights of the kept tokens, neither truncated
+    assert float(loss) == pytest.approx(-2.0 * kept / 4)  # dropped tokens stay in the mean
+    assert float(stats["is_truncated"]) == 2
+    assert float(stats["is_weight"]) == pytest.approx(kept)
+
+
+def test_sequence_is_weighs_a_sample_by_the_geometric_mean_of_its_ratios():
+    # sample 1: d = (0.2, 0.4) -> exp(0.3) on both tokens; sample 2: d = (1, 1) -> e, capped 2
+    logp = [[-1.0, -2.0], [-1.0, -1.0]]
+    behav = [[-1.2, -2.4], [-2.0, -2.0]]
+    loss, stats = _loss("dapo", logp, logp, behav, [1.0, 1.0], [[1, 1], [1, 1]], is_cap=2.0,
+                        is_mode="sequence")
+    assert float(loss) == pytest.approx(-(2 * math.exp(0.3) + 2 * 2.0) / 4)
+    assert float(stats["is_weight"]) == pytest.approx(2 * math.exp(0.3) + 4.0)
+    assert float(stats["is_truncated"]) == 2  # the second sample's two tokens
+
+
+def test_unknown_is_mode_is_rejected():
+    with pytest.raises(ValueError, match="unknown is_mode"):
+        loss_settings("grpo", 0.2, None, 2.0, is_mode="clip")
+
+
+def test_mismatch_statistics_cover_the_counted_tokens_only():
+    prox = torch.tensor([[-1.0, -2.0, -3.0]])
+    behav = torch.tensor([[-1.5, -1.8, -9.0]])  # d = 0.5, -0.2 and (not counted) 6
+    stats = mismatch_stats(prox, behav, torch.tensor([[True, True, False]]))
+    assert float(stats["mismatch_abs"]) == pytest.approx(0.7)
+    assert float(stats["mismatch_abs_max"]) == pytest.approx(0.5)
+    k3 = sum(math.exp(d) - 1 - d for d in (0.5, -0.2))
+    assert float(stats["mismatch_kl"]) == pytest.approx(k3)
 
 
 def test_masked_tokens_contribute_nothing():
@@ -278,6 +320,11 @@ def test_devices_default_to_the_trainers_and_rollout_follows_it():
     ("pipeline.colocate=true", "needs pipeline.max_staleness 0"),
     ("algo.lr_schedule=step", "must be one of"),
     ("model.dtype=float16", "must be one of"),
+    ("algo.is_mode=clip", "must be one of"),
+    ("algo.is_cap=0.5", "is_cap must be >= 1"),
+    ("algo.kl_log_every=0", "kl_log_every"),
+    ("pipeline.dynamic_sampling_cap=0.5", "dynamic_sampling_cap must be >= 1"),
+    ("eval.samples=0", "eval.samples"),
 ])
 def test_bad_config_is_a_clear_error(override, message):
     with pytest.raises(ValueError, match=message):
@@ -314,6 +361,6 @@ def test_prompt_source_is_slot_addressed_and_reshuffled_per_epoch():
     assert epoch0 != epoch1
     again = PromptSource(records, _CharTokenizer(), chat_template=True, seed=3)
     assert again[4] == source[4]  # a resumed run sees the same prompt at the same slot
-    item = source[0].reward_item("so the answer is 3")
+    item = reward_item(source[0], "so the answer is 3")
     answers = {r["prompt"]: r["answer"] for r in records}
     assert item.kind == "math" and item.answer == answers[source[0].text]

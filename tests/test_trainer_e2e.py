@@ -21,10 +21,12 @@ from trainer.algorithm import loss_settings
 from trainer.cli import app
 from trainer.config import AlgoConfig
 from trainer.data import Prompt
-from trainer.engine import HFEngine
+from trainer.hf_engine import HFEngine
 from trainer.learner import GRPOLearner
 from trainer.logprobs import pack
-from trainer.rewards import VerifierRewarder, embedded_verifier
+from trainer.metrics import read_metrics
+from trainer.rewards import VerifierRewarder
+from trainer.run import embedded_verifier
 from trainer.tiny import build_char_tokenizer, build_tiny_model
 from trainer.types import Completion, Group, Sampling
 
@@ -68,6 +70,7 @@ def test_engine_logprobs_match_the_learner_and_updates_follow_the_advantage(tiny
     group = Group(0, prompt, completions, 0, rewards, ["correct"] + ["wrong"] * 3)
     stats = learner.train_step([group], step=0)
     assert stats["is_weight_mean"] == pytest.approx(1.0, abs=1e-3)
+    assert stats["mismatch_abs_max"] < 1e-4  # the engine reports the learner's distribution
     assert stats["groups_trained"] == 1 and stats["kl"] is None
     with torch.no_grad():
         after = learner.logprobs(learner.model, batch, 0.7).logp
@@ -112,7 +115,7 @@ def test_embedded_verifier_leaves_no_process_behind():
 
 STARTER = """
 import sys, time
-from trainer.rewards import embedded_verifier
+from trainer.run import embedded_verifier
 with embedded_verifier(workers=1) as url:
     print(url, flush=True)
     time.sleep(600)
@@ -170,6 +173,48 @@ def test_train_then_resume_through_the_cli(tmp_path, verifier_url):
     state = json.loads((out / "checkpoint" / "trainer_state.json").read_text())
     assert state["step"] == 6 and state["data_slot"] == 24
     assert set(psutil.Process().children()) <= children_before  # nothing of ours left
+
+
+EVAL_FIGURES = {"prompts", "pass@1", "pass@4", "reward_mean", "response_len", "greedy_accuracy",
+                "greedy_reward_mean", "greedy_response_len", "by_kind", "infra_error", "eval_s"}
+
+
+def test_held_out_evaluation_while_training_and_of_a_checkpoint_alone(tmp_path, verifier_url):
+    """Dynamic sampling and evaluation every 2 steps through `grpo train`, then `grpo eval`
+    of the checkpoint with nothing but its directory."""
+    out = tmp_path / "run"
+    config = tmp_path / "eval.yaml"
+    config.write_text(yaml.safe_dump({
+        "model": {"tiny": True, "tiny_warmup_steps": 30, "tiny_warmup_correct": 0.5},
+        "data": {"source": "synthetic", "synthetic_max_operand": 3},
+        "rollout": {"samples_per_prompt": 4, "max_new_tokens": 3, "chunk_prompts": 2},
+        "algo": {"loss": "dapo", "lr": 1e-3},
+        "pipeline": {"steps": 4, "prompts_per_step": 2, "max_staleness": 1,
+                     "dynamic_sampling": True, "dynamic_sampling_cap": 2.0},
+        "eval": {"every": 2, "holdout": 4, "samples": 4, "pass_k": [1, 4]},
+        "verifier": {"url": verifier_url},
+        "out_dir": str(out), "progress": False,
+    }))
+    runner = CliRunner()
+    result = runner.invoke(app, ["train", "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    evals = read_metrics(out, "eval")
+    assert [r["step"] for r in evals] == [0, 2, 4]
+    assert all(set(r) >= EVAL_FIGURES and r["prompts"] == 4 for r in evals)
+    assert set(evals[0]["by_kind"]) == {"math"}
+    trained = read_metrics(out)
+    assert [r["step"] for r in trained] == [0, 1, 2, 3]
+    assert all(2 <= r["groups_generated"] <= 4 and 0 <= r["zero_signal_frac"] <= 1
+               for r in trained)
+    state = json.loads((out / "checkpoint" / "trainer_state.json").read_text())
+    assert state["data_slot"] == sum(r["groups_generated"] for r in trained)
+
+    result = runner.invoke(app, ["eval", "--checkpoint", str(out / "checkpoint"),
+                                 "--set", "eval.samples=2", "--set", "eval.pass_k=[1, 2]"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads((out / "checkpoint" / "eval.json").read_text())
+    assert figures["prompts"] == 4 and {"pass@1", "pass@2", "greedy_accuracy"} <= set(figures)
+    assert "pass@1" in result.output and "greedy_accuracy" in result.output
 
 
 def test_cli_rejects_a_bad_override(tmp_path):

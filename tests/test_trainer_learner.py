@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
@@ -15,6 +17,7 @@ from trainer.run import build_learner
 from trainer.tiny import build_char_tokenizer, build_tiny_model, save_model
 from trainer.types import Completion, Group
 
+REPO = Path(__file__).resolve().parents[1]
 TOKENIZER = build_char_tokenizer()
 PAD = TOKENIZER.pad_token_id
 
@@ -143,3 +146,133 @@ def test_a_train_step_never_builds_batch_by_length_by_vocab_fp32_logits():
         learner.train_step(groups, step=0)
     assert watch.largest > 0  # the watch sees the chunks' logits
     assert watch.largest <= chunk * vocab < tokens * vocab
+
+
+def _caches_built(model, run) -> list[str]:
+    """Names of the KV-cache objects the model's decoder returned while `run()` ran."""
+    from transformers.cache_utils import Cache
+
+    built: list[str] = []
+
+    def watch(module, args, output):
+        built.extend(type(v).__name__ for v in output.values() if isinstance(v, Cache))
+
+    handle = model.get_decoder().register_forward_hook(watch)
+    try:
+        run()
+    finally:
+        handle.remove()
+    return built
+
+
+def test_log_prob_forwards_build_no_kv_cache():
+    """Nothing is decoded after a log-prob forward: a cache would be built (and its memory
+    taken) for nothing, in every pass of the policy, the proximal policy and the reference."""
+    policy, reference = build_tiny_model(TOKENIZER, seed=0), build_tiny_model(TOKENIZER, seed=0)
+    learner = _learner(policy, lr=1e-3, reference=reference)
+    learner.algo.minibatches = 2  # a proximal pass too
+    group = _group([5, 3, 6, 4])
+    assert _caches_built(learner.model, lambda: learner.train_step([group], step=0)) == []
+    assert _caches_built(learner.reference, lambda: learner.train_step([group], step=1)) == []
+
+
+def test_the_reference_is_kept_only_when_the_kl_penalty_needs_it(tmp_path):
+    path = save_model(build_tiny_model(TOKENIZER, seed=0), TOKENIZER, tmp_path / "m")
+    default = load_config(None, ["model.device=cpu"])
+    assert build_learner(default, str(path), str(path), PAD).reference is None
+    penalised = load_config(None, ["model.device=cpu", "algo.kl_coef=0.05"])
+    assert build_learner(penalised, str(path), str(path), PAD).reference is not None
+    with pytest.raises(ValueError, match="kl_coef > 0 needs algo.reference"):
+        load_config(None, ["algo.kl_coef=0.05", "algo.reference=false"])
+    with pytest.raises(ValueError, match="needs a reference model"):
+        GRPOLearner(build_tiny_model(TOKENIZER), loss_settings("grpo", 0.2, None, 2.0),
+                    penalised.algo, temperature=1.0, max_new_tokens=8, pad_token_id=PAD,
+                    total_steps=1)
+
+
+def test_with_kl_coef_0_the_reference_runs_only_on_the_steps_kl_is_logged():
+    reference = build_tiny_model(TOKENIZER, seed=0)
+    learner = _learner(build_tiny_model(TOKENIZER, seed=0), lr=1e-3, reference=reference)
+    learner.algo.kl_log_every = 3
+    forwards: list[int] = []
+    reference.get_decoder().register_forward_hook(lambda *_: forwards.append(step))
+    logged = []
+    for step in range(5):
+        logged.append(learner.train_step([_group([5, 3, 6, 4], seed=step)], step=step)["kl"])
+    assert sorted(set(forwards)) == [0, 3]
+    assert [kl is not None for kl in logged] == [True, False, False, True, False]
+    learner.algo.kl_coef = 0.1  # a penalty needs the reference on every step
+    learner.train_step([_group([5, 3])], step=4)
+    assert forwards[-1] == 4
+
+
+def _dropout_models() -> dict[str, object]:
+    """Tiny models of three architectures, each with dropout in another form: a float that
+    attention passes to functional dropout (Llama), floats in the layers' own code (OPT), and
+    nn.Dropout modules (GPT-2)."""
+    from transformers import GPT2Config, GPT2LMHeadModel, OPTConfig, OPTForCausalLM
+
+    vocab = len(TOKENIZER)
+    llama = build_tiny_model(TOKENIZER, seed=0)
+    llama.config.attention_dropout = 0.5
+    for layer in llama.model.layers:
+        layer.self_attn.attention_dropout = 0.5  # as from_pretrained builds it from the config
+    torch.manual_seed(0)
+    opt = OPTForCausalLM(OPTConfig(
+        vocab_size=vocab, hidden_size=64, ffn_dim=128, num_hidden_layers=2, num_attention_heads=1,
+        word_embed_proj_dim=64, max_position_embeddings=64, dropout=0.5, attention_dropout=0.5,
+        activation_dropout=0.5, pad_token_id=PAD))
+    gpt2 = GPT2LMHeadModel(GPT2Config(
+        vocab_size=vocab, n_embd=64, n_layer=2, n_head=1, n_positions=64, resid_pdrop=0.5,
+        embd_pdrop=0.5, attn_pdrop=0.5, bos_token_id=1, eos_token_id=2))
+    return {"llama": llama, "opt": opt, "gpt2": gpt2}
+
+
+@pytest.mark.parametrize("architecture", ["llama", "opt", "gpt2"])
+def test_the_learner_trains_without_dropout(architecture):
+    """The policy gradient needs the log-probs of the policy that sampled (no dropout there):
+    the learner's log-probs, with gradient, are the model's own, every time."""
+    model = _dropout_models()[architecture]
+    group = _group([5, 3, 6, 4])
+    batch = pack([(group.prompt.token_ids, c.token_ids) for c in group.completions], PAD, "cpu")
+    with torch.no_grad():
+        expected = completion_logprobs(model.eval(), batch, 1.0).logp
+    learner = _learner(model, lr=1e-3)
+    for _ in range(2):
+        logp = learner.logprobs(learner.model, batch, 1.0).logp
+        torch.testing.assert_close(logp, expected)
+    learner.train_step([group], step=0)  # and a whole step runs
+
+
+def test_real_model_configs_fit_a_gpu(tmp_path):
+    """micro_batch_size 64 with gradient checkpointing off is an out-of-memory default for any
+    real model: the defaults and the GPU configs keep activations small."""
+    assert load_config(None, []).algo.micro_batch_size <= 8
+    for name in ("gpu_qwen_math.yaml", "gpu_vllm_servers.yaml"):
+        cfg = load_config(REPO / "configs" / name, [])
+        assert cfg.model.gradient_checkpointing, name
+        assert cfg.algo.micro_batch_size <= 8, name
+    path = save_model(build_tiny_model(TOKENIZER, seed=0), TOKENIZER, tmp_path / "m")
+    cfg = load_config(None, ["model.device=cpu", "model.gradient_checkpointing=true"])
+    learner = build_learner(cfg, str(path), str(path), PAD)
+    layers = learner.model.model.layers
+    assert all(layer.gradient_checkpointing and layer.training for layer in layers)
+
+
+@pytest.mark.parametrize("is_mode", ["truncate", "mask", "sequence"])
+def test_each_step_reports_the_sampler_trainer_mismatch(is_mode):
+    """mean and max |logp_behav - logp_prox| and their token KL, over the trained tokens; the
+    step trains in every importance-sampling mode."""
+    group = _group([5, 3, 6, 4])  # behaviour log-probs -2.0: another sampler than the model
+    learner = _learner(build_tiny_model(TOKENIZER, seed=0), lr=1e-3)
+    learner.settings = loss_settings("grpo", 0.2, None, 4.0, is_mode)  # d is about -1
+    batch = pack([(group.prompt.token_ids, c.token_ids) for c in group.completions], PAD, "cpu")
+    with torch.no_grad():
+        prox = learner.logprobs(learner.model, batch, 1.0).logp[batch.mask]
+    d = prox + 2.0
+    stats = learner.train_step([group], step=0)
+    assert stats["is_mode"] == is_mode
+    assert stats["mismatch_abs_mean"] == pytest.approx(float(d.abs().mean()), rel=1e-5)
+    assert stats["mismatch_abs_max"] == pytest.approx(float(d.abs().max()), rel=1e-5)
+    assert stats["mismatch_kl"] == pytest.approx(float((d.exp() - 1 - d).mean()), rel=1e-5)
+    assert stats["grad_norm"] > 0

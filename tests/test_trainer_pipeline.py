@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from trainer.data import Prompt
+from trainer.loop import MaskedRewardWatch, train_loop
 from trainer.pipeline import Pipeline, StageClock
-from trainer.run import train_loop
 from trainer.types import Completion, Group, Sampling
 
 BATCH = 4
@@ -258,3 +258,105 @@ def test_colocate_needs_k0_and_an_engine_that_sleeps():
     with pytest.raises(ValueError, match="RecordingEngine cannot sleep"):
         Pipeline(RecordingEngine(), JitteryRewarder(), PROMPTS, Sampling(n=2, max_new_tokens=2),
                  prompts_per_step=4, max_staleness=0, colocate=True)
+
+
+class SignalBySlotRewarder:
+    """Groups of even-numbered prompts are all correct (no signal); odd ones are mixed."""
+
+    async def score(self, prompt: Prompt, completions: list[Completion]):
+        await asyncio.sleep(0)
+        number = int(prompt.answer)
+        rewards = [1.0 if number % 2 == 0 else float(i % 2) for i in range(len(completions))]
+        return rewards, ["correct" if r else "wrong" for r in rewards]
+
+
+def _dynamic(k: int, steps: int, cap: float | None, rewarder=None, start: int = 0,
+             first_slot: int | None = None, engine=None):
+    engine = engine or RecordingEngine(version=start)
+    learner, records = RecordingLearner(train_s=0.005), []
+    pipeline = Pipeline(engine, rewarder or SignalBySlotRewarder(), PROMPTS,
+                        Sampling(n=4, max_new_tokens=2), prompts_per_step=BATCH,
+                        max_staleness=k, chunk_prompts=2, dynamic_sampling_cap=cap)
+    asyncio.run(train_loop(pipeline, learner, range(start, start + steps), log=records.append,
+                           first_slot=first_slot))
+    return pipeline, learner, records
+
+
+@pytest.mark.parametrize("k", [0, 1, 2])
+def test_dynamic_sampling_fills_each_batch_with_groups_that_carry_signal(k):
+    pipeline, learner, records = _dynamic(k, steps=6, cap=3.0)
+    for (step, versions, slots), record in zip(learner.trained, records, strict=True):
+        assert len(slots) == BATCH and all(s % 2 == 1 for s in slots)  # signal only
+        assert all(0 <= step - v <= k for v in versions)  # the extra draws are paced too
+        assert record["groups_generated"] == 2 * BATCH  # half of the prompts have signal
+        assert record["zero_signal_frac"] == pytest.approx(0.5)
+    # each step drew a contiguous range of slots, in order, none twice
+    ranges = [pipeline.step_slots[s] for s in range(6)]
+    assert [r.start for r in ranges] == [0, *[r.stop for r in ranges[:-1]]]
+    assert pipeline.next_slot(6) == 6 * 2 * BATCH
+
+
+def test_dynamic_sampling_stops_at_its_cap():
+    class Flat:
+        async def score(self, prompt, completions):
+            return [1.0] * len(completions), ["correct"] * len(completions)
+
+    pipeline, learner, records = _dynamic(1, steps=3, cap=2.5, rewarder=Flat())
+    assert [r["groups_generated"] for r in records] == [10, 10, 10]  # 2.5 x 4
+    assert all(r["zero_signal_frac"] == 1.0 for r in records)
+    assert [slots for _, _, slots in learner.trained] == [[], [], []]
+
+
+def test_without_dynamic_sampling_zero_signal_groups_are_reported_and_kept_in_the_batch():
+    _, learner, records = _dynamic(1, steps=3, cap=None)
+    assert [slots for _, _, slots in learner.trained] == [
+        list(range(s * BATCH, (s + 1) * BATCH)) for s in range(3)]
+    assert all(r["zero_signal_frac"] == pytest.approx(0.5) for r in records)
+
+
+def test_a_dynamically_sampled_run_resumes_at_the_slot_it_stopped_at():
+    first, _, _ = _dynamic(1, steps=3, cap=3.0)
+    resumed, learner, _ = _dynamic(1, steps=2, cap=3.0, start=3, first_slot=first.next_slot(3))
+    assert resumed.step_slots[3].start == first.next_slot(3) == 3 * 2 * BATCH
+    assert min(s for _, _, slots in learner.trained for s in slots) >= 3 * 2 * BATCH
+
+
+class FailingVerifier:
+    """Every sample comes back as infra_error (the verifier failed), reward None."""
+
+    async def score(self, prompt, completions):
+        return [None] * len(completions), ["infra_error"] * len(completions)
+
+
+def test_a_run_whose_verifier_fails_everything_alarms_then_stops(caplog):
+    engine, learner = RecordingEngine(), RecordingLearner()
+    records: list[dict] = []
+    pipeline = Pipeline(engine, FailingVerifier(), PROMPTS, Sampling(n=4, max_new_tokens=2),
+                        prompts_per_step=BATCH, max_staleness=1)
+    with caplog.at_level("WARNING", logger="trainer"), pytest.raises(
+            RuntimeError, match=r"100% of the samples were masked.*infra_error.*3 steps in a row"):
+        asyncio.run(train_loop(pipeline, learner, range(10), log=records.append))
+    assert [step for step, _, _ in learner.trained] == [0, 1]  # step 2 stops before training
+    assert all(r["alarm"] and r["masked_share"] == 1.0 for r in records)
+    assert sum("were masked" in m for m in caplog.messages) == 2
+
+
+def test_the_masked_alarm_resets_on_a_healthy_step_and_can_be_alarm_only():
+    class Flaky:
+        def __init__(self):
+            self.calls = 0
+
+        async def score(self, prompt, completions):
+            self.calls += 1
+            healthy = (self.calls - 1) // BATCH % 3 == 2  # every third step is healthy
+            rewards = [float(i % 2) if healthy else None for i in range(len(completions))]
+            return rewards, ["wrong" if healthy else "infra_error"] * len(completions)
+
+    for fail_steps in (3, 0):
+        records: list[dict] = []
+        pipeline = Pipeline(RecordingEngine(), Flaky(), PROMPTS, Sampling(n=4, max_new_tokens=2),
+                            prompts_per_step=BATCH, max_staleness=0)
+        watch = MaskedRewardWatch(alarm_share=0.5, fail_steps=fail_steps)
+        asyncio.run(train_loop(pipeline, RecordingLearner(), range(6), log=records.append,
+                               watch=watch))
+        assert [r["alarm"] is not None for r in records] == [True, True, False] * 2

@@ -5,11 +5,17 @@ Notation, per completion token t of sample i:
   logp_prox  the same policy before this batch's updates (detached): the "proximal" policy
   logp_behav the behaviour policy that generated the sample (the engine's log-probs, possibly
              k versions old, possibly computed by a different kernel such as vLLM's)
+  d_t        logp_prox - logp_behav: the sampler/trainer mismatch, logged every step as
+             mean |d|, max |d| and the token KL(behav || prox) = E_behav[exp(d) - 1 - d] (k3)
 
-Decoupled objective (Hilton et al. 2022; AReaL), with truncated importance sampling (TIS):
-  w_t    = min(exp(logp_prox - logp_behav), is_cap)           off-policy correction, detached
+Decoupled objective (Hilton et al. 2022; AReaL), with an off-policy weight w_t:
   r_t    = exp(logp - logp_prox)                              the PPO ratio
   loss_t = -w_t * min(r_t * A_i, clip(r_t, 1 - eps_low, 1 + eps_high) * A_i)
+and w_t (detached) one of three importance-sampling corrections, C = is_cap:
+  truncate  w_t = min(exp(d_t), C)                            truncated IS, per token (TIS)
+  mask      w_t = exp(d_t) if 1/C <= exp(d_t) <= C, else 0    masked IS: such tokens are dropped
+  sequence  w_t = min(exp(mean_t' d_t'), C) for every t of i  sequence-level, geometric mean
+Dropped tokens keep their place in the token weights' normaliser (they count as zero loss).
 At staleness 0 with matching kernels the behaviour and proximal policies coincide, w_t = 1 and
 this is the ordinary GRPO/PPO loss; otherwise w_t corrects for the k-version-old sampler while
 the clip still bounds the step relative to the current policy.
@@ -24,6 +30,7 @@ KL penalty to the frozen reference, KL(pi_theta || pi_ref) of the models themsel
 1), estimated on tokens sampled from the behaviour policy mu (temperature T, maybe stale):
   logp1, logp1_ref  log-probs at temperature 1 of the trained policy and of the reference
   rho_t   = min(exp(logp1 - logp_behav), is_cap)                   mu -> pi_theta, detached
+                                                                   (truncated in every is_mode)
   kl_t    = rho_t * (exp(logp1_ref - logp1) - (logp1_ref - logp1) - 1)  k3, reported
   klloss_t = rho_t * (logp1 - logp1_ref)^2 / 2                     k2, added to the loss
 E_mu[kl_t] = KL, and grad E_mu[klloss_t] = E_pi[(logp1 - logp1_ref) grad logp1] = grad KL, so
@@ -43,6 +50,9 @@ LossType = str  # "grpo" | "dr_grpo" | "dapo"
 DAPO_CLIP_HIGH = 0.28
 
 
+IS_MODES = ("truncate", "mask", "sequence")
+
+
 @dataclass(frozen=True)
 class LossSettings:
     loss: LossType
@@ -50,17 +60,20 @@ class LossSettings:
     clip_high: float
     scale_by_std: bool
     is_cap: float
+    is_mode: str = "truncate"  # "truncate" | "mask" | "sequence" (see above)
 
 
 def loss_settings(loss: LossType, clip_low: float, clip_high: float | None,
-                  is_cap: float) -> LossSettings:
+                  is_cap: float, is_mode: str = "truncate") -> LossSettings:
     """Resolve the variant's defaults (dapo's clip-higher, dr_grpo's unscaled advantages)."""
     if loss not in ("grpo", "dr_grpo", "dapo"):
         raise ValueError(f"unknown loss {loss!r}: expected grpo, dr_grpo or dapo")
+    if is_mode not in IS_MODES:
+        raise ValueError(f"unknown is_mode {is_mode!r}: expected one of {IS_MODES}")
     if clip_high is None:
         clip_high = DAPO_CLIP_HIGH if loss == "dapo" else clip_low
     return LossSettings(loss, clip_low, clip_high, scale_by_std=loss != "dr_grpo",
-                        is_cap=is_cap)
+                        is_cap=is_cap, is_mode=is_mode)
 
 
 def overlong_penalty(length: int, max_new_tokens: int, buffer: int, penalty: float) -> float:
@@ -117,17 +130,44 @@ def kl_penalty(logp1: torch.Tensor, logp1_ref: torch.Tensor, logp_behav: torch.T
     return rho * log_ratio.square() / 2, rho * (torch.exp(delta) - delta - 1)
 
 
+def importance_weights(logp_prox: torch.Tensor, logp_behav: torch.Tensor,
+                       counted: torch.Tensor, settings: LossSettings
+                       ) -> tuple[torch.Tensor, torch.Tensor]:
+    """The off-policy weights w [B, T] of `settings.is_mode`, and the counted tokens whose raw
+    ratio they cut (truncated at the cap, or dropped)."""
+    log_ratio = logp_prox - logp_behav
+    cap = settings.is_cap
+    if settings.is_mode == "sequence":
+        tokens = counted.sum(dim=1, keepdim=True).clamp(min=1)
+        log_ratio = ((log_ratio * counted).sum(dim=1, keepdim=True) / tokens).expand_as(counted)
+    raw = torch.exp(log_ratio)
+    if settings.is_mode == "mask":
+        outside = (raw > cap) | (raw < 1 / cap)
+        return raw.masked_fill(outside, 0.0), outside & counted
+    return raw.clamp(max=cap), (raw > cap) & counted
+
+
+def mismatch_stats(logp_prox: torch.Tensor, logp_behav: torch.Tensor,
+                   counted: torch.Tensor) -> dict[str, torch.Tensor]:
+    """How far the sampler's log-probs are from the trainer's on the counted tokens: the sum
+    and max of |d| and the sum of the k3 estimate of KL(behav || prox), d = prox - behav."""
+    d = (logp_prox - logp_behav).detach()
+    return {"mismatch_abs": (d.abs() * counted).sum(),
+            "mismatch_abs_max": (d.abs() * counted).max() if counted.any() else d.new_zeros(()),
+            "mismatch_kl": ((torch.exp(d) - 1 - d) * counted).sum()}
+
+
 def policy_loss(logp: torch.Tensor, logp_prox: torch.Tensor, logp_behav: torch.Tensor,
                 advantages: torch.Tensor, weights: torch.Tensor,
                 settings: LossSettings) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-    """Decoupled, clipped, TIS-corrected policy loss (see module docstring).
+    """Decoupled, clipped, importance-weighted policy loss (see module docstring).
 
     Shapes: log-probs and weights [B, T], advantages [B]. Returns the weighted loss sum and
-    sums of statistics over counted tokens (weights > 0), for the caller to average.
+    sums of statistics over counted tokens (weights > 0), for the caller to average
+    (`mismatch_abs_max` is a maximum).
     """
     counted = weights > 0
-    raw_is = torch.exp(logp_prox - logp_behav)
-    is_weight = raw_is.clamp(max=settings.is_cap)
+    is_weight, cut = importance_weights(logp_prox, logp_behav, counted, settings)
     ratio = torch.exp(logp - logp_prox)
     adv = advantages[:, None]
     unclipped = ratio * adv
@@ -138,6 +178,7 @@ def policy_loss(logp: torch.Tensor, logp_prox: torch.Tensor, logp_behav: torch.T
         "tokens": counted.sum().float(),
         "clipped": ((clipped < unclipped) & counted).sum().float(),
         "is_weight": (is_weight * counted).sum().detach(),
-        "is_truncated": ((raw_is > settings.is_cap) & counted).sum().float(),
+        "is_truncated": cut.sum().float(),
+        **mismatch_stats(logp_prox, logp_behav, counted),
     }
     return loss, stats

@@ -1,7 +1,9 @@
-"""The `grpo` command: `grpo train --config FILE [--set key=value ...]` and `grpo demo`."""
+"""The `grpo` command: `grpo train --config FILE [--set key=value ...]`, `grpo eval --checkpoint
+DIR` and `grpo demo`."""
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 import time
@@ -30,6 +32,7 @@ DEMO_SETTINGS = {
     "algo": {"loss": "dapo", "lr": 3e-4, "is_cap": 2.0, "overlong": "mask",
              "micro_batch_size": 128},
     "pipeline": {"steps": 600, "prompts_per_step": 16, "max_staleness": 1},
+    "eval": {"every": 100, "holdout": 20, "samples": 8, "pass_k": [1, 8]},
     "verifier": {"workers": 2},
     "save_every": 100,
 }
@@ -67,6 +70,53 @@ def train(
         raise typer.BadParameter(str(err)) from None
     out = run_training(cfg)
     typer.echo(f"metrics: {out / 'metrics.jsonl'}\ncurves: {out / 'curves.png'}")
+
+
+@app.command("eval")
+def evaluate(
+    checkpoint: Annotated[Path, typer.Option(
+        "--checkpoint", exists=True, file_okay=False,
+        help="A saved model directory: a run's checkpoint/ (or base_model/, or any HF model).")],
+    config: Annotated[Path | None, typer.Option(
+        "--config", "-c", exists=True, dir_okay=False,
+        help="Run config; default: the config.yaml of the run the checkpoint belongs to.")] = None,
+    overrides: Annotated[list[str] | None, typer.Option(
+        "--set", help="Override a config key, e.g. --set eval.samples=16 (repeatable).")] = None,
+    verifier_url: Annotated[str | None, typer.Option(
+        help="Use this verifier service instead of starting one embedded.")] = None,
+    out: Annotated[Path | None, typer.Option(
+        help="Write the figures here as JSON; default: CHECKPOINT/eval.json.")] = None,
+) -> None:
+    """Score a checkpoint on the held-out split: greedy accuracy, pass@k, reward by kind."""
+    from trainer.run import evaluate_checkpoint
+
+    _exit_cleanly_on_sigterm()
+    beside = checkpoint.parent / "config.yaml"  # what `grpo train` wrote for the run
+    run_config = config or (beside if beside.exists() else None)
+    settings = (overrides or []) + ([f"verifier.url={verifier_url}"] if verifier_url else [])
+    try:
+        cfg = load_config(run_config, settings)
+        figures = evaluate_checkpoint(cfg, checkpoint)
+    except ValueError as err:
+        raise typer.BadParameter(str(err)) from None
+    out = out or checkpoint / "eval.json"
+    out.write_text(json.dumps(figures, indent=2) + "\n")
+    table = Table(title=f"grpo eval: {checkpoint} ({figures['prompts']} prompts)")
+    kinds = list(figures["by_kind"])
+    for column in ("figure", "all", *kinds):
+        table.add_column(column, justify="right")
+    for key, value in figures.items():
+        if key not in ("prompts", "by_kind"):
+            table.add_row(key, _cell(value), *(_cell(figures["by_kind"][k].get(key, ""))
+                                               for k in kinds))
+    Console().print(table)
+    typer.echo(f"figures: {out}")
+
+
+def _cell(value: float | int | str | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.3f}" if isinstance(value, float) else str(value)
 
 
 @app.command()

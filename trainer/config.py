@@ -63,8 +63,15 @@ class AlgoConfig:
     clip_low: float = 0.2
     clip_high: float | None = None  # None: 0.28 for dapo (clip-higher), else clip_low
     kl_coef: float = 0.0  # beta of the KL penalty to the frozen reference (algorithm.py)
-    reference: bool = True  # keep a frozen reference to report (and penalise) KL
-    is_cap: float = 2.0  # truncated importance sampling: weights are min(w, is_cap)
+    # Keep a frozen reference to report (and penalise) KL. None: only when kl_coef > 0; true
+    # with kl_coef 0 reports KL every kl_log_every steps (the reference's forward costs ~1/3
+    # of the policy's forward and backward on the steps it runs)
+    reference: bool | None = None
+    kl_log_every: int = 1
+    is_cap: float = 2.0  # C of the off-policy correction (algorithm.py)
+    # truncate: w = min(ratio, C) per token; mask: tokens whose ratio is outside [1/C, C] are
+    # dropped; sequence: one weight per sample, min(geometric mean of its ratios, C)
+    is_mode: Literal["truncate", "mask", "sequence"] = "truncate"
     overlong: Literal["mask", "penalty", "none"] = "mask"
     overlong_buffer: int = 4  # penalty ramps from 0 to -overlong_penalty over these last tokens
     overlong_penalty: float = 1.0
@@ -75,7 +82,9 @@ class AlgoConfig:
     weight_decay: float = 0.0
     max_grad_norm: float = 1.0
     minibatches: int = 1  # optimizer steps per batch (> 1 makes the PPO clip bite)
-    micro_batch_size: int = 64  # sequences per forward/backward (gradient accumulation)
+    # Sequences per forward/backward (gradient accumulation). Activations grow with it: at 64,
+    # a 0.5B model's 1.5k-token sequences keep over 100 GB without gradient checkpointing
+    micro_batch_size: int = 8
     logprob_chunk_tokens: int = 1024  # completion tokens per [chunk, vocab] fp32 softmax
 
 
@@ -88,6 +97,28 @@ class PipelineConfig:
     # trains (vLLM frees its weights and KV cache) and wakes with the new weights. Off: the
     # engine keeps its fixed share of the device and rollout overlaps training (k >= 1).
     colocate: bool = False
+    # Dynamic sampling (DAPO): a step draws more prompts until prompts_per_step of its groups
+    # carry signal (rewards not all equal), generating at most dynamic_sampling_cap times
+    # prompts_per_step groups; zero_signal_frac is logged either way (trainer/pipeline.py)
+    dynamic_sampling: bool = False
+    dynamic_sampling_cap: float = 3.0
+    # A step whose samples the verifier failed (infra_error, masked) at this share or more
+    # raises an alarm; masked_fail_steps such steps in a row stop the run (0: never stop)
+    masked_alarm_share: float = 0.5
+    masked_fail_steps: int = 3
+
+
+@dataclass
+class EvalConfig:
+    every: int = 0  # evaluate the held-out split every this many steps, at the start and end
+    source: str = ""  # JSONL of evaluation prompts; empty: `holdout` records of data.source
+    holdout: int = 0  # records of data.source held out of training for evaluation
+    max_prompts: int = 0  # evaluate the first this many prompts of the split; 0: all
+    samples: int = 8  # sampled completions per prompt (pass@k for k <= samples)
+    pass_k: list[int] = field(default_factory=lambda: [1, 8])
+    temperature: float | None = None  # of the sampled completions; None: rollout.temperature
+    greedy: bool = True  # also one greedy completion per prompt: greedy accuracy
+    max_new_tokens: int | None = None  # None: rollout.max_new_tokens
 
 
 @dataclass
@@ -104,6 +135,7 @@ class Config:
     rollout: RolloutConfig = field(default_factory=RolloutConfig)
     algo: AlgoConfig = field(default_factory=AlgoConfig)
     pipeline: PipelineConfig = field(default_factory=PipelineConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
     verifier: VerifierConfig = field(default_factory=VerifierConfig)
     out_dir: str = "runs/grpo"
     seed: int = 0
@@ -146,6 +178,24 @@ def _resolve(config: Config) -> Config:
         raise ValueError("algo.warmup_steps must be >= 0 and algo.min_lr_ratio in [0, 1]")
     if config.algo.logprob_chunk_tokens < 1:
         raise ValueError("algo.logprob_chunk_tokens must be >= 1")
+    if config.algo.is_cap < 1:
+        raise ValueError("algo.is_cap must be >= 1 (it bounds the importance ratio)")
+    if config.algo.reference is None:
+        config.algo.reference = config.algo.kl_coef > 0
+    if config.algo.kl_coef > 0 and not config.algo.reference:
+        raise ValueError("algo.kl_coef > 0 needs algo.reference (the KL is to the reference)")
+    if config.algo.kl_log_every < 1 or config.algo.micro_batch_size < 1:
+        raise ValueError("algo.kl_log_every and algo.micro_batch_size must be >= 1")
+    if config.pipeline.dynamic_sampling_cap < 1:
+        raise ValueError("pipeline.dynamic_sampling_cap must be >= 1 (x prompts_per_step)")
+    evaluation = config.eval
+    if evaluation.every < 0 or evaluation.holdout < 0 or evaluation.samples < 1:
+        raise ValueError("eval.every and eval.holdout must be >= 0, eval.samples >= 1")
+    if any(not 1 <= k <= evaluation.samples for k in evaluation.pass_k):
+        raise ValueError(f"eval.pass_k: every k must be in [1, eval.samples = "
+                         f"{evaluation.samples}]")
+    if evaluation.every and not (evaluation.source or evaluation.holdout):
+        raise ValueError("eval.every needs an evaluation split: eval.source or eval.holdout")
     if config.model.device == "auto":
         import torch
 

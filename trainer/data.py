@@ -4,7 +4,9 @@ A record is `{"prompt": str | [chat messages], "answer": "..."}` (math, scored b
 math checker) or `{"prompt": ..., "tests": {...}, "language": "python"}` (code, scored in the
 verifier's sandbox). Prompts are addressed by a global *slot* number: slot s is record
 perm_e[s mod N] of epoch e = s // N, so the data position of a run is a single integer that a
-checkpoint can store and a resumed run can continue from.
+checkpoint can store and a resumed run can continue from. The evaluation split is a JSONL file
+of its own, or `eval.holdout` records drawn (seeded) from the training data, which training
+then never sees.
 """
 
 from __future__ import annotations
@@ -15,8 +17,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from rl_client.schemas import CodeItem, MathItem
-
 
 @dataclass(frozen=True)
 class Prompt:
@@ -26,11 +26,10 @@ class Prompt:
     tests: dict[str, Any] | None = None
     language: str = "python"
 
-    def reward_item(self, completion: str) -> MathItem | CodeItem:
-        """The verifier item that scores `completion` for this prompt."""
-        if self.tests is not None:
-            return CodeItem(response=completion, tests=self.tests, language=self.language)
-        return MathItem(response=completion, answer=self.answer)
+    @property
+    def kind(self) -> str:
+        """The verifier's item kind that scores completions of this prompt."""
+        return "code" if self.tests is not None else "math"
 
 
 def synthetic_addition(max_operand: int) -> list[dict[str, Any]]:
@@ -84,7 +83,10 @@ class PromptSource:
             order = list(range(len(self.records)))
             random.Random(self.seed * 1_000_003 + epoch).shuffle(order)
             self._orders = {epoch: order}  # only the current epoch is ever needed
-        record = self.records[self._orders[epoch][offset]]
+        return self.prompt(self.records[self._orders[epoch][offset]])
+
+    def prompt(self, record: dict[str, Any]) -> Prompt:
+        """A record rendered (chat template, system prompt, suffix) and tokenized."""
         text = self.render(record["prompt"])
         token_ids = self.tokenizer(text, add_special_tokens=not self.use_template)["input_ids"]
         answer = record.get("answer")
@@ -103,12 +105,30 @@ class PromptSource:
                                                   add_generation_prompt=True)
 
 
-def build_prompt_source(data: Any, tokenizer: Any) -> PromptSource:
-    """From the `data` section of the config."""
-    if data.source == "synthetic":
-        records = synthetic_addition(data.synthetic_max_operand)
-    else:
-        records = read_jsonl(data.source)
-    return PromptSource(records, tokenizer, chat_template=data.chat_template,
-                        system_prompt=data.system_prompt, prompt_suffix=data.prompt_suffix,
-                        seed=data.seed)
+def split_holdout(records: list[dict[str, Any]], count: int, seed: int
+                  ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(training records, `count` held-out records): a seeded draw, the same for every run and
+    for `grpo eval` of the same config."""
+    if not 0 <= count < len(records):
+        raise ValueError(f"eval.holdout must be in [0, {len(records)}): the training data has "
+                         f"{len(records)} records")
+    chosen = set(random.Random(seed * 1_000_003 - 1).sample(range(len(records)), count))
+    return ([r for i, r in enumerate(records) if i not in chosen],
+            [r for i, r in enumerate(records) if i in chosen])
+
+
+def build_prompts(data: Any, evaluation: Any, tokenizer: Any
+                  ) -> tuple[PromptSource, list[Prompt]]:
+    """From the `data` and `eval` sections of the config: the training prompts (slot-addressed)
+    and the evaluation split (empty when none is configured)."""
+    records = (synthetic_addition(data.synthetic_max_operand) if data.source == "synthetic"
+               else read_jsonl(data.source))
+    records, held = split_holdout(records, evaluation.holdout, data.seed)
+    source = PromptSource(records, tokenizer, chat_template=data.chat_template,
+                          system_prompt=data.system_prompt, prompt_suffix=data.prompt_suffix,
+                          seed=data.seed)
+    if evaluation.source:
+        held = read_jsonl(evaluation.source)
+    if evaluation.max_prompts:
+        held = held[:evaluation.max_prompts]
+    return source, [source.prompt(r) for r in held]

@@ -19,6 +19,7 @@ master copy and is kept in the compute dtype. The engine receives the weights in
 from __future__ import annotations
 
 import math
+import operator
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,19 +54,33 @@ class PreparedBatch:
     samples_masked: int  # reward None (infra_error) or overlong-masked
 
 
+def trainable_rewards(group: Group, algo: AlgoConfig, max_new_tokens: int
+                      ) -> list[float | None]:
+    """The group's rewards as the learner uses them: the overlong policy applied, None masked."""
+    rewards: list[float | None] = []
+    for completion, reward in zip(group.completions, group.rewards, strict=True):
+        if reward is not None and completion.truncated and algo.overlong == "mask":
+            reward = None
+        elif reward is not None and algo.overlong == "penalty":
+            reward += overlong_penalty(len(completion.token_ids), max_new_tokens,
+                                       algo.overlong_buffer, algo.overlong_penalty)
+        rewards.append(reward)
+    return rewards
+
+
+def has_signal(group: Group, settings: LossSettings, algo: AlgoConfig,
+               max_new_tokens: int) -> bool:
+    """Whether the learner would train on the group (dynamic sampling's test)."""
+    return group_advantages(trainable_rewards(group, algo, max_new_tokens),
+                            settings.scale_by_std) is not None
+
+
 def prepare_batch(groups: list[Group], settings: LossSettings, algo: AlgoConfig,
                   max_new_tokens: int) -> PreparedBatch:
     """Rewards -> advantages, applying the overlong policy and masking unscored samples."""
     samples, dropped, masked = [], 0, 0
     for group in groups:
-        rewards: list[float | None] = []
-        for completion, reward in zip(group.completions, group.rewards, strict=True):
-            if reward is not None and completion.truncated and algo.overlong == "mask":
-                reward = None
-            elif reward is not None and algo.overlong == "penalty":
-                reward += overlong_penalty(len(completion.token_ids), max_new_tokens,
-                                           algo.overlong_buffer, algo.overlong_penalty)
-            rewards.append(reward)
+        rewards = trainable_rewards(group, algo, max_new_tokens)
         masked += sum(r is None for r in rewards)
         advantages = group_advantages(rewards, settings.scale_by_std)
         if advantages is None:
@@ -89,13 +104,32 @@ def scheduled_lr(step: int, algo: AlgoConfig, total_steps: int) -> float:
     return algo.lr * (algo.min_lr_ratio + (1 - algo.min_lr_ratio) * shape)
 
 
+def disable_dropout(model: torch.nn.Module) -> None:
+    """Dropout off in each form transformers models use: nn.Dropout modules, and the float
+    probabilities that attention or layer code passes to functional dropout (`attention_dropout`,
+    `dropout`, `resid_pdrop`, ...) whenever the module is in training mode.
+
+    The importance weights and the PPO ratio compare the learner's log-probs with the sampler's,
+    which runs without dropout; and a dropped-out policy is not the policy being trained.
+    """
+    for module in model.modules():
+        if isinstance(module, torch.nn.modules.dropout._DropoutNd):
+            module.p = 0.0
+        for name, value in vars(module).items():
+            if ("dropout" in name or "pdrop" in name) and isinstance(value, float):
+                setattr(module, name, 0.0)
+
+
 class GRPOLearner:
     def __init__(self, model: Any, settings: LossSettings, algo: AlgoConfig, *,
                  temperature: float, max_new_tokens: int, pad_token_id: int, total_steps: int,
                  reference: Any | None = None, device: str = "cpu",
                  compute_dtype: torch.dtype = torch.float32) -> None:
+        if algo.kl_coef > 0 and reference is None:
+            raise ValueError("algo.kl_coef > 0 needs a reference model (the KL is to it)")
         self.model = model.to(device=device, dtype=torch.float32)  # fp32 master weights
-        self.model.train()
+        self.model.train()  # gradient checkpointing runs in training mode only ...
+        disable_dropout(self.model)  # ... but the log-probs are the sampler's policy's
         self.reference = (reference.to(device=device, dtype=compute_dtype).eval()
                           .requires_grad_(False) if reference is not None else None)
         self.settings, self.algo = settings, algo
@@ -119,19 +153,28 @@ class GRPOLearner:
         minibatches = [samples[i::self.algo.minibatches] for i in range(self.algo.minibatches)]
         if self.algo.minibatches > 1:
             self._set_proximal_logprobs(samples)
+        # the reference's forward runs when the penalty needs it, or on the steps KL is logged
+        with_reference = self.reference is not None and (
+            self.algo.kl_coef > 0 or step % self.algo.kl_log_every == 0)
         for minibatch in filter(None, minibatches):
-            self._update(minibatch, totals)
+            self._update(minibatch, totals, with_reference)
         tokens = max(totals.get("tokens", 0.0), 1.0)
         completions = [c for g in groups for c in g.completions]
         return {
             "loss": totals.get("loss", 0.0) / max(len([m for m in minibatches if m]), 1),
-            "kl": totals["kl"] / tokens if self.reference is not None and samples else None,
+            "kl": totals["kl"] / tokens if with_reference and samples else None,
             "entropy": totals.get("entropy", 0.0) / tokens if samples else None,
             "clip_frac": totals.get("clipped", 0.0) / tokens,
             "is_weight_mean": totals.get("is_weight", 0.0) / tokens if samples else None,
             "is_truncated_frac": totals.get("is_truncated", 0.0) / tokens,
             "is_cap": self.settings.is_cap,
+            "is_mode": self.settings.is_mode,
+            # sampler/trainer mismatch d = logp_prox - logp_behav on the trained tokens
+            "mismatch_abs_mean": totals.get("mismatch_abs", 0.0) / tokens if samples else None,
+            "mismatch_abs_max": totals.get("mismatch_abs_max") if samples else None,
+            "mismatch_kl": totals.get("mismatch_kl", 0.0) / tokens if samples else None,
             "grad_norm": totals.get("grad_norm"),
+            "samples_trained": len(samples),
             "groups_trained": len(groups) - batch.groups_dropped,
             "groups_dropped": batch.groups_dropped,
             "samples_masked": batch.samples_masked,
@@ -150,7 +193,8 @@ class GRPOLearner:
 
     # ------------------------------------------------------------------ internals
 
-    def _update(self, samples: list[TrainSample], totals: dict[str, float]) -> None:
+    def _update(self, samples: list[TrainSample], totals: dict[str, float],
+                with_reference: bool) -> None:
         """One optimizer step on a minibatch, accumulating over micro-batches."""
         num_tokens = sum(len(s.completion_ids) for s in samples)
         self.optimizer.zero_grad(set_to_none=True)
@@ -160,7 +204,7 @@ class GRPOLearner:
             batch = self._pack(micro)
             mask = batch.mask
             policy = self.logprobs(self.model, batch, self.temperature,
-                                   unit_temperature=self.reference is not None)
+                                   unit_temperature=with_reference)
             behaviour = self._pad([s.behaviour_logprobs for s in micro], mask.shape[1])
             logp_prox = (policy.logp.detach() if micro[0].proximal_logprobs is None else
                          self._pad([s.proximal_logprobs for s in micro], mask.shape[1]))
@@ -169,7 +213,7 @@ class GRPOLearner:
             advantages = torch.tensor([s.advantage for s in micro], device=self.device)
             loss, stats = policy_loss(policy.logp, logp_prox, behaviour, advantages, weights,
                                       self.settings)
-            if self.reference is not None:
+            if with_reference:
                 with torch.no_grad():
                     reference = self.logprobs(self.reference, batch, 1.0)
                 kl_loss, kl = kl_penalty(policy.logp_unit, reference.logp, behaviour,
@@ -181,7 +225,8 @@ class GRPOLearner:
             stats["entropy"] = (policy.entropy * mask).sum()
             stats["loss"] = loss.detach()
             for key, value in stats.items():
-                totals[key] = totals.get(key, 0.0) + float(value)
+                combine = max if key == "mismatch_abs_max" else operator.add
+                totals[key] = combine(totals.get(key, 0.0), float(value))
         norm = torch.nn.utils.clip_grad_norm_(self.model.parameters(), self.algo.max_grad_norm)
         totals["grad_norm"] = float(norm)
         self.optimizer.step()

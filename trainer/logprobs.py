@@ -9,7 +9,8 @@ over chunks of `chunk_tokens` of them. Each chunk is checkpointed: backward reco
 logits instead of keeping them, so at most one chunk's [chunk, V] fp32 logits exist at a time.
 
 Assumes what Llama, Qwen2, Mistral and most causal LMs do: logits = output_embeddings(final
-hidden state), with no soft-capping or scaling after the head (checked, with a clear error).
+hidden state), with no soft-capping or scaling after the head (`decoder_and_head` checks it, with
+a clear error; the transformers engine samples through the same split).
 """
 
 from __future__ import annotations
@@ -62,6 +63,19 @@ def pack(sequences: list[tuple[list[int], list[int]]], pad_token_id: int,
                        mask=torch.tensor(mask, device=device))
 
 
+def decoder_and_head(model: Any) -> tuple[Any, torch.nn.Module]:
+    """The model split into its decoder (hidden states) and its head (hidden -> logits).
+
+    Both the learner and the transformers engine compute logits as head(hidden state) of the
+    positions they need, never for the whole sequence; a model that transforms logits after
+    its head would be computed wrongly, so it is refused.
+    """
+    if getattr(model.config, "final_logit_softcapping", None):
+        raise ValueError("models with final_logit_softcapping are not supported: their logits "
+                         "are not head(hidden state)")
+    return model.get_decoder(), model.get_output_embeddings()
+
+
 def completion_logprobs(model: Any, batch: PackedBatch, temperature: float, *,
                         unit_temperature: bool = False, chunk_tokens: int = 1024
                         ) -> TokenLogprobs:
@@ -70,13 +84,10 @@ def completion_logprobs(model: Any, batch: PackedBatch, temperature: float, *,
     `unit_temperature` also returns the log-probs at temperature 1, the model's own
     distribution, which the KL penalty compares with the reference's.
     """
-    if getattr(model.config, "final_logit_softcapping", None):
-        raise ValueError("models with final_logit_softcapping are not supported by the "
-                         "chunked log-prob computation")
-    hidden = model.get_decoder()(input_ids=batch.input_ids,
-                                 attention_mask=batch.attention_mask).last_hidden_state
+    decoder, head = decoder_and_head(model)
+    hidden = decoder(input_ids=batch.input_ids, attention_mask=batch.attention_mask,
+                     use_cache=False).last_hidden_state  # no KV cache: nothing decodes after
     selected = hidden[batch.rows, batch.positions]  # [N, H]: only completion-predicting states
-    head = model.get_output_embeddings()
     pieces = [checkpoint(_chunk_stats, head, selected[i:i + chunk_tokens],
                          batch.targets[i:i + chunk_tokens], temperature, unit_temperature,
                          use_reentrant=False)

@@ -1,25 +1,33 @@
 """The asynchronous pipeline: rollout and reward run ahead of training, with bounded staleness.
 
-Prompts are numbered by *slot*; training step s consumes exactly the B groups in slots
-[s*B, (s+1)*B). That makes the step a group will be trained in known when its generation
-starts, so the staleness bound is enforced up front, by pacing:
+Prompts are numbered by *slot* and drawn in order; each training step owns a contiguous range of
+slots, `prompts_per_step` (B) of them, or more with dynamic sampling. The step a group will be
+trained in is known when its generation starts, so the staleness bound is enforced up front, by
+pacing:
 
     a group for step s may start generating only when the engine holds version >= s - k
 
 (the trainer is at version s when it trains step s, so the group is at most k versions old).
 Inside `running()` two activities run in the background, on one asyncio loop:
 
-  rollout  takes the next chunk of slots, waits for the gate, generates in a worker thread,
-           and sends each finished group to the verifier at once (its own task);
+  rollout  takes the next step's slots a chunk at a time, waits for the gate, generates in a
+           worker thread, and sends each finished group to the verifier at once (its own task);
   reward   scores a group over HTTP and parks it in its slot;
 
-while the training loop (trainer/run.py's `training_steps`) takes a step's groups with
+while the training loop (trainer/loop.py's `train_loop`) takes a step's groups with
 `batch(step)`, trains, and hands the new weights over with `publish`, which opens the gate.
 
 k = 0 is the synchronous baseline (generate, score, train, sync, repeat); k = 1 overlaps the
 rollout of batch s+1 with the training of batch s; larger k lets the rollout run further ahead.
 Colocated (k = 0 only): the engine sleeps while the learner trains, so training gets the memory
 the engine's weights and KV cache held, and wakes up with the new weights.
+
+Dynamic sampling (DAPO): a group whose rewards are all equal teaches nothing. With it on, the
+rollout waits for a step's scores, and while fewer than B of its groups carry signal it draws
+more prompts for that step, up to `dynamic_sampling_cap` x B groups in all; the step then trains
+on the first B groups with signal (fewer if the cap was reached). Every step's record reports
+the share of zero-signal groups, with dynamic sampling or without.
+
 Generation and weight loading share one lock, so weights never change under a generate call and
 every sample's version is the version that produced it. `batch` re-checks the bound anyway and
 drops (and counts) any group beyond it; with this pacing that never happens.
@@ -30,12 +38,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
 import torch
 
+from trainer.algorithm import group_advantages
 from trainer.data import Prompt, PromptSource
 from trainer.types import Completion, Group, Rewarder, RolloutEngine, Sampling, SleepingEngine
 
@@ -67,11 +76,21 @@ class StageClock:
         return busy
 
 
+def rewards_differ(group: Group) -> bool:
+    """Whether a group carries signal, on its rewards as scored: at least two scored samples
+    whose rewards differ (the learner's own test also applies its overlong policy)."""
+    return group_advantages(group.rewards, scale_by_std=False) is not None
+
+
 class Pipeline:
     def __init__(self, engine: RolloutEngine, rewarder: Rewarder,
                  prompts: Sequence[Prompt] | PromptSource, sampling: Sampling, *,
                  prompts_per_step: int, max_staleness: int, chunk_prompts: int = 1,
-                 colocate: bool = False) -> None:
+                 colocate: bool = False, has_signal: Callable[[Group], bool] | None = None,
+                 dynamic_sampling_cap: float | None = None) -> None:
+        """`has_signal`: whether the learner can learn from a group (default: its rewards
+        differ). `dynamic_sampling_cap`: None, dynamic sampling off; else on, generating at most
+        this many times prompts_per_step groups per step."""
         if max_staleness < 0 or prompts_per_step < 1 or chunk_prompts < 1:
             raise ValueError("need max_staleness >= 0, prompts_per_step >= 1, chunk_prompts >= 1")
         if colocate and max_staleness != 0:
@@ -79,6 +98,8 @@ class Pipeline:
         if colocate and not isinstance(engine, SleepingEngine):
             raise ValueError(f"{type(engine).__name__} cannot sleep: colocate needs the hf or "
                              "vllm engine")
+        if dynamic_sampling_cap is not None and dynamic_sampling_cap < 1:
+            raise ValueError("dynamic_sampling_cap must be >= 1 (x prompts_per_step groups)")
         self.engine, self.rewarder = engine, rewarder
         self.prompts = prompts  # slot -> Prompt
         self.sampling = sampling
@@ -86,13 +107,20 @@ class Pipeline:
         self.k = max_staleness
         self.chunk = chunk_prompts
         self.colocate = colocate
+        self.has_signal = has_signal or rewards_differ
+        self.dynamic = dynamic_sampling_cap is not None
+        self.max_groups = int((dynamic_sampling_cap or 1) * prompts_per_step)
         self.clocks = {name: StageClock() for name in ("rollout", "reward", "train", "sync")}
         self.stale_dropped = 0  # total over the run; stays 0 unless pacing is broken
         self.generated_tokens = 0  # since the last step's stats: rollout runs ahead of training
+        self.step_slots: dict[int, range] = {}  # slots each step drew, once it drew them all
 
     @asynccontextmanager
-    async def running(self, start_step: int, end_step: int) -> AsyncIterator[Pipeline]:
-        """Rollout and reward for steps [start_step, end_step) in the background.
+    async def running(self, start_step: int, end_step: int,
+                      first_slot: int | None = None) -> AsyncIterator[Pipeline]:
+        """Rollout and reward for steps [start_step, end_step) in the background, drawing
+        prompts from `first_slot` on (default: start_step * B, where a run without dynamic
+        sampling stands; a checkpoint records it).
 
         The engine must hold version start_step. A failure in the background (the verifier
         down, the engine broken) cancels the training loop and surfaces as itself.
@@ -105,13 +133,14 @@ class Pipeline:
         self._version_changed = asyncio.Condition()
         self._engine_lock = asyncio.Lock()
         self._version = start_step
+        self.step_slots = {}
         for clock in self.clocks.values():
             clock.take()
         self.generated_tokens = 0
+        slot = start_step * self.batch_size if first_slot is None else first_slot
         try:
             async with asyncio.TaskGroup() as tasks:  # one failure cancels the rest
-                tasks.create_task(self._rollout(tasks, start_step * self.batch_size,
-                                                end_step * self.batch_size))
+                tasks.create_task(self._rollout(tasks, start_step, end_step, slot))
                 yield self
         except ExceptionGroup as failure:
             raise failure.exceptions[0] from None  # the stage that failed first, as itself
@@ -119,14 +148,21 @@ class Pipeline:
     # ------------------------------------------------------------------ the training loop's side
 
     async def batch(self, step: int) -> tuple[list[Group], list[Group]]:
-        """Wait for step's groups; returns (all of them, those within the staleness bound)."""
-        slots = range(step * self.batch_size, (step + 1) * self.batch_size)
+        """Wait for step's groups; returns (all it generated, those it trains on: within the
+        staleness bound, and with dynamic sampling the first B with signal)."""
         async with self._parked_changed:
-            await self._parked_changed.wait_for(lambda: all(i in self._parked for i in slots))
-            groups = [self._parked.pop(i) for i in slots]
+            await self._parked_changed.wait_for(lambda: self._drawn_and_scored(step))
+            groups = [self._parked.pop(i) for i in self.step_slots[step]]
         fresh = [g for g in groups if step - g.version <= self.k]
         self.stale_dropped += len(groups) - len(fresh)
+        if self.dynamic:
+            fresh = [g for g in fresh if self.has_signal(g)][:self.batch_size]
         return groups, fresh
+
+    def next_slot(self, step: int) -> int:
+        """The first slot of `step`, once the steps before it drew theirs (a checkpoint's
+        data position)."""
+        return self.step_slots[step - 1].stop
 
     async def release_engine(self) -> None:
         """Colocated: the engine frees its device memory for training (no-op otherwise)."""
@@ -147,25 +183,48 @@ class Pipeline:
             self._version = version
             self._version_changed.notify_all()
 
+    async def generate(self, prompts: list[Prompt], sampling: Sampling) -> list[list[Completion]]:
+        """Completions from the engine's current weights, outside the rollout (evaluation)."""
+        async with self._engine_lock:
+            return await asyncio.to_thread(self.engine.generate,
+                                           [p.token_ids for p in prompts], sampling)
+
     # ------------------------------------------------------------------ rollout and reward
 
-    async def _rollout(self, tasks: asyncio.TaskGroup, first_slot: int, end_slot: int) -> None:
-        slot = first_slot
-        while slot < end_slot:
-            step = slot // self.batch_size
-            chunk_end = min(slot + self.chunk, (step + 1) * self.batch_size, end_slot)
+    async def _rollout(self, tasks: asyncio.TaskGroup, first_step: int, end_step: int,
+                       slot: int) -> None:
+        for step in range(first_step, end_step):
             async with self._version_changed:  # the staleness gate
                 await self._version_changed.wait_for(lambda s=step: self._version >= s - self.k)
-            prompts = [self.prompts[s] for s in range(slot, chunk_end)]
-            async with self._engine_lock:
-                version = self.engine.version
-                with self.clocks["rollout"]:
-                    outputs = await asyncio.to_thread(
-                        self.engine.generate, [p.token_ids for p in prompts], self.sampling)
-            self.generated_tokens += sum(len(c.token_ids) for group in outputs for c in group)
-            for offset, (prompt, completions) in enumerate(zip(prompts, outputs, strict=True)):
-                tasks.create_task(self._score(slot + offset, prompt, completions, version))
-            slot = chunk_end
+            first, wanted = slot, self.batch_size
+            while wanted:
+                for start in range(slot, slot + wanted, self.chunk):
+                    await self._generate(tasks, range(start, min(start + self.chunk,
+                                                                  slot + wanted)))
+                slot += wanted
+                wanted = await self._shortfall(range(first, slot)) if self.dynamic else 0
+            async with self._parked_changed:
+                self.step_slots[step] = range(first, slot)
+                self._parked_changed.notify_all()
+
+    async def _generate(self, tasks: asyncio.TaskGroup, slots: range) -> None:
+        prompts = [self.prompts[s] for s in slots]
+        async with self._engine_lock:
+            version = self.engine.version
+            with self.clocks["rollout"]:
+                outputs = await asyncio.to_thread(
+                    self.engine.generate, [p.token_ids for p in prompts], self.sampling)
+        self.generated_tokens += sum(len(c.token_ids) for group in outputs for c in group)
+        for slot, prompt, completions in zip(slots, prompts, outputs, strict=True):
+            tasks.create_task(self._score(slot, prompt, completions, version))
+
+    async def _shortfall(self, slots: range) -> int:
+        """Dynamic sampling: how many more groups to draw for the step holding `slots`, once
+        they are scored (the groups it lacks for B with signal, within the cap)."""
+        async with self._parked_changed:
+            await self._parked_changed.wait_for(lambda: all(i in self._parked for i in slots))
+            with_signal = sum(self.has_signal(self._parked[i]) for i in slots)
+        return max(0, min(self.batch_size - with_signal, self.max_groups - len(slots)))
 
     async def _score(self, slot: int, prompt: Prompt, completions: list[Completion],
                      version: int) -> None:
@@ -175,22 +234,32 @@ class Pipeline:
             self._parked[slot] = Group(slot, prompt, completions, version, rewards, statuses)
             self._parked_changed.notify_all()
 
+    def _drawn_and_scored(self, step: int) -> bool:
+        return step in self.step_slots and all(i in self._parked for i in self.step_slots[step])
+
     # ------------------------------------------------------------------ metrics
 
-    def step_stats(self, step: int, groups: list[Group], fresh: list[Group],
+    def step_stats(self, step: int, groups: list[Group], trained: list[Group],
                    wall: float) -> dict[str, Any]:
         seconds = {name: clock.take() for name, clock in self.clocks.items()}
         generated, self.generated_tokens = self.generated_tokens, 0
+        fresh = [g for g in groups if step - g.version <= self.k]
         staleness = Counter(step - g.version for g in fresh)
         scored = [r for g in groups for r in g.rewards if r is not None]
         statuses = [s for g in groups for s in g.statuses]
-        tokens = sum(len(c.token_ids) for g in fresh for c in g.completions)
+        samples = sum(len(g.rewards) for g in groups)
+        masked = sum(r is None for g in groups for r in g.rewards)
+        tokens = sum(len(c.token_ids) for g in trained for c in g.completions)
         return {
+            "split": "train",
             "step": step,
             "policy_version": step + 1,
             "reward_mean": sum(scored) / len(scored) if scored else None,
             "accuracy": statuses.count("correct") / max(len(statuses), 1),
-            "reward_masked": sum(r is None for g in groups for r in g.rewards),
+            "reward_masked": masked,
+            "masked_share": masked / max(samples, 1),
+            "groups_generated": len(groups),
+            "zero_signal_frac": sum(not self.has_signal(g) for g in groups) / max(len(groups), 1),
             "max_staleness": self.k,
             "staleness_max": max(staleness, default=0),
             "staleness_hist": {str(k): v for k, v in sorted(staleness.items())},

@@ -1,19 +1,23 @@
 """The reward stage: completions become verifier items, scored over HTTP by the verifier service.
 
 Each group is sent as soon as its generation finishes (the pipeline calls `score` per group),
-so scoring overlaps with the rest of the rollout and with training. `embedded_verifier` starts
-`verifier serve` on a free loopback port for runs that were given no `--verifier-url`.
+so scoring overlaps with the rest of the rollout and with training. Everything goes through the
+client, `rl_client`: the trainer needs no part of the server to be rewarded (trainer/run.py
+starts one embedded, as a child process, only when the run names no verifier URL).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-
-from rl_client import AsyncVerifierClient
+from rl_client import AsyncVerifierClient, CodeItem, MathItem
 from trainer.data import Prompt
 from trainer.types import Completion
-from verifier.local import LocalServer
+
+
+def reward_item(prompt: Prompt, completion: str) -> MathItem | CodeItem:
+    """The verifier item that scores `completion` for this prompt."""
+    if prompt.tests is not None:
+        return CodeItem(response=completion, tests=prompt.tests, language=prompt.language)
+    return MathItem(response=completion, answer=prompt.answer)
 
 
 class VerifierRewarder:
@@ -24,16 +28,5 @@ class VerifierRewarder:
 
     async def score(self, prompt: Prompt, completions: list[Completion]
                     ) -> tuple[list[float | None], list[str]]:
-        results = await self.client.verify([prompt.reward_item(c.text) for c in completions])
+        results = await self.client.verify([reward_item(prompt, c.text) for c in completions])
         return [r.reward for r in results], [str(r.status) for r in results]
-
-
-@contextmanager
-def embedded_verifier(workers: int, startup_timeout_s: float = 60.0) -> Iterator[str]:
-    """Run `verifier serve` (embedded mode) in its own process group; yield its base URL.
-
-    On exit the whole group is terminated, then killed, so no worker outlives the run.
-    """
-    with LocalServer("--workers", str(workers), "--log-level", "warning",
-                     startup_timeout_s=startup_timeout_s) as server:
-        yield server.url

@@ -1,17 +1,18 @@
 """Assemble a run from its config, then train: `train` below reads top to bottom, and
-`train_loop` is one GRPO step, top to bottom.
+trainer/loop.py's `train_loop` is one GRPO step, top to bottom.
 
     policy (fp32 master) + frozen reference  --GRPOLearner-->  GRPO updates
     engine (own weight copy)                 --Pipeline----->  scored groups, version-tagged
     verifier (HTTP)                          --Rewarder----->  rewards as each group finishes
+    held-out split                           --Evaluator---->  greedy accuracy, pass@k
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import random
-import time
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 
 import torch
 import yaml
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from transformers import AutoModelForCausalLM, AutoTokenizer
 from transformers.utils import logging as transformers_logging
 
@@ -26,13 +28,15 @@ from rl_client import AsyncVerifierClient
 from trainer.algorithm import loss_settings
 from trainer.checkpoint import load_checkpoint, save_checkpoint
 from trainer.config import Config, config_to_dict
-from trainer.data import build_prompt_source, synthetic_addition
-from trainer.engine import HFEngine
-from trainer.learner import GRPOLearner
+from trainer.data import Prompt, build_prompts, synthetic_addition
+from trainer.evaluation import Evaluator
+from trainer.hf_engine import HFEngine
+from trainer.learner import GRPOLearner, has_signal
+from trainer.loop import MaskedRewardWatch, train_loop
 from trainer.metrics import Reporter, plot_curves
 from trainer.pipeline import Pipeline
-from trainer.rewards import VerifierRewarder, embedded_verifier
-from trainer.types import Learner, RolloutEngine, Sampling
+from trainer.rewards import VerifierRewarder
+from trainer.types import Completion, Rewarder, RolloutEngine, Sampling
 
 BASE_MODEL_DIR = "base_model"
 
@@ -51,9 +55,6 @@ def train(config: Config) -> Path:
     base_path = prepare_base_model(config, out)
     checkpoint = load_checkpoint(out) if config.resume else None
     start = checkpoint.state["step"] if checkpoint else 0
-    if checkpoint and checkpoint.state["prompts_per_step"] != config.pipeline.prompts_per_step:
-        raise ValueError("cannot resume with a different pipeline.prompts_per_step: the data "
-                         f"position is step * {checkpoint.state['prompts_per_step']}")
     tokenizer = AutoTokenizer.from_pretrained(base_path)
     if tokenizer.pad_token_id is None:
         tokenizer.pad_token = tokenizer.eos_token
@@ -65,13 +66,14 @@ def train(config: Config) -> Path:
     engine = build_engine(config, base_path, tokenizer)
     if start:
         engine.load_weights(learner.model, start)  # resume: the checkpoint's weights
-    save = partial(save_run, out, learner, tokenizer, config.pipeline.prompts_per_step)
+    save = partial(save_run, out, learner, tokenizer)
 
+    resumed = checkpoint.state if checkpoint else {}
     try:
         with (verifier_url(config) as url,
               Reporter(out, config.pipeline.steps, start, config.progress) as reporter):
             asyncio.run(run_pipeline(config, engine, learner, tokenizer, url, start,
-                                     checkpoint.state["stale_dropped"] if checkpoint else 0,
+                                     resumed.get("data_slot"), resumed.get("stale_dropped", 0),
                                      reporter.log, save))
     finally:
         engine.close()
@@ -79,58 +81,89 @@ def train(config: Config) -> Path:
     return out
 
 
-async def run_pipeline(config: Config, engine: RolloutEngine, learner: Learner, tokenizer: Any,
-                       url: str, start: int, stale_dropped: int,
-                       log: Callable[[dict[str, Any]], None],
-                       save: Callable[[int, int], None]) -> None:
-    """Connect the verifier, build the pipeline, run the loop."""
-    sampling = Sampling(n=config.rollout.samples_per_prompt,
-                        max_new_tokens=config.rollout.max_new_tokens,
-                        temperature=config.rollout.temperature, top_p=config.rollout.top_p)
+def sampling_of(config: Config) -> Sampling:
+    rollout = config.rollout
+    return Sampling(n=rollout.samples_per_prompt, max_new_tokens=rollout.max_new_tokens,
+                    temperature=rollout.temperature, top_p=rollout.top_p)
+
+
+def build_evaluator(config: Config, prompts: list[Prompt], rewarder: Rewarder) -> Evaluator:
+    """The held-out split's evaluation, its sampling from the `eval` section (or rollout's)."""
+    evaluation, rollout = config.eval, config.rollout
+    sampling = Sampling(n=evaluation.samples,
+                        max_new_tokens=evaluation.max_new_tokens or rollout.max_new_tokens,
+                        temperature=(rollout.temperature if evaluation.temperature is None
+                                     else evaluation.temperature), top_p=rollout.top_p)
+    return Evaluator(prompts, rewarder, sampling, evaluation.pass_k, greedy=evaluation.greedy,
+                     chunk_prompts=rollout.chunk_prompts)
+
+
+async def run_pipeline(config: Config, engine: RolloutEngine, learner: GRPOLearner,
+                       tokenizer: Any, url: str, start: int, data_slot: int | None,
+                       stale_dropped: int, log: Callable[[dict[str, Any]], None],
+                       save: Callable[[int, int, int], None]) -> None:
+    """Connect the verifier, build the pipeline (and the evaluation), run the loop."""
+    pipeline_config = config.pipeline
+    train_prompts, eval_prompts = build_prompts(config.data, config.eval, tokenizer)
     async with AsyncVerifierClient(url) as client:
-        pipeline = Pipeline(engine, VerifierRewarder(client),
-                            build_prompt_source(config.data, tokenizer), sampling,
-                            prompts_per_step=config.pipeline.prompts_per_step,
-                            max_staleness=config.pipeline.max_staleness,
-                            chunk_prompts=config.rollout.chunk_prompts,
-                            colocate=config.pipeline.colocate)
+        rewarder = VerifierRewarder(client)
+        pipeline = Pipeline(
+            engine, rewarder, train_prompts, sampling_of(config),
+            prompts_per_step=pipeline_config.prompts_per_step,
+            max_staleness=pipeline_config.max_staleness,
+            chunk_prompts=config.rollout.chunk_prompts, colocate=pipeline_config.colocate,
+            has_signal=partial(has_signal, settings=learner.settings, algo=config.algo,
+                               max_new_tokens=config.rollout.max_new_tokens),
+            dynamic_sampling_cap=(pipeline_config.dynamic_sampling_cap
+                                  if pipeline_config.dynamic_sampling else None))
         pipeline.stale_dropped = stale_dropped  # the run's total, across restarts
-        await train_loop(pipeline, learner, range(start, config.pipeline.steps), log=log,
-                         save=save, save_every=config.save_every)
+        evaluator = (build_evaluator(config, eval_prompts, rewarder)
+                     if config.eval.every else None)
+        await train_loop(pipeline, learner, range(start, pipeline_config.steps), log=log,
+                         save=save, save_every=config.save_every, first_slot=data_slot,
+                         watch=MaskedRewardWatch.of(pipeline_config), evaluator=evaluator,
+                         eval_every=config.eval.every)
 
 
-async def train_loop(pipeline: Pipeline, learner: Learner, steps: range, *,
-                     log: Callable[[dict[str, Any]], None],
-                     save: Callable[[int, int], None] | None = None, save_every: int = 0) -> None:
-    """The training loop. Rollout and reward run ahead inside `pipeline`, at most k versions."""
-    async with pipeline.running(steps.start, steps.stop):
-        started = time.perf_counter()
-        for step in steps:
-            # 1. the step's scored groups, those beyond the staleness bound dropped (never any)
-            groups, fresh = await pipeline.batch(step)
-            # 2. colocated (k = 0): the engine frees its weights and KV cache for training
-            await pipeline.release_engine()
-            # 3. one GRPO update (or one per minibatch) on the fresh groups
-            with pipeline.clocks["train"]:
-                learner_stats = await asyncio.to_thread(learner.train_step, fresh, step)
-            # 4. the engine takes the new weights as version step + 1; the gate opens
-            await pipeline.publish(learner.model, version=step + 1)
-            # 5. metrics, and a checkpoint every save_every steps and at the end
-            now = time.perf_counter()
-            log(pipeline.step_stats(step, groups, fresh, now - started) | learner_stats)
-            started = now
-            done = step + 1
-            if save and ((save_every and done % save_every == 0) or done == steps.stop):
-                await asyncio.to_thread(save, done, pipeline.stale_dropped)
-
-
-def save_run(out: Path, learner: GRPOLearner, tokenizer: Any, prompts_per_step: int,
-             next_step: int, stale_dropped: int) -> None:
+def save_run(out: Path, learner: GRPOLearner, tokenizer: Any, next_step: int, data_slot: int,
+             stale_dropped: int) -> None:
     save_checkpoint(out, learner.model, tokenizer, learner.optimizer, {
-        "step": next_step, "policy_version": next_step,
-        "data_slot": next_step * prompts_per_step, "prompts_per_step": prompts_per_step,
+        "step": next_step, "policy_version": next_step, "data_slot": data_slot,
         "stale_dropped": stale_dropped,
     })
+
+
+def evaluate_checkpoint(config: Config, model_dir: Path) -> dict[str, Any]:
+    """`grpo eval`: the held-out split scored with the weights saved in `model_dir` alone."""
+    if config.rollout.engine == "vllm_server":
+        raise ValueError("grpo eval runs the checkpoint in this process: rollout.engine hf or vllm")
+    tokenizer = AutoTokenizer.from_pretrained(model_dir)
+    if tokenizer.pad_token_id is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    _, prompts = build_prompts(config.data, config.eval, tokenizer)
+    if not prompts:
+        raise ValueError("no evaluation split: set eval.source (a JSONL) or eval.holdout")
+    engine = build_engine(config, str(model_dir), tokenizer)
+    progress = Progress(TextColumn("[bold]grpo eval"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), disable=not config.progress)
+    calls = math.ceil(len(prompts) / config.rollout.chunk_prompts) * (1 + config.eval.greedy)
+    task = progress.add_task("", total=calls)
+
+    async def generate(chunk: list[Prompt], sampling: Sampling) -> list[list[Completion]]:
+        out = await asyncio.to_thread(engine.generate, [p.token_ids for p in chunk], sampling)
+        progress.advance(task)
+        return out
+
+    async def evaluate(url: str) -> dict[str, Any]:
+        async with AsyncVerifierClient(url) as client:
+            evaluator = build_evaluator(config, prompts, VerifierRewarder(client))
+            return await evaluator.evaluate(generate)
+
+    try:
+        with verifier_url(config) as url, progress:
+            return asyncio.run(evaluate(url))
+    finally:
+        engine.close()
 
 
 def build_learner(config: Config, base_path: str, weights_path: str | Path,
@@ -140,11 +173,12 @@ def build_learner(config: Config, base_path: str, weights_path: str | Path,
     policy = AutoModelForCausalLM.from_pretrained(weights_path, dtype=torch.float32)
     if config.model.gradient_checkpointing:
         policy.gradient_checkpointing_enable()
-    keep_reference = config.algo.reference or config.algo.kl_coef > 0
+    keep_reference = (config.algo.kl_coef > 0 if config.algo.reference is None
+                      else config.algo.reference)  # None until load_config resolves it
     reference = (AutoModelForCausalLM.from_pretrained(base_path, dtype=compute_dtype)
                  if keep_reference else None)
     settings = loss_settings(config.algo.loss, config.algo.clip_low, config.algo.clip_high,
-                             config.algo.is_cap)
+                             config.algo.is_cap, config.algo.is_mode)
     return GRPOLearner(policy, settings, config.algo, temperature=config.rollout.temperature,
                        max_new_tokens=config.rollout.max_new_tokens, pad_token_id=pad_token_id,
                        total_steps=config.pipeline.steps, reference=reference,
@@ -196,8 +230,24 @@ def build_engine(config: Config, model_path: str, tokenizer: Any) -> RolloutEngi
 
 @contextlib.contextmanager
 def verifier_url(config: Config) -> Iterator[str]:
+    """The verifier's base URL: `verifier.url`, or a server started embedded for the run."""
     if config.verifier.url:
         yield config.verifier.url
         return
     with embedded_verifier(config.verifier.workers, config.verifier.startup_timeout_s) as url:
         yield url
+
+
+@contextlib.contextmanager
+def embedded_verifier(workers: int, startup_timeout_s: float = 60.0) -> Iterator[str]:
+    """`verifier serve` (embedded mode) as a child process on a free loopback port; its URL.
+
+    The server package's launcher (verifier.local) runs it in its own process group with a
+    lifeline, so neither it nor its workers outlive the run, even when the run is killed. It
+    is imported here only: a trainer given `verifier.url` needs the client alone.
+    """
+    from verifier.local import LocalServer
+
+    with LocalServer("--workers", str(workers), "--log-level", "warning",
+                     startup_timeout_s=startup_timeout_s) as server:
+        yield server.url

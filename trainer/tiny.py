@@ -1,4 +1,4 @@
-"""A tiny causal LM and a character-level tokenizer, built locally (no model hub).
+"""A tiny causal LM and tokenizers (character-level, one token per id), built locally (no hub).
 
 Used by the demo and the tests. The model is a real Llama-architecture transformer, so every
 engine (transformers, vLLM) treats it exactly like a hub model; head_dim is 64 because vLLM's
@@ -30,6 +30,20 @@ def build_char_tokenizer() -> PreTrainedTokenizerFast:
         single="<s> $A", special_tokens=[("<s>", vocab["<s>"])])
     return PreTrainedTokenizerFast(tokenizer_object=core, pad_token="<pad>", bos_token="<s>",
                                    eos_token="</s>", unk_token="<pad>")
+
+
+def build_id_tokenizer(vocab_size: int) -> PreTrainedTokenizerFast:
+    """One word-level token per id (`t1`, `t2`, ...; id 0 is `<|endoftext|>`, the EOS and pad).
+
+    For models whose shapes matter more than their text: any vocabulary size, such as Qwen2.5's
+    151,936 (bench/gpu_step.py) or a large one in a memory test.
+    """
+    vocab = {"<|endoftext|>": 0, **{f"t{i}": i for i in range(1, vocab_size)}}
+    core = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<|endoftext|>"))
+    core.pre_tokenizer = pre_tokenizers.WhitespaceSplit()
+    core.decoder = decoders.WordPiece(prefix="##")  # joins tokens with spaces
+    return PreTrainedTokenizerFast(tokenizer_object=core, eos_token="<|endoftext|>",
+                                   pad_token="<|endoftext|>", unk_token="<|endoftext|>")
 
 
 def build_tiny_model(tokenizer: PreTrainedTokenizerFast, *, hidden: int = 128, layers: int = 2,
