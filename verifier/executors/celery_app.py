@@ -33,8 +33,10 @@ from verifier.code import warm_up as warm_up_code
 from verifier.config import Settings
 from verifier.executors import infra_errors, liveness
 from verifier.math import warm_up as warm_up_math
+from verifier.tools.run_code import run_tool_code
 
 TASK_NAME = "verifier.process_chunk"
+RUN_CODE_TASK = "verifier.run_code"
 TRIES_KEY = "verifier:chunk-tries:{}"
 # This worker's heartbeat, which also records the chunks it takes (`verifier worker` only).
 _heartbeat: liveness.Heartbeat | None = None
@@ -70,6 +72,7 @@ def make_celery(broker_url: str, *, fail_fast: bool = False,
         worker_hijack_root_logger=False,
     )
     app.task(name=TASK_NAME, bind=True)(_process_chunk_task)
+    app.task(name=RUN_CODE_TASK)(_run_code_task)
     return app
 
 
@@ -114,6 +117,11 @@ def _process_chunk_task(self: Task, items: list[dict[str, Any]], math_timeout_s:
         return infra_errors(items, f"this chunk was delivered {max_tries} times and each time "
                                    "its worker died")
     return process_chunk(items, math_timeout_s, request_id)
+
+
+def _run_code_task(job: dict[str, Any], request_id: str = "-") -> dict[str, Any]:
+    logs.request_id.set(request_id)
+    return run_tool_code(job)
 
 
 @task_received.connect
