@@ -1,6 +1,8 @@
 """Celery application for the distributed mode: the worker side of the queue.
 
-Chunks (never single items) are the unit of work. Late acknowledgement plus
+Chunks (never single items) are the unit of work, and `/run_code` programs one each (their own
+task, on the same queue). Sessions are not Celery's: `verifier worker` starts a session host
+process beside the pool (verifier/tools/session_routing.py). Late acknowledgement plus
 reject-on-worker-lost means a worker process killed mid-chunk loses nothing: the broker
 redelivers the chunk. A whole worker that vanishes (its container or machine gone) beats no
 more, and the API hands its chunks to the others (`liveness.py`). A per-chunk delivery counter
@@ -11,6 +13,7 @@ as `infra_error` instead of looping.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import signal
 import threading
@@ -34,6 +37,7 @@ from verifier.config import Settings
 from verifier.executors import infra_errors, liveness
 from verifier.math import warm_up as warm_up_math
 from verifier.tools.run_code import run_tool_code
+from verifier.tools.session_routing import serve_sessions
 
 TASK_NAME = "verifier.process_chunk"
 RUN_CODE_TASK = "verifier.run_code"
@@ -85,11 +89,26 @@ def run_worker(settings: Settings, argv: list[str]) -> None:
     _heartbeat = liveness.Heartbeat(settings.broker_url or "", liveness.new_worker_id(),
                                     settings.worker_heartbeat_s,
                                     settings.worker_lost_after_s).start()
+    sessions = _start_session_host(settings)
     try:
         make_celery(settings.broker_url or "",
                     visibility_timeout_s=settings.visibility_timeout_s).worker_main(argv)
     finally:
+        sessions.terminate()  # it ends its sessions, then exits
+        sessions.join(settings.shutdown_timeout_s)
+        if sessions.is_alive():
+            sessions.kill()
         _heartbeat.stop()
+
+
+def _start_session_host(settings: Settings) -> multiprocessing.process.BaseProcess:
+    """The worker's session host: a process of its own (verifier.tools.session_routing), so
+    the pool processes Celery forks never hold a session's jail."""
+    context = multiprocessing.get_context("spawn")
+    process = context.Process(target=serve_sessions, args=(settings, os.getpid()),
+                              name="verifier-sessions", daemon=False)
+    process.start()
+    return process
 
 
 def _bound_shutdown(timeout_s: float) -> None:
