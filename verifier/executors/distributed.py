@@ -106,9 +106,9 @@ class DistributedExecutor:
 
     async def run_code(self, job: dict[str, Any], deadline_s: float,
                        admission_s: float) -> dict[str, Any]:
-        """As a chunk, but the program expires unstarted after `admission_s` in the queue (the
-        worker that takes it then revokes it: Busy), and waits no more than that plus its
-        deadline."""
+        """As a chunk, but Busy when no worker has taken the program `admission_s` after it
+        was published: it is revoked, and it expires then too (a worker that takes it later
+        skips it). It waits no more than that plus its deadline."""
         wait_s = admission_s + deadline_s
         try:
             meta = await self._call(RUN_CODE_TASK, [job], deadline_s, wait_s, admission_s)
@@ -126,8 +126,8 @@ class DistributedExecutor:
 
     async def _call(self, task: str, args: list[Any], deadline_s: float, wait_s: float,
                     expires_s: float | None = None) -> dict[str, Any]:
-        """Publish a task and wait for its result's meta (TimeoutError after `wait_s`);
-        cancelled, the task is revoked."""
+        """Publish a task and wait for its result's meta (TimeoutError after `wait_s`; with
+        `expires_s`, Busy if no worker holds it by then); cancelled, the task is revoked."""
         task_id = str(uuid.uuid4())
         pending = _Pending(task, args, logs.request_id.get(), deadline_s,
                            asyncio.get_running_loop().create_future(), expires_s)
@@ -135,6 +135,13 @@ class DistributedExecutor:
         try:
             await asyncio.to_thread(self._publish, task_id, pending)
             self._ensure_poller()
+            if expires_s is not None:
+                try:
+                    await asyncio.wait_for(asyncio.shield(pending.future), expires_s)
+                except TimeoutError:
+                    if not await self._redis.exists(liveness.holder_key(task_id)):
+                        self._revoke(task_id)
+                        raise Busy(f"no worker took the run within {expires_s:g} s") from None
             meta = await asyncio.wait_for(pending.future, timeout=wait_s)
         except TimeoutError:
             self._revoke(task_id)
