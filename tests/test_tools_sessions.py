@@ -229,7 +229,8 @@ def test_no_network_not_even_the_hosts_unix_sockets(server: Server) -> None:
             tried = server.run(sid, (
                 "import socket\nout = []\n"
                 f"for target in [('127.0.0.1', {port}), ('1.1.1.1', 53)]:\n"
-                "    try:\n        socket.create_connection(target, timeout=1); out.append('open')\n"
+                "    try:\n        socket.create_connection(target, timeout=1)\n"
+                "        out.append('open')\n"
                 "    except OSError as e: out.append(type(e).__name__)\n"
                 "s = socket.socket(socket.AF_UNIX)\n"
                 f"try: s.connect({name!r}); out.append('open')\n"
@@ -260,8 +261,8 @@ def test_no_proc_of_the_worker(server: Server) -> None:
     with server.session() as sid:
         proc = server.run(sid, (
             "import os\nout = [os.listdir('/proc')]\n"
-            f"for path in ('/proc/self/status', '/proc/1/environ', '/proc/{server.process.popen.pid}'"
-            "'/cmdline'):\n"
+            "for path in ('/proc/self/status', '/proc/1/environ', "
+            f"'/proc/{server.process.popen.pid}/cmdline'):\n"
             "    try: open(path).read(); out.append('read ' + path)\n"
             "    except OSError as e: out.append(type(e).__name__)\nout"))
         assert proc["result"].startswith("[[], ") and "read " not in proc["result"], proc
@@ -289,7 +290,8 @@ def test_nothing_of_one_session_reaches_another(server: Server) -> None:
         server.run(first, "secret = 'only-in-first'; open('mine.txt', 'w').write('first')\n"
                           "import subprocess; child = subprocess.Popen(['sleep', '60'])")
         looked = server.run(second, (
-            "import os, signal\nout = [os.listdir('.'), 'secret' in globals(), os.listdir('/proc')]\n"
+            "import os, signal\n"
+            "out = [os.listdir('.'), 'secret' in globals(), os.listdir('/proc')]\n"
             "try: os.kill(-1, signal.SIGKILL)\nexcept OSError as e: out.append(type(e).__name__)\n"
             "out"), key=KEY_B)
         assert looked["result"] in ("[[], False, []]", "[[], False, [], 'ProcessLookupError']"), \
