@@ -14,6 +14,7 @@ admission budget (then: Busy, a 504).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import multiprocessing
@@ -101,6 +102,44 @@ class _Worker:
         self.conn.close()
 
 
+class _IdleWorkers:
+    """The idle worker processes, handed to waiting tasks first come, first served (a worker
+    set free goes straight to the oldest waiter: asyncio.Queue would let a newcomer take it
+    and send the waiter to the back, so some waited without end under steady load). With no
+    one waiting, the worker used last goes first: its jail's pages and the CPU's caches are
+    warm, so one caller at a time (a tool call in a rollout) is served by one hot process."""
+
+    def __init__(self) -> None:
+        self._idle: list[_Worker] = []
+        self._waiting: collections.deque[asyncio.Future[_Worker]] = collections.deque()
+
+    def put(self, worker: _Worker) -> None:
+        if self._waiting:
+            self._waiting.popleft().set_result(worker)
+        else:
+            self._idle.append(worker)
+
+    async def get(self, timeout_s: float | None) -> _Worker:
+        """The next idle worker; TimeoutError after `timeout_s` (None: no limit)."""
+        if self._idle and not self._waiting:
+            return self._idle.pop()
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiting.append(waiter)
+        try:
+            return await asyncio.wait_for(asyncio.shield(waiter), timeout_s)
+        except BaseException:  # timed out or cancelled: a worker it was handed goes on
+            if waiter.done() and not waiter.cancelled():
+                self.put(waiter.result())
+            else:
+                waiter.cancel()
+                self._waiting.remove(waiter)
+            raise
+
+    def take_all(self) -> set[_Worker]:
+        idle, self._idle = set(self._idle), []
+        return idle
+
+
 class EmbeddedExecutor:
     mode = "embedded"
 
@@ -108,14 +147,14 @@ class EmbeddedExecutor:
         self.workers = settings.workers
         self._settings = settings
         self._max_tries = settings.chunk_max_tries
-        self._idle: asyncio.Queue[_Worker] = asyncio.Queue()
+        self._idle = _IdleWorkers()
         self._live: set[_Worker] = set()
         self._started = self._closed = False
 
     def _start_worker(self) -> None:
         worker = _Worker(self._settings)
         self._live.add(worker)
-        self._idle.put_nowait(worker)
+        self._idle.put(worker)
 
     async def run_chunk(self, items: list[dict[str, Any]], deadline_s: float
                         ) -> list[dict[str, Any]]:
@@ -153,7 +192,7 @@ class EmbeddedExecutor:
                 log.warning("retrying %s (try %d of %d) after its worker died", what, attempt,
                             self._max_tries)
             try:  # cancelled here, a queued task just goes away
-                worker = await asyncio.wait_for(self._idle.get(), admission_s)
+                worker = await self._idle.get(admission_s)
             except TimeoutError:
                 raise Busy(f"no worker was free within {admission_s:g} s") from None
             try:
@@ -169,7 +208,7 @@ class EmbeddedExecutor:
             except BaseException:  # cancelled: stop the task where it runs
                 self._replace(worker)
                 raise
-            self._idle.put_nowait(worker)
+            self._idle.put(worker)
             return self._seen(done)
         raise WorkerDied(what)
 
@@ -194,9 +233,7 @@ class EmbeddedExecutor:
         """Stop the workers: idle ones are told to exit, busy ones are killed (the callers'
         grace is over by the time this runs: the server drains its requests first)."""
         self._closed = True
-        idle = set()
-        while not self._idle.empty():
-            idle.add(self._idle.get_nowait())
+        idle = self._idle.take_all()
         for worker in self._live:
             if worker in idle:
                 worker.conn.close()  # end of input: it exits by itself

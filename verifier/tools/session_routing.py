@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import json
 import logging
 import math
@@ -52,6 +53,8 @@ RECORD_KEY = "verifier:session:{}"
 RECORD_SLACK_S = 300  # a record outlives its session's longest idle time by this much
 REPLY_TTL_S = 60
 LIVENESS_EVERY_S = 1.0
+SESSION_HOST_NAME = "session-host"  # the worker's session host process, as ps shows it
+PR_SET_NAME = 15
 
 
 class SessionRouter(Protocol):
@@ -302,6 +305,7 @@ def serve_sessions(settings: Settings, parent_pid: int) -> None:
     """The session host process `verifier worker` starts: dies with it; SIGTERM (the worker's
     shutdown) ends its sessions before it exits."""
     die_with_parent(parent_pid)
+    ctypes.CDLL(None).prctl(PR_SET_NAME, SESSION_HOST_NAME.encode(), 0, 0, 0)  # for ps and top
     logs.setup_logging(settings.log_level, settings.log_format)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the worker's Ctrl-C: its own shutdown
     server = RedisSessionServer(settings)
