@@ -39,8 +39,11 @@ from verifier.math import warm_up as warm_up_math
 from verifier.tools.run_code import run_tool_code
 from verifier.tools.session_routing import serve_sessions
 
+log = logging.getLogger(__name__)
+
 TASK_NAME = "verifier.process_chunk"
 RUN_CODE_TASK = "verifier.run_code"
+SESSION_HOST_START_S = 60.0
 TRIES_KEY = "verifier:chunk-tries:{}"
 # This worker's heartbeat, which also records the chunks it takes (`verifier worker` only).
 _heartbeat: liveness.Heartbeat | None = None
@@ -103,11 +106,15 @@ def run_worker(settings: Settings, argv: list[str]) -> None:
 
 def _start_session_host(settings: Settings) -> multiprocessing.process.BaseProcess:
     """The worker's session host: a process of its own (verifier.tools.session_routing), so
-    the pool processes Celery forks never hold a session's jail."""
+    the pool processes Celery forks never hold a session's jail. Started, and ready, before
+    the pool: its start-up does not slow the pool processes' warm-up."""
     context = multiprocessing.get_context("spawn")
-    process = context.Process(target=serve_sessions, args=(settings, os.getpid()),
+    ready = context.Event()
+    process = context.Process(target=serve_sessions, args=(settings, os.getpid(), ready),
                               name="verifier-sessions", daemon=False)
     process.start()
+    if not ready.wait(SESSION_HOST_START_S):
+        log.warning("the session host was not ready after %g s", SESSION_HOST_START_S)
     return process
 
 

@@ -31,6 +31,7 @@ import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
+from multiprocessing.synchronize import Event
 from typing import Any, Protocol
 
 import redis
@@ -222,11 +223,13 @@ class RedisSessionServer:
         self._threads = ThreadPoolExecutor(settings.max_sessions + 8,
                                            thread_name_prefix="session-call")
 
-    def serve(self) -> None:
+    def serve(self, ready: Event | None = None) -> None:
         """Until `stop`: beat, take calls, answer them; then end every session."""
         beat = threading.Thread(target=self._beat_forever, name="session-beat", daemon=True)
         self._beat()
         beat.start()
+        if ready is not None:
+            ready.set()
         log.info("session host %s ready (%d sessions at most)", self.host_id,
                  self._settings.max_sessions)
         calls = CALLS_KEY.format(self.host_id)
@@ -301,14 +304,14 @@ class RedisSessionServer:
             self._beat()
 
 
-def serve_sessions(settings: Settings, parent_pid: int) -> None:
-    """The session host process `verifier worker` starts: dies with it; SIGTERM (the worker's
-    shutdown) ends its sessions before it exits."""
+def serve_sessions(settings: Settings, parent_pid: int, ready: Event) -> None:
+    """The session host process `verifier worker` starts: dies with it, sets `ready` once it
+    serves; SIGTERM (the worker's shutdown) ends its sessions before it exits."""
     die_with_parent(parent_pid)
     ctypes.CDLL(None).prctl(PR_SET_NAME, SESSION_HOST_NAME.encode(), 0, 0, 0)  # for ps and top
     logs.setup_logging(settings.log_level, settings.log_format)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the worker's Ctrl-C: its own shutdown
     server = RedisSessionServer(settings)
     signal.signal(signal.SIGTERM, lambda *_: server.stop())
-    server.serve()
+    server.serve(ready)
     os._exit(0)
