@@ -381,8 +381,20 @@ class ClientCore:
         body = None if request is None else request.model_dump_json().encode()
         return Call(method, path, parse, body, JSON_BODY if body else {}, retry_on, resend)
 
-    def run_code_call(self, request: RunCodeRequest) -> Call[RunCodeResponse | None]:
+    def run_code_call(self, code: str, language: str, stdin: str | None,
+                      compile_timeout: float, run_timeout: float, memory_limit_mb: int,
+                      files: Mapping[str, bytes | str] | None,
+                      fetch_files: Sequence[str]) -> Call[RunCodeResponse | None]:
+        request = RunCodeRequest(code=code, language=language, stdin=stdin,
+                                 compile_timeout=compile_timeout, run_timeout=run_timeout,
+                                 memory_limit_MB=memory_limit_mb, files=encoded_files(files),
+                                 fetch_files=list(fetch_files))
         return self.model_call("POST", "/run_code", RunCodeResponse, request)
+
+    def session(self, language: str, ttl_s: float, time_s: float,
+                memory_mb: int) -> SessionCore:
+        return SessionCore(self, language, ttl_s,
+                           SessionLimits(time_s=time_s, memory_mb=memory_mb))
 
     @staticmethod
     def stream_path(job_id: str) -> str:

@@ -20,17 +20,10 @@ from rl_client._core import (
     Deadline,
     ItemLike,
     SessionCore,
-    encoded_files,
 )
 from rl_client._errors import VerifierError
 from rl_client.schemas import IndexedResult, Info, Result
-from rl_client.tool_schemas import (
-    RunCodeRequest,
-    RunCodeResponse,
-    SessionInfo,
-    SessionLimits,
-    SessionRun,
-)
+from rl_client.tool_schemas import RunCodeResponse, SessionInfo, SessionRun
 
 T = TypeVar("T")
 
@@ -108,19 +101,16 @@ class VerifierClient(ClientBase[httpx.Client]):
         """Run one program (POST /run_code, SandboxFusion's contract): `files` are written into
         its working directory first, `fetch_files` come back base64-encoded in `.files`.
         Retried while the service is too busy to start it (504, 429), honouring Retry-After."""
-        request = RunCodeRequest(code=code, language=language, stdin=stdin,
-                                 compile_timeout=compile_timeout, run_timeout=run_timeout,
-                                 memory_limit_MB=memory_limit_mb, files=encoded_files(files),
-                                 fetch_files=list(fetch_files))
-        return self._send(self._core.run_code_call(request), self._core.deadline(timeout))
+        call = self._core.run_code_call(code, language, stdin, compile_timeout, run_timeout,
+                                        memory_limit_mb, files, fetch_files)
+        return self._send(call, self._core.deadline(timeout))
 
     def session(self, language: str = "python", *, ttl_s: float = 600.0,
                 time_s: float = 10.0, memory_mb: int = 512) -> Session:
         """A stateful session (a Python interpreter in the jail, kept between runs), opened
         when entered: `with client.session() as s: s.run("x = 1"); s.run("x + 1").result`.
         `ttl_s` is its idle timeout, `time_s` and `memory_mb` each run's limits."""
-        return Session(self, SessionCore(self._core, language, ttl_s,
-                                         SessionLimits(time_s=time_s, memory_mb=memory_mb)))
+        return Session(self, self._core.session(language, ttl_s, time_s, memory_mb))
 
     def info(self, *, timeout: float | None = None) -> Info:
         """What the service runs: version, mode, languages, request limits."""

@@ -44,6 +44,7 @@ def test_the_worker_used_last_goes_first_and_a_timed_out_waiter_leaves() -> None
         picked = await pool.get(None)
         pool.put(picked)
         again = await pool.get(None)
+        assert again == picked  # the one used last, again
         other = await pool.get(None)
         with pytest.raises(TimeoutError):
             await pool.get(0.01)  # none idle: it gives up, and does not stay in line

@@ -16,16 +16,16 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
+
+from tests.procs import run_with_verl
 
 REPO = Path(__file__).resolve().parents[1]
 VERL_SCORE = "import verl.utils.reward_score.sandbox_fusion, verl.trainer.ppo.reward"
@@ -146,14 +146,7 @@ def readme_verl_config() -> str:
 
 
 def run_in_verl(check: str, url: str) -> dict[str, Any]:
-    from tests.procs import python_with
-
-    python = python_with(VERL_SCORE, "VERL_PYTHON", "/opt/verl-venv/bin/python",
-                         "VERIFIER_REQUIRE_VERL", "run `bash scripts/verl-venv`")
-    done = subprocess.run([python, __file__, check, url], env={**os.environ,
-                          "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_with_verl(__file__, check, url, VERL_SCORE)
 
 
 def test_verl_reward_from_the_readme_config_equals_our_own_scores(verifier_url: str) -> None:
