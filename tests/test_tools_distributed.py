@@ -109,8 +109,11 @@ def test_a_lost_worker_answers_410_and_takes_its_sessions_with_it(stack: Stack) 
     wait_until(lambda: not any(os.path.exists(f"/proc/{pid}") for pid in below), 10,
                "the killed worker's session jails to die with it")
 
+    below = descendants(stopped.popen.pid)
     stopped.popen.send_signal(signal.SIGTERM)  # a worker that shuts down ends its sessions
     stopped.popen.wait(60)
+    wait_until(lambda: not any(os.path.exists(f"/proc/{pid}") for pid in below), 10,
+               "the stopped worker's session jails to end")
     gone = run(stack.url, holder[1], "1")
     assert gone.status_code == 410 and "shut down" in gone.json()["detail"], gone.text
     assert post(stack.url, "/v1/sessions", {}).status_code == 503  # no worker left
