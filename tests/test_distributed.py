@@ -13,6 +13,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from celery import Celery
 
 from tests.conftest import Stack, start_stack
 from tests.procs import start_server, wait_until
@@ -42,6 +43,16 @@ def mixed_batch() -> list[dict]:
 
 def verify(url: str, items: list[dict], timeout: float = 120) -> httpx.Response:
     return httpx.post(f"{url}/v1/verify", json={"items": items}, timeout=timeout)
+
+
+def started_chunks(stack: Stack) -> int:
+    """Chunks the stack's workers have started in a pool process (Celery's own `active`)."""
+    app = Celery(broker=stack.redis.url)
+    try:
+        active = app.control.inspect(timeout=1.0).active() or {}
+    finally:
+        app.close()
+    return sum(len(tasks) for tasks in active.values())
 
 
 def pool_children(pid: int) -> list[int]:
@@ -97,7 +108,7 @@ def test_killed_worker_process_loses_nothing(tmp_path: Path) -> None:
         wait_until(lambda: pool_warm(stack.workers[0].popen.pid, 2), 60, "a warm pool")
         items = [sleepy_code(0.5, tag) for tag in range(8)]
         job = httpx.post(f"{stack.url}/v1/jobs", json={"items": items}).json()["job_id"]
-        time.sleep(1.0)  # both pool processes are inside a chunk now
+        wait_until(lambda: started_chunks(stack) == 2, 60, "both pool processes in a chunk")
         victims = pool_children(stack.workers[0].popen.pid)
         assert victims, "the Celery worker has no pool processes"
         for pid in victims:
@@ -173,7 +184,7 @@ def test_chunk_that_keeps_killing_workers_ends_as_infra_error(tmp_path: Path) ->
         wait_until(lambda: pool_warm(stack.workers[0].popen.pid, 1), 60, "a warm pool")
         items = [sleepy_code(1.0, tag) for tag in range(3)]
         job = httpx.post(f"{stack.url}/v1/jobs", json={"items": items}).json()["job_id"]
-        time.sleep(1.0)
+        wait_until(lambda: started_chunks(stack) == 1, 60, "the pool process in the chunk")
         for pid in pool_children(stack.workers[0].popen.pid):
             os.kill(pid, signal.SIGKILL)
         state = wait_for_job(stack.url, job, timeout_s=120)

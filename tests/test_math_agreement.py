@@ -5,10 +5,8 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-import pytest
-
+from tests.peer import peer_file
 from verifier.chunk import process_chunk
 
 GOAL = 0.95
@@ -16,14 +14,10 @@ GOAL = 0.95
 # parsed slowly is not counted as an infra_error (this is about verdicts; hostile-input
 # deadlines are tested in test_math_hostile.py).
 TIMEOUT_S = 30.0
-SUITE = next((folder / "shared" / "peer" / "math_verify_suite.json"
-              for folder in Path(__file__).resolve().parents[1:4]
-              if (folder / "shared" / "peer" / "math_verify_suite.json").exists()), None)
 
 
-@pytest.mark.skipif(SUITE is None, reason="the shared peer folder is not next to this checkout")
 def test_agrees_with_math_verify_published_cases() -> None:
-    cases = json.loads(SUITE.read_text())["cases"]
+    cases = json.loads(peer_file("math_verify_suite.json").read_text())["cases"]
     results = process_chunk([{"kind": "math", "answer": case["answer"],
                               "response": case["response"]} for case in cases],
                             math_timeout_s=TIMEOUT_S)
