@@ -11,6 +11,7 @@ import glob
 import os
 import shutil
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -358,6 +359,18 @@ def test_delete_and_the_idle_timeout_end_the_session_and_free_it(server: Server)
     wait_until(lambda: not set(session_processes(pid)) & mine, 10, "the deleted session's end")
     assert len(set(session_cgroups(pid))) < len(cgroups) or not cgroups
     assert server.call("DELETE", f"/v1/sessions/{sid}").status_code == 404
+
+
+def test_deleting_a_session_ends_the_run_it_is_doing(server: Server) -> None:
+    sid = server.create(limits={"time_s": 60})
+    answer: list[httpx.Response] = []
+    running = threading.Thread(target=lambda: answer.append(server.call(
+        "POST", f"/v1/sessions/{sid}/run", json={"code": "import time; time.sleep(50)"})))
+    running.start()
+    time.sleep(1)
+    assert server.call("DELETE", f"/v1/sessions/{sid}").status_code == 204
+    running.join(30)
+    assert not running.is_alive() and answer[0].status_code == 404, answer
 
 
 def test_shutdown_ends_every_session(tmp_path: Path) -> None:

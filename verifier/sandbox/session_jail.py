@@ -14,6 +14,9 @@ the toolchains, the cleared environment, rlimits, an unprivileged uid), with, pe
 
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 from typing import Any
 
 from verifier.sandbox.backend import SandboxUnavailable
@@ -63,10 +66,6 @@ class SessionJail:
         if self.cgroup is not None:  # the session's budget above what the jail holds now
             self.cgroup.begin_run(memory_bytes)
 
-    @property
-    def pid(self) -> int:
-        return self.client.process.pid
-
     def run(self, header: dict[str, Any], blobs: dict[str, bytes], timeout_s: float
             ) -> tuple[dict[str, Any], dict[str, bytes], bool]:
         """One run: the host's reply, its blobs, and whether the OOM killer fired meanwhile.
@@ -75,8 +74,10 @@ class SessionJail:
         reply, parts = self.client.request(header, blobs, timeout_s)
         return reply, parts, bool(self.cgroup) and self.cgroup.oom_kill_count() > before
 
-    def alive(self) -> bool:
-        return self.client.alive()
+    def kill(self) -> None:
+        """End every process of the session now (a run in flight then reads EOF)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(self.client.process.pid, signal.SIGKILL)
 
     def close(self) -> None:
         """End the session: EOF ends its host, whose namespace dies with it; then the jail's

@@ -167,10 +167,12 @@ class SessionHost:
                            time.time() + ttl)
         self._execute(session, SessionRunRequest(code=""))  # the interpreter starts now
         with self._lock:
-            if self._closed.is_set():
-                self._end(session, "shutdown")
-                raise SessionProblem("unavailable", "this host is shutting down")
-            self._sessions[session.session_id] = session
+            closing = self._closed.is_set()
+            if not closing:
+                self._sessions[session.session_id] = session
+        if closing:  # close() began meanwhile: it does not know this one
+            self._end(session, "shutdown")
+            raise SessionProblem("unavailable", "this host is shutting down")
         log.info("session %s opened (%d open)", session.session_id[:8], len(self._sessions))
         return SessionCreated(session_id=session.session_id, language="python",
                               expires_at=session.expires_at)
@@ -276,8 +278,16 @@ class SessionHost:
                           restarted=True)
 
     def _end(self, session: _Session, why: str) -> None:
+        """Close the session's jail (a run going on in it is killed first: it answers that
+        the session is gone) and free its slot."""
         session.closed = True
-        session.jail.close()
+        if not session.lock.acquire(blocking=False):
+            session.jail.kill()
+            session.lock.acquire()
+        try:
+            session.jail.close()
+        finally:
+            session.lock.release()
         with self._lock:
             self._free_slots.append(session.slot)
         log.info("session %s %s after %d runs", session.session_id[:8], why, session.runs)
@@ -297,7 +307,8 @@ class SessionHost:
                 for session in list(self._sessions.values()):
                     if session.expires_at < now and session.lock.acquire(blocking=False):
                         del self._sessions[session.session_id]
+                        session.closed = True  # a run that waited for it finds it gone
+                        session.lock.release()
                         expired.append(session)
             for session in expired:
                 self._end(session, "expired")
-                session.lock.release()
