@@ -117,11 +117,11 @@ def main() -> None:
     try:
         asyncio.run(run_code_round(url, 4 * args.workers, args.workers))  # every worker warm
         for _ in range(args.rounds):
+            sessions.append(session_round(url, args.calls))  # before the loads of 64 calls
             for concurrency in CONCURRENCY:
                 bare[concurrency].append(bare_round(args.calls, concurrency))
                 tool[concurrency].append(asyncio.run(run_code_round(url, args.calls,
                                                                     concurrency)))
-            sessions.append(session_round(url, args.calls))
     finally:
         server.stop()
 
