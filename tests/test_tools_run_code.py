@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import shutil
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -37,9 +38,9 @@ def ran(url: str, **body: Any) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def tight_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """One worker, a 1 s admission budget, case time clamped at 2 s, API keys."""
+    """One worker, a 1 s admission budget, case time clamped at 3 s, API keys."""
     server, url = start_server(tmp_path_factory.mktemp("tight"), "--workers", "1", env={
-        "VERIFIER_RUN_CODE_ADMISSION_S": "1", "VERIFIER_MAX_CASE_TIME_S": "2",
+        "VERIFIER_RUN_CODE_ADMISSION_S": "1", "VERIFIER_MAX_CASE_TIME_S": "3",
         "VERIFIER_API_KEYS": KEY})
     yield url
     server.stop()
@@ -255,9 +256,11 @@ def test_fields_sandbox_fusion_does_not_know_are_ignored(verifier_url: str) -> N
 def test_busy_is_504_with_retry_after(tight_url: str) -> None:
     """With its one worker taken for longer than the admission budget, a run is refused with
     504 and Retry-After (what verl retries), and runs once the worker is free."""
+    assert run_code(tight_url, KEY, code="print(1)").status_code == 200  # the worker is up
     long = threading.Thread(target=run_code, args=(tight_url, KEY),
-                            kwargs={"code": "import time; time.sleep(4)", "run_timeout": 100})
+                            kwargs={"code": "import time; time.sleep(2.8)", "run_timeout": 3})
     long.start()
+    time.sleep(0.3)  # it holds the worker now
     try:
         refused = None
         for _ in range(20):
@@ -274,8 +277,8 @@ def test_busy_is_504_with_retry_after(tight_url: str) -> None:
 
 
 def test_timeouts_are_clamped_to_the_servers_maxima(tight_url: str) -> None:
-    """run_timeout 100 on a server whose cases may take 2 s: a 3 s sleep is cut at 2."""
-    answer = run_code(tight_url, KEY, code="import time; time.sleep(3)", run_timeout=100).json()
+    """run_timeout 100 on a server whose cases may take 3 s: a 5 s sleep is cut at 3."""
+    answer = run_code(tight_url, KEY, code="import time; time.sleep(5)", run_timeout=100).json()
     assert answer["run_result"]["status"] == "TimeLimitExceeded"
 
 

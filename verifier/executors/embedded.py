@@ -85,15 +85,22 @@ class _Worker:
         child_end.close()
 
     async def do(self, task: Task) -> tuple[str, Any]:
-        """Who did the task, and its answer. EOFError/OSError if the process died."""
+        """Who did the task, and its answer. EOFError/OSError if the process died.
+
+        The pipe is read once readable, and the answer then read whole: blocking, since uvloop
+        (uvicorn's loop) leaves a descriptor it watched non-blocking, and a send or an answer
+        larger than the pipe's buffer would fail half-way, as if the process had died."""
+        fd = self.conn.fileno()
+        os.set_blocking(fd, True)
         await asyncio.to_thread(self.conn.send, task)  # a big chunk must not stall the loop
         loop = asyncio.get_running_loop()
         readable = loop.create_future()
-        loop.add_reader(self.conn.fileno(), lambda: readable.done() or readable.set_result(None))
+        loop.add_reader(fd, lambda: readable.done() or readable.set_result(None))
         try:
             await readable
         finally:
-            loop.remove_reader(self.conn.fileno())
+            loop.remove_reader(fd)
+        os.set_blocking(fd, True)
         return self.conn.recv()
 
     def kill(self) -> None:
