@@ -13,6 +13,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     TypeAdapter,
     field_serializer,
     field_validator,
@@ -22,6 +23,7 @@ from pydantic import (
 from rl_client import strict_json
 from rl_client.dataset_shapes import looks_like_tests, tests_to_v1
 from rl_client.item_kinds import (
+    MAX_RESPONSE_CHARS,
     FormatItem,
     InstructionsItem,
     LengthItem,
@@ -30,8 +32,8 @@ from rl_client.item_kinds import (
 )
 
 # Size limits on single fields. The request-level limits (body bytes, items per request) are
-# service settings; these protect the workers from one absurd item.
-MAX_RESPONSE_CHARS = 200_000
+# service settings; these protect the workers from one absurd item (MAX_RESPONSE_CHARS, for
+# every kind's response, is item_kinds').
 MAX_ANSWER_CHARS = 10_000
 MAX_TEST_CODE_CHARS = 1_000_000
 MAX_CASES = 1_000
@@ -217,12 +219,16 @@ class MathOptions(_Model):
     digits: int | None = Field(
         None, ge=1, le=30, description="numbers equal to the reference to this many "
         "significant digits count as equal")
-    set_for_relation: bool = Field(
+    set_for_relation: StrictBool = Field(
         True, description="an interval or set answer may match a relation reference "
         "([-2, 7] for -2 <= x <= 7)")
-    relation_for_set: bool = Field(
-        False, description="a relation answer may match an interval or set reference "
-        "(-2 <= x <= 7 for [-2, 7])")
+    relation_for_set: StrictBool = Field(
+        True, description="a relation answer in solved form may match the interval or set "
+        "reference it describes (k < -5 for (-oo, -5), -2 <= x <= 7 for [-2, 7]); an unsolved "
+        "one (x^2 < 4) never does")
+    rounded_reference: StrictBool = Field(
+        False, description="a decimal reference is a rounded value: an exact irrational answer "
+        "that rounds to it counts (pi for 3.14); by default, as in math-verify, it does not")
 
     @model_validator(mode="after")
     def _one_tolerance(self) -> MathOptions:

@@ -56,11 +56,29 @@ RELATIONS_AND_SETS_FIXED = [  # a relation reference, an interval or set answer
     ("x \\ge 5", unboxed("[5, \\infty)"), C),
     ("x^2 = 4", unboxed("\\{-2, 2\\}"), C),
     ("x < 2 \\text{ or } x > 3", unboxed("(-\\infty, 2) \\cup (3, \\infty)"), C),
+    # and a set reference, a relation in solved form that describes it
+    ("x \\in [-2,7]", unboxed("-2 \\le x \\le 7"), C),
+    ("(-\\infty,-5)", unboxed("k<-5"), C),
+    ("(-\\infty,-5)", unboxed("-5 > k"), C),
+    ("[3, \\infty)", unboxed("x \\ge 3"), C),
+    ("[-2,7]", unboxed("-2\\le x\\le 7"), C),
+    ("(-\\infty,2)\\cup(3,\\infty)", unboxed("x<2 \\text{ or } x>3"), C),
+    ("(-\\infty, 2) \\cup (2, \\infty)", unboxed("x \\ne 2"), C),
+    ("x \\in (-\\infty, 1) \\cup (2, \\infty)", unboxed("x < 1 \\text{ or } x > 2"), C),
+    ("\\{2, 3\\}", unboxed("x = 2 \\text{ or } x = 3"), C),  # "or" lists a set's elements
 ]
 RELATIONS_AND_SETS_GUARDS = [
-    ("x \\in [-2,7]", unboxed("-2 \\le x \\le 7"), W),  # by default a set reference wants a set
     ("-793 < a < 10", unboxed("[-793, 10]"), W),
     ("x \\ge 5", unboxed("(5, \\infty)"), W),
+    ("(-\\infty,-5]", unboxed("k<-5"), W),
+    ("(-5, \\infty)", unboxed("k<-5"), W),
+    ("(-\\infty,2)\\cup(3,\\infty)", unboxed("x<2 \\text{ or } x>4"), W),
+    # a relation that is not solved restates the question: never the set
+    ("(-2,2)", unboxed("x^2<4"), W),
+    ("\\{1,2\\}", unboxed("x^2-3x+2=0"), W),
+    ("(-\\infty,-5)", unboxed("2k<-10"), W),
+    ("\\{2, 3\\}", unboxed("x = 2 \\text{ or } x = 4"), W),
+    ("(2, 3)", unboxed("x = 2 \\text{ or } x = 3"), W),  # a pair is no alternative
 ]
 
 SETS_AND_TUPLES_FIXED = [
@@ -76,6 +94,18 @@ SETS_AND_TUPLES_FIXED = [
     ("\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", unboxed("(1, 2)"), C),
     ("(1, 2)", unboxed("\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}"), C),
     ("\\begin{pmatrix} 1 & 5 \\end{pmatrix}", unboxed("(1, 5)"), C),
+    # \\pm wherever a value stands: inside a set or a list too
+    ("\\{1\\pm\\sqrt5,-2\\}", unboxed("1+\\sqrt5, 1-\\sqrt5, -2"), C),
+    ("\\{1\\pm\\sqrt5,-2\\}", unboxed("\\{-2, 1-\\sqrt{5}, 1+\\sqrt{5}\\}"), C),
+    ("\\{-2, 1+\\sqrt5, 1-\\sqrt5\\}", unboxed("\\{1\\pm\\sqrt5,-2\\}"), C),
+    ("\\{\\pm 1, \\pm 2\\}", unboxed("\\{-2, -1, 1, 2\\}"), C),
+    ("x = 2, \\frac{-1 \\pm \\sqrt{5}}{2}",
+     unboxed("\\{2, \\frac{-1+\\sqrt5}{2}, \\frac{-1-\\sqrt5}{2}\\}"), C),
+    # a sequence with an ellipsis: the ellipsis is an item of its own
+    ("1, 2, \\ldots, n", unboxed("1, 2, \\dots, n"), C),
+    ("1, 3, 5, \\ldots", "So the answer is $\\boxed{1, 3, 5, ...}$.", C),
+    ("\\pm\\sqrt{2 \\pm \\sqrt{2}}", unboxed("\\sqrt{2+\\sqrt2}, -\\sqrt{2+\\sqrt2}, "
+                                        "\\sqrt{2-\\sqrt2}, -\\sqrt{2-\\sqrt2}"), C),
 ]
 SETS_AND_TUPLES_GUARDS = [
     ("\\{1\\}", unboxed("1"), C),
@@ -85,6 +115,11 @@ SETS_AND_TUPLES_GUARDS = [
     ("\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", unboxed("(2, 1)"), W),
     ("\\begin{pmatrix} 1 \\\\ 2 \\end{pmatrix}", unboxed("[1, 2]"), W),
     ("\\{1, 2, 3\\}", unboxed("\\{1, 2\\}"), W),
+    ("\\{1\\pm\\sqrt5,-2\\}", unboxed("1+\\sqrt5, -2"), W),
+    ("\\{1\\pm\\sqrt5,-2\\}", unboxed("\\{1+\\sqrt5, 1-\\sqrt5, 2\\}"), W),
+    ("\\{\\pm 1, \\pm 2\\}", unboxed("\\{1, 2\\}"), W),
+    ("1, 2, \\ldots, n", unboxed("1, 3, 5, \\ldots, 2n-1"), W),
+    ("1, 3, 5, \\ldots", "So the answer is $\\boxed{1, 3, 7, ...}$.", W),
 ]
 
 MATRICES_FIXED = [
@@ -142,9 +177,16 @@ TIMES_AND_RATIOS_GUARDS = [
 ]
 
 NUMBERS_FIXED = [
-    ("3.14", unboxed("\\pi"), C),  # a decimal reference of an irrational value is it rounded
-    ("0.7071", unboxed("\\frac{\\sqrt{2}}{2}"), C),
     ("1 - \\frac{1}{\\mathrm{e}}", unboxed("0.632121"), C),
+    # a decimal reference is the rounded value the task asked for: an exact irrational answer
+    # that rounds to it is not it (math-verify's default; option `rounded_reference` allows it)
+    ("3.14", unboxed("\\pi"), W),
+    ("1.41", unboxed("\\sqrt{2}"), W),
+    ("0.7071", unboxed("\\frac{\\sqrt{2}}{2}"), W),
+    ("3.1", unboxed("\\sqrt{9.5}"), W),
+    ("2.718", unboxed("e"), W),
+    ("0.632", unboxed("1 - e^{-1}"), W),
+    ("(3.14, 1.41)", unboxed("(\\pi, \\sqrt{2})"), W),
 ]
 NUMBERS_GUARDS = [  # the digits an answer shows still count
     ("\\frac{1}{12}", unboxed("0.0833333333333333"), C),
@@ -153,6 +195,27 @@ NUMBERS_GUARDS = [  # the digits an answer shows still count
     ("\\pi", unboxed("3.14"), W),
     ("\\frac{1}{2}", unboxed("0.5000001"), W),
     ("\\frac{1}{3}", unboxed("0.33"), W),
+    ("1.414214", unboxed("\\sqrt{2}"), C),  # six decimal places: math-verify's rounding
+    ("3.141593", unboxed("\\pi"), C),
+    ("0.75", unboxed("\\frac{3}{4}"), C),  # an exact rational equal to the decimal
+    ("3.14", unboxed("3.1416"), W),
+]
+
+FUNCTIONS_FIXED = [  # a function is the same whatever its variable is called
+    ("f(x)=x", unboxed("f(z)=z"), C),
+    ("f(x)=x^2+1", unboxed("f(t)=t^2+1"), C),
+    ("f(x)=x^2+1", unboxed("t^2+1"), C),
+    ("x^2+1", unboxed("f(t)=t^2+1"), C),
+    ("f(x,y)=x+2y", unboxed("f(a,b)=a+2b"), C),
+    ("f(n)=2n+1", unboxed("f(k) = 2k + 1"), C),
+    ("f(x) = 2x - 3", unboxed("f(u) = -3 + 2u"), C),
+]
+FUNCTIONS_GUARDS = [
+    ("f(x)=x", unboxed("f(z)=2z"), W),
+    ("f(x)=x", unboxed("g(z)=z"), W),  # another function's name
+    ("f(x,y)=x+2y", unboxed("f(a,b)=2a+b"), W),  # the variables keep their order
+    ("y=2x+1", unboxed("y=2t+1"), W),  # an equation in named variables is no function
+    ("2x+1", unboxed("2y+1"), W),
 ]
 
 
@@ -165,6 +228,7 @@ TABLES = {
     "text": TEXT_FIXED + TEXT_GUARDS,
     "time and ratio": TIMES_AND_RATIOS_FIXED + TIMES_AND_RATIOS_GUARDS,
     "number": NUMBERS_FIXED + NUMBERS_GUARDS,
+    "function": FUNCTIONS_FIXED + FUNCTIONS_GUARDS,
 }
 
 

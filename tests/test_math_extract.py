@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from rl_client.schemas import MathItem
+from verifier.answer_region import MAX_BOX_CHARS, last_box
 from verifier.math import check_math
-from verifier.math.boxes import MAX_BOX_CHARS, find_box
 from verifier.math.extract import Extraction, extract_answer
 
 EXTRACTIONS = [
@@ -135,11 +135,11 @@ def test_no_hedge_after_the_box(completion: str) -> None:
 
 
 def test_escaped_braces_do_not_count() -> None:
-    assert find_box("\\boxed{\\{1\\}} end") == (0, 13, "\\{1\\}")
+    assert last_box("\\boxed{\\{1\\}} end") == (0, 13, "\\{1\\}")
 
 
 def test_box_longer_than_the_limit_is_unclosed() -> None:
-    start, _, content = find_box("\\boxed{" + "1" * (MAX_BOX_CHARS + 10) + "}")
+    start, _, content = last_box("\\boxed{" + "1" * (MAX_BOX_CHARS + 10) + "}")
     assert (start, content) == (0, None)
 
 
@@ -177,6 +177,31 @@ LISTED_BOXES = [
 def test_boxes_spread_over_a_phrase_list_the_reference(reference: str, completion: str) -> None:
     result = check_math(MathItem(response=completion, answer=reference))
     assert result.status == "correct", result.detail
+
+
+# Answers listed in prose at the end of a completion: (reference, completion, verdict).
+PROSE_LISTS = [
+    ("2, 3", "The roots are 2 and 3.", "correct"),
+    ("2, 3, 5", "The primes are 2, 3, and 5.", "correct"),
+    ("1, 2", "So the values of $k$ are 1 and 2.", "correct"),
+    ("1, 2", "Therefore k = 1 or k = 2.", "correct"),
+    ("x=1,y=2", "So x = 1 and y = 2.", "correct"),
+    ("3, 4", "The sides are 3 cm and 4 cm.", "correct"),
+    ("-1, 2", "Thus the roots are -1 and 2.", "correct"),
+    ("\\frac{1}{2}, 3", "The solutions are 1/2 and 3.", "correct"),
+    # the strict side: a list is several answers, for one reference a hedge
+    ("3", "The roots are 2 and 3.", "wrong"),
+    ("2, 3", "The roots are 2 and 4.", "wrong"),
+    ("2, 3, 5", "The primes are 2, 3, and 7.", "wrong"),
+    ("7", "We get 5 and then 7.", "correct"),
+    ("12", "Of the 30 students, 18 walk, so 12 ride the bus.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("reference", "completion", "verdict"), PROSE_LISTS)
+def test_answers_listed_in_prose(reference: str, completion: str, verdict: str) -> None:
+    result = check_math(MathItem(response=completion, answer=reference))
+    assert result.status == verdict, result.detail
 
 
 def test_a_number_after_the_last_math_is_the_answer() -> None:

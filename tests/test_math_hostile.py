@@ -71,6 +71,14 @@ HOSTILE_BOXES = {
     "text_groups": "\\text{a}" * 120,
     "plus_minus_items": ", ".join(["1 \\pm 2"] * 150),
     "digit_groups": "1" + ",\\!000" * 140,
+    # the readings added for other people's material: set-builder conditions solved with
+    # sympy, plain-text math rewritten, independent \\pm signs expanded
+    "set_builder_tower": "\\{x \\mid x^{x^{x^{x^{x}}}} > 10^{10^{10}}\\}",
+    "set_builder_groups": " \\cup ".join(["\\{x \\mid \\sin(x) > 0\\}"] * 40),
+    "plain_text_tower": "2^(2^(2^(2^(2^(2^2)))))",
+    "plain_text_roots": "sqrt(" * 200 + "2" + ")" * 200,
+    "independent_signs": ", ".join(["\\pm 1 \\pm 2 \\pm 3"] * 60),
+    "degree_minutes": "60^\\circ " + "42' " * 300,
 }
 
 

@@ -66,6 +66,46 @@ UNITS_FIXED = [
     ("\\frac{11}{4}", "The answer is 2 3/4 cups.", C),
     ("\\frac{5}{2}", "The answer is 2 1/3.", W),
 ]
+ANGLES_FIXED = [  # degrees, minutes and seconds; every way of writing the degree sign
+    ("60^\\circ 42'", boxed("60.7^\\circ"), C),
+    ("60^\\circ 42'", boxed("60^{\\circ}42^{\\prime}"), C),
+    ("60^\\circ 42'", boxed("60.7"), C),
+    ("12^\\circ 30' 15''", boxed("\\frac{3001}{240}"), C),
+    ("60.7", "The angle is 60\u00b042\u2032.", C),
+    ("30^\\textcirc", boxed("30"), C),
+    ("30^{\\textcirc}", boxed("30^\\circ"), C),
+    ("30\\textdegree", boxed("30"), C),
+]
+ANGLES_GUARDS = [
+    ("60^\\circ 42'", boxed("60.42"), W),
+    ("60^\\circ 42'", boxed("60"), W),
+    ("60^\\circ 42'", boxed("60^\\circ 24'"), W),
+    ("30^\\textcirc", boxed("31"), W),
+]
+
+PLAIN_TEXT_FIXED = [  # no LaTeX at all: plain-text math means what it says
+    ("\\frac{\\pi}{2}", "The answer is pi/2", C),
+    ("-2\\pi", "The answer is -2*pi", C),
+    ("\\sqrt{2}", "The answer is sqrt(2)", C),
+    ("1024", "The answer is 2^10.", C),
+    ("\\frac{1+\\sqrt{5}}{2}", "Answer: (1+sqrt(5))/2", C),
+    ("e^{16} - 1", "The answer is -1 + exp(16)", C),
+    ("\\dfrac{\\pi}{2}", "pi/2", C),
+    ("x^{2}+1", "Final answer: x**2 + 1", C),
+    ("2\\sqrt{3}", "The answer is 2*sqrt(3).", C),
+    ("\\frac{\\pi}{2}", boxed("pi/2"), C),
+    ("1024", "There are 2^10 subsets.", C),
+    ("5", "Thus, the answer is **5**.", C),  # Markdown bold is no power
+    ("73", "So the count is **73**.\n\n---\n\nFinal Answer: **73**", C),
+]
+PLAIN_TEXT_GUARDS = [
+    ("\\frac{\\pi}{2}", "The answer is pi/3", W),
+    ("\\sqrt{2}", "The answer is sqrt(3)", W),
+    ("-2\\pi", "The answer is -2*pi + 1", W),
+    ("20", boxed("2^10"), W),  # in LaTeX, 2^10 is 2^1 followed by 0
+    ("\\text{spin}", boxed("\\text{spin}"), C),  # a word is no constant
+]
+
 UNITS_GUARDS = [
     ("28\\%", unboxed("28 \\text{ percent}"), C),
     ("30", unboxed("30^\\circ \\text{C}"), C),
@@ -85,16 +125,24 @@ LABELS_FIXED = [
     ("a=4,\\,-8,\\,-10", unboxed("-10,-8,4"), C),
     ("p=5,q=2;p=7,q=2", unboxed("(5,2),(7,2)"), C),
     ("k = 45, n = 2", unboxed("45, 2"), C),
-    ("x = \\frac{1}{3}", unboxed("x = 5+5+1 = \\frac{1}{3} \\approx 11"), C),
+    ("x = \\frac{1}{3}", unboxed("x = 5+5+1 = \\frac{1}{3} \\approx 11"), C),  # a computation
     ("11", unboxed("x\\approx11"), C),
     ("D = (0, 1)", unboxed("D = (0, 1)"), C),
     ("n=1, 2, 3", unboxed("n=1, 2, 3"), C),
+    # a label with a command or a text wrapper in its subscript
+    ("m_{\\max}=n^2-n-1", unboxed("n^2-n-1"), C),
+    ("m_{\\max}=n^2-n-1", unboxed("m_{\\max} = n^2 - n - 1"), C),
+    ("V_{\\text{total}} = 12", unboxed("12"), C),
+    ("S_{\\min} = \\frac{1}{2}", unboxed("0.5"), C),
 ]
 LABELS_GUARDS = [
     ("x = 1", unboxed("y = 1"), W),  # both labelled: the labels must agree
     ("(p,q)=(3,2)", unboxed("(2,3)"), W),
     ("n=2, 3, 4", unboxed("n=1, 2, 3"), W),
     ("7 = 11a+c", unboxed("11a+c"), W),  # a side that is not a name is no label
+    # a chain ending in two different numbers states two answers (math-verify reads the last)
+    ("x = 11", unboxed("x = 5+5+1 = 7 = 11"), W),    ("m_{\\max}=n^2-n-1", unboxed("n^2-n"), W),
+    ("m_{\\max}=n^2-n-1", unboxed("m_{\\min} = n^2 - n - 1"), W),
 ]
 
 CHOICES_FIXED = [
@@ -105,12 +153,35 @@ CHOICES_FIXED = [
     ("B", "The correct answer is option B.", C),
     ("\\text{(B)}", "Answer: B) 12", C),
     ("B", "After checking each option, I choose B.", C),
+    # a reference naming the option and its value: either answers it
+    ("(C) 15", boxed("C"), C),
+    ("\\textbf{(C) }15", "The answer is C: 15.", C),
+    ("\\text{(C) }15", boxed("15"), C),
+    ("C", "The answer is C: 15.", C),
 ]
 CHOICES_GUARDS = [
     ("B", unboxed("(C)"), W),
     ("\\text{(B)}", unboxed("12"), W),
     ("B", "The correct answer is option C.", W),
     ("B", "Answer: C) 12", W),
+    ("(C) 15", boxed("(B) 15"), W),  # the letter given must be the option's
+    ("(C) 15", boxed("16"), W),
+]
+
+WORDS_FIXED = [  # a whole answer in words: a number, or a set answers name
+    ("6", "The answer is six.", C),
+    ("\\text{six}", boxed("6"), C),
+    ("21", boxed("\\text{twenty-one}"), C),
+    ("\\text{all real numbers}", boxed("(-\\infty, \\infty)"), C),
+    ("(-\\infty,\\infty)", boxed("\\text{all real numbers}"), C),
+    ("\\emptyset", boxed("\\text{no solution}"), C),
+    ("\\text{no solution}", boxed("\\varnothing"), C),
+]
+WORDS_GUARDS = [
+    ("7", "The answer is six.", W),
+    ("\\emptyset", boxed("\\text{all real numbers}"), W),
+    ("\\text{Evelyn}", boxed("\\text{Evelyn}"), C),
+    ("\\text{none}", boxed("\\text{one}"), W),
 ]
 
 
@@ -118,8 +189,11 @@ TABLES = {
     "separator": SEPARATORS_FIXED + SEPARATORS_GUARDS,
     "wrapper": WRAPPERS_FIXED + WRAPPERS_GUARDS,
     "unit": UNITS_FIXED + UNITS_GUARDS,
+    "angle": ANGLES_FIXED + ANGLES_GUARDS,
+    "plain text": PLAIN_TEXT_FIXED + PLAIN_TEXT_GUARDS,
     "label": LABELS_FIXED + LABELS_GUARDS,
     "choice": CHOICES_FIXED + CHOICES_GUARDS,
+    "words": WORDS_FIXED + WORDS_GUARDS,
 }
 
 
@@ -138,6 +212,14 @@ def test_one_spelling(reference: str, completion: str, expected: str) -> None:
     ("\\left( \\dfrac{1}{3} \\right)", "( \\frac{1}{3} )"),
     ("{1,2,3}", "1,2,3"),
     ("-2 \\\\le x \\\\le 7", "-2 \\le x \\le 7"),
+    ("\\{1\\pm\\sqrt5,-2\\}", "\\{1+\\sqrt5, 1-\\sqrt5, -2\\}"),
+    ("a \\pm b \\mp c", "a + b - c, a - b + c"),
+    ("60^\\circ 42'", "\\frac{607}{10}"),
+    ("m_{\\max}", "m_{max}"),
+    ("\\{x | x < \\frac32\\} - \\{-6\\}", "\\{x \\mid x < \\frac32\\} \\setminus \\{-6\\}"),
+    ("\\{x \\in \\mathbb{R} : x > 0 \\text{ and } x < 1\\}", "\\{x \\mid x > 0 \\land x < 1\\}"),
+    ("pi/2", "\\pi /2"),
+    ("(1+sqrt(5))/2", "(1+\\sqrt{5})/2"),
 ])
 def test_normalized_spelling(text: str, spelling: str) -> None:
     assert normalize(text) == spelling

@@ -25,8 +25,17 @@ OPTIONS = [
     ("\\frac{2}{3}", "0.67", {"digits": 2}, C, W),
     ("(\\pi, 2)", "(3.1416, 2)", {"digits": 5}, C, W),  # inside tuples too
     ("-2 \\le x \\le 7", "[-2, 7]", {"set_for_relation": False}, W, C),
-    ("[-2, 7]", "-2 \\le x \\le 7", {"relation_for_set": True}, C, W),
-    ("(-\\infty, 3]", "x \\le 3", {"relation_for_set": True}, C, W),
+    ("[-2, 7]", "-2 \\le x \\le 7", {"relation_for_set": False}, W, C),
+    ("(-\\infty, 3]", "x \\le 3", {"relation_for_set": False}, W, C),
+    ("(-\\infty, -5)", "k < -5", {"relation_for_set": False}, W, C),
+    ("(-2, 2)", "x^2 < 4", {"relation_for_set": True}, W, W),  # unsolved: never the set
+    # a decimal reference that is an irrational value rounded, when the item says so
+    ("3.14", "\\pi", {"rounded_reference": True}, C, W),
+    ("1.41", "\\sqrt{2}", {"rounded_reference": True}, C, W),
+    ("0.7071", "\\frac{\\sqrt{2}}{2}", {"rounded_reference": True}, C, W),
+    ("3.1", "\\sqrt{10}", {"rounded_reference": True}, W, W),  # 3.162: not 3.1 rounded
+    ("3.14", "\\frac{22}{7}", {"rounded_reference": True}, W, W),  # a fraction: the decimal
+    ("(3.14, 2)", "(\\pi, 2)", {"rounded_reference": True}, C, W),  # inside tuples too
 ]
 
 
@@ -52,6 +61,9 @@ def test_options_travel_in_the_item_as_json() -> None:
     ({"rel_tol": 0.01, "digits": 3}, "options"),
     ({"rel_tol": -1}, "options.rel_tol"),
     ({"digits": 0}, "options.digits"),
+    ({"rounded_reference": "yes"}, "options.rounded_reference"),
+    ({"relation_for_set": 1}, "options.relation_for_set"),
+    ({"set_for_relation": None}, "options.set_for_relation"),
 ])
 def test_bad_options_name_the_field(options: dict[str, Any], field: str) -> None:
     with pytest.raises(ValidationError) as raised:
@@ -68,5 +80,17 @@ def test_unknown_option_is_a_422_from_the_service(verifier_url: str) -> None:
     named = [".".join(str(p) for p in e["loc"] if p != "body") for e in reply.json()["detail"]]
     assert "items.0.math.options.tolerance" in named, named
     good = dict(body["items"][0], options={"rel_tol": 0.01})
+    reply = httpx.post(f"{verifier_url}/v1/verify", json={"items": [good]}, timeout=60)
+    assert reply.status_code == 200 and reply.json()["results"][0]["status"] == C
+
+
+def test_a_bad_option_value_is_a_422_naming_it(verifier_url: str) -> None:
+    body = {"items": [{"kind": "math", "response": "\\boxed{\\pi}", "answer": "3.14",
+                       "options": {"rounded_reference": "yes"}}]}
+    reply = httpx.post(f"{verifier_url}/v1/verify", json=body, timeout=60)
+    assert reply.status_code == 422, reply.text
+    named = [".".join(str(p) for p in e["loc"] if p != "body") for e in reply.json()["detail"]]
+    assert "items.0.math.options.rounded_reference" in named, named
+    good = dict(body["items"][0], options={"rounded_reference": True})
     reply = httpx.post(f"{verifier_url}/v1/verify", json={"items": [good]}, timeout=60)
     assert reply.status_code == 200 and reply.json()["results"][0]["status"] == C

@@ -15,6 +15,8 @@ from verifier.math.reference import answer_is_list, reference_answer
 
 C, W = "correct", "wrong"
 
+SYSTEM = "\\left\\{ \\begin{array}{l} x=1 \\\\ y=2 \\end{array} \\right."
+PERIODIC = "x = \\frac{\\pi}{4} + 2k\\pi, k \\in \\mathbb{Z}"
 SOLUTION = ("Let the percentage of people who are children be $x$. Half the adults are female, "
             "so $x=\\frac{1}{4}(1-x)$. Solving for $x$ yields $x=1/5$, or $\\boxed{20}$ percent.")
 UNBOXED_SOLUTION = ("It retains $90 \\% \\cdot 80 \\%=72 \\%$ of its value. The overall loss is "
@@ -34,6 +36,37 @@ REFERENCES_FIXED = [
     ("$$x = \\frac{1}{2}, x = \\frac{-1 \\pm \\sqrt{13}}{4}$$",
      "$$\\boxed{x = \\frac{1}{2}, x = \\frac{-1 \\pm \\sqrt{13}}{4}}$$", C),
     ("$1 - \\frac{1}{\\mathrm{e}}$", "$\\boxed{1 - \\frac{1}{\\mathrm{e}}}$", C),
+    # set-builder notation: the set it describes (these were infra_error: masked)
+    ("\\{x \\mid -1<x<1\\}", "$\\boxed{(-1,1)}$", C),
+    ("\\{x \\mid -1<x<1\\}", "$\\boxed{-1 < x < 1}$", C),
+    ("\\{x | x < \\frac32\\} - \\{-6\\}", "$\\boxed{(-\\infty,-6)\\cup(-6,\\frac32)}$", C),
+    ("$\\{x \\in \\mathbb{R} : x \\neq 2\\}$", "$\\boxed{(-\\infty,2)\\cup(2,\\infty)}$", C),
+    ("\\{x \\mid x < -1 \\text{ or } x > 1\\}", "$\\boxed{(-\\infty,-1)\\cup(1,\\infty)}$", C),
+    ("\\{x \\mid x > 0 \\text{ and } x \\le 3\\}", "$\\boxed{(0, 3]}$", C),
+    ("\\{x \\mid x \\ge 2, x < 5\\}", "$\\boxed{[2, 5)}$", C),
+    ("\\{x \\in \\mathbb{Z} \\mid |x| < 2\\}", "$\\boxed{\\{-1, 0, 1\\}}$", C),
+    ("(-1, 1)", "$\\boxed{\\{x \\mid -1<x<1\\}}$", C),
+    # labelled references, angles in degrees and minutes, \\textcirc
+    ("$m_{\\max}=n^2-n-1$", "$\\boxed{n^2-n-1}$", C),
+    ("$60^\\circ 42'$", "$\\boxed{60.7^\\circ}$", C),
+    ("$30^\\textcirc$", "$\\boxed{30}$", C),
+    # escapes a dataset's Python source ate: `"\\frac"` is a form feed and `rac`, and so on
+    ("\x0crac{\\sqrt{17}}{17}", "$\\boxed{\\frac{\\sqrt{17}}{17}}$", C),
+    ("3\times 10^{8}", "$\\boxed{3 \\times 10^8}$", C),
+    ("\x08oxed{12}", "$\\boxed{12}$", C),
+    ("\\left(1, 2\right)", "$\\boxed{(1, 2)}$", C),
+    ("x \neq 2", "$\\boxed{x \\ne 2}$", C),
+    ("\x07lpha + 1", "$\\boxed{1 + \\alpha}$", C),
+    ("\text{13}", "$\\boxed{13}$", C),
+    # a condition stated with the answer is not part of it
+    ("f(x) = 0", "$\\boxed{\\forall x > 0,\\ f(x) = 0}$", C),
+    ("f(x) = x", "$\\boxed{f(x) = x \\text{ for all } x \\in \\mathbb{R}}$", C),
+    # a system under a brace is its equations; angle brackets a vector; a parameter's domain
+    (SYSTEM, "$\\boxed{x = 1, y = 2}$", C),
+    ("\\begin{cases} x &= 1 \\\\ y &= 2 \\end{cases}", "$\\boxed{(x, y) = (1, 2)}$", C),
+    ("\\langle 1, 2, 3 \\rangle", "$\\boxed{(1, 2, 3)}$", C),
+    ("\\vec{v} = \\langle 1, 2 \\rangle", "$\\boxed{\\langle 1, 2 \\rangle}$", C),
+    (PERIODIC, "$\\boxed{x = 2k\\pi + \\frac{\\pi}{4}}$", C),
 ]
 REFERENCES_GUARDS = [
     ("$${1,2,3}$$", "\\boxed{1},\\boxed{2},\\boxed{3}", C),
@@ -42,7 +75,28 @@ REFERENCES_GUARDS = [
     (SOLUTION, "so $\\boxed{25\\%}$", W),
     ("\\boxed{1} no no no no no \\boxed{2}", "$\\boxed{1,2}$", W),  # the last box only
     ("$1$ and $2$ and $3$", "$\\boxed{1,2}$", W),
+    ("\\{x \\mid -1<x<1\\}", "$\\boxed{[-1,1]}$", W),
+    ("\\{x | x < \\frac32\\} - \\{-6\\}", "$\\boxed{(-\\infty,\\frac32)}$", W),
+    ("\\{x \\mid x < -1 \\text{ or } x > 1\\}", "$\\boxed{(-1,1)}$", W),
+    ("\\{x \\mid x > 0 \\text{ and } x \\le 3\\}", "$\\boxed{(0, \\infty)}$", W),
+    ("\\{x \\in \\mathbb{Z} \\mid |x| < 2\\}", "$\\boxed{(-2, 2)}$", W),
+    ("$m_{\\max}=n^2-n-1$", "$\\boxed{n^2-n+1}$", W),
+    ("\x0crac{1}{2}", "$\\boxed{\\frac{1}{3}}$", W),
+    ("f(x) = 0", "$\\boxed{\\forall x > 0,\\ f(x) = 1}$", W),
+    (SYSTEM, "$\\boxed{x = 2, y = 1}$", W),
+    ("\\langle 1, 2, 3 \\rangle", "$\\boxed{(3, 2, 1)}$", W),
+    (PERIODIC, "$\\boxed{x = k\\pi + \\frac{\\pi}{4}}$", W),
+    ("\\begin{pmatrix}1 & 2 \\\\ 3 & 4\\end{pmatrix}", "$\\boxed{1, 2, 3, 4}$", W),  # no system
 ]
+
+
+def test_an_unparseable_reference_is_masked_and_says_so() -> None:
+    """The dataset's fault, not the policy's: `infra_error` (reward null, masked by a trainer),
+    and `detail.reason` names the reference as the cause."""
+    reference = "\\{(x, y) \\mid x^2 + y^2 < 1\\}"
+    result = check_math(MathItem(response="$\\boxed{2}$", answer=reference))
+    assert (result.status, result.reward) == ("infra_error", None)
+    assert "reference" in result.detail["reason"] and "parsed" in result.detail["reason"]
 
 
 @pytest.mark.parametrize(("reference", "completion", "expected"),

@@ -100,11 +100,51 @@ def test_labelled_pairs(gold: str, prediction: str, verdict: str) -> None:
     ("Final answer: 3?", "3"),
     ("The answer is $\\boxed{3}$?", "3"),
     ("The answer is $\\boxed{3}$, but it could also be 4.", "3"),
+    # two values in one box: an equation between different numbers is no computation
+    ("\\boxed{3 = 4}", "4"),
+    ("\\boxed{3 = 4}", "3"),
+    ("\\boxed{4 = 3}", "4"),
+    ("$x = \\boxed{3 = 4}$", "4"),
+    ("\\boxed{x = 3 = 4}", "4"),
+    ("\\boxed{x = 5+5+1 = 7 = 11}", "x = 11"),
+    # two choices for one: after the box, in the box, in one statement
+    ("\\boxed{(B)} or (D)", "B"),
+    ("\\boxed{B} or D", "B"),
+    ("\\boxed{B} (or D)", "B"),
+    ("\\boxed{B}\n\nor D", "B"),
+    ("\\boxed{B} or \\text{(D)}", "(B)"),
+    ("\\boxed{B \\text{ or } D}", "B"),
+    ("The answer is (B) or (D).", "B"),
+    ("\\boxed{\\frac{1}{2} \\text{ or } \\frac{1}{3}}", "\\frac{1}{2}"),
 ])
 def test_hedged_completions_are_wrong(response: str, gold: str) -> None:
     result = check_math(MathItem(response=response, answer=gold))
     assert result.status == "wrong"
     assert "hedged" in result.detail["reason"]
+
+
+@pytest.mark.parametrize(("response", "gold"), [
+    ("\\boxed{B\\ D}", "B"), ("\\boxed{B \\& D}", "B"), ("\\boxed{B \\lor D}", "B"),
+    ("\\boxed{B \\vee D}", "(B)"), ("Answer: (B) (D)", "B"), ("\\boxed{(B), (D)}", "B"),
+])
+def test_several_choices_in_one_answer_are_wrong(response: str, gold: str) -> None:
+    assert check_math(MathItem(response=response, answer=gold)).status == "wrong"
+
+
+@pytest.mark.parametrize(("response", "gold"), [
+    ("\\boxed{2+2 = 4}", "4"), ("\\boxed{5 - 1 = 4}", "4"), ("\\boxed{x = 4}", "4"),
+    ("\\boxed{x = 2 + 2 = 4}", "4"), ("\\boxed{\\frac{22}{7} = 3.14}", "3.14"),
+    ("\\boxed{\\textbf{(B)}\\ 12}", "B"), ("\\boxed{B: 12}", "B"),
+    ("\\boxed{B}\n\nOr, equivalently, twelve.", "B"),
+    ("\\boxed{B}. Option (D) fails the second condition.", "B"),
+    # one answer written several ways is no alternative
+    ("The probability is $\\frac{1}{4}$ or $25\\%$.", "\\frac{1}{4}"),
+    ("\\boxed{4 \\text{ and } 4}", "4"),
+    ("\\boxed{\\frac{1}{2} \\text{ or } 0.5}", "\\frac{1}{2}"),
+])
+def test_one_answer_stated_with_its_working_is_no_hedge(response: str, gold: str) -> None:
+    result = check_math(MathItem(response=response, answer=gold))
+    assert result.status == "correct", result.detail
 
 
 def test_two_boxed_solutions_match_a_list_reference() -> None:

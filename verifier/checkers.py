@@ -66,7 +66,7 @@ def _check(item: Any, timeout_s: float) -> Result:
     if isinstance(item, ReasoningGymItem):
         return gym.check_reasoning_gym(item, timeout_s)
     if isinstance(item, FormatItem):
-        return check_format(item)
+        return check_format(item, timeout_s)
     if isinstance(item, LengthItem):
         return check_length(item)
     if isinstance(item, CompositeItem):

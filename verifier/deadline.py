@@ -31,6 +31,8 @@ from multiprocessing import Pipe
 from multiprocessing.connection import Connection
 from typing import Any, Literal
 
+from rl_client.schemas import Result, Status
+
 # Address space a helper may add to what it inherits; an item needing more fails in the helper.
 DEFAULT_MEMORY_MB = 1024
 _PR_SET_PDEATHSIG = 1
@@ -241,6 +243,17 @@ def limit_address_space(memory_mb: int) -> None:
     if hard != resource.RLIM_INFINITY:
         limit = min(limit, hard)
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def early_result(item_id: str | None, outcome: Outcome, doing: str,
+                 detail: dict[str, Any]) -> Result:
+    """The result of an item whose check did not return: past its deadline `timeout`, out of
+    memory `wrong` (both the response's doing), anything else `infra_error` (the verifier's)."""
+    if outcome.how in ("timeout", "memory"):
+        status = Status.timeout if outcome.how == "timeout" else Status.wrong
+        return Result(id=item_id, reward=0.0, status=status,
+                      detail={**detail, "reason": f"{doing} {outcome.message}"})
+    return Result.infra_error(item_id, f"{doing} failed: {outcome.message}")
 
 
 _local = threading.local()

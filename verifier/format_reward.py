@@ -1,4 +1,9 @@
-"""Format rewards: is the completion laid out as asked (reasoning block, answer tag, box)."""
+"""Format rewards: is the completion laid out as asked (reasoning block, answer tag, box).
+
+The answer region is read as every other kind reads it (`verifier.answer_region`), and the
+check runs in the calling thread's deadline helper (`verifier/deadline.py`) like the other
+kinds' work on a response: whatever the response's shape, an item ends by its deadline.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,8 @@ import re
 
 from rl_client.item_kinds import FormatItem
 from rl_client.schemas import Result, Status
-from verifier.answers import boxed_contents, tag_contents
-from verifier.thinking import strip_thinking
+from verifier.answer_region import boxes, strip_thinking, tag_contents
+from verifier.deadline import deadline_helper, early_result
 
 
 def follows_template(item: FormatItem) -> tuple[bool, str]:
@@ -33,16 +38,22 @@ def follows_template(item: FormatItem) -> tuple[bool, str]:
     if body is None:
         return False, "the reasoning block is never closed"
     found = (tag_contents(body, item.answer_tag) if item.template == "answer_tag"
-             else boxed_contents(body))
+             else [box.content for box in boxes(body)])
     if len(found) != 1:
         return False, f"expected exactly one answer, found {len(found)}"
+    if found[0] is None:
+        return False, "the box is never closed"
     if not found[0].strip():
         return False, "empty answer"
     return True, ""
 
 
-def check_format(item: FormatItem) -> Result:
-    ok, why = follows_template(item)
+def check_format(item: FormatItem, timeout_s: float = 1.0) -> Result:
+    """Score one item. Never raises; returns within about `timeout_s`."""
+    outcome = deadline_helper().call(follows_template, (item,), timeout_s)
+    if outcome.how != "ok":
+        return early_result(item.id, outcome, "checking the layout", {"template": item.template})
+    ok, why = outcome.value
     detail = {"template": item.template, **({"reason": why} if why else {})}
     return Result(id=item.id, reward=float(ok), status=Status.correct if ok else Status.wrong,
                   detail=detail)

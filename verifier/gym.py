@@ -30,7 +30,7 @@ from typing import Any
 
 from rl_client.item_kinds import ReasoningGymItem
 from rl_client.schemas import Result, Status
-from verifier.answers import extract
+from verifier.answer_region import extract
 from verifier.config import Settings
 from verifier.deadline import deadline_helper
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from rl_client.item_kinds import LengthItem
 from rl_client.schemas import Result, Status
+from verifier.answer_region import strip_thinking
 from verifier.instructions.text import words
-from verifier.thinking import strip_thinking
 
 
 def measure(item: LengthItem) -> int:

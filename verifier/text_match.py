@@ -1,20 +1,21 @@
 """Text matching: exact, normalised (SQuAD), regex, token F1 and multiple-choice letters.
 
-A regex comes from the dataset and the text from the policy, and Python's `re` can backtrack
-for ever on such a pair, so the match runs in the deadline helper (`verifier/deadline.py`).
-The other matches are linear string work done in place.
+The whole check (reading the answer region, then matching) runs in the calling thread's
+deadline helper (`verifier/deadline.py`), as every kind's work on a response does: a regex comes
+from the dataset and the text from the policy, and Python's `re` can backtrack for ever on such
+a pair; the rest is linear, but a deadline holds whatever the response's shape.
 """
 
 from __future__ import annotations
 
 import re
 import string
-from collections import Counter
+from collections import Counter, deque
 
 from rl_client.item_kinds import TextItem
 from rl_client.schemas import Result, Status
-from verifier.answers import extract
-from verifier.deadline import deadline_helper
+from verifier.answer_region import extract
+from verifier.deadline import deadline_helper, early_result
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
@@ -23,6 +24,10 @@ _CHOICE_STATED = re.compile(
     re.IGNORECASE)
 _CHOICE_ALONE = re.compile(r"^[\s(\[*]*([A-Za-z])[\s)\].:*]*$")
 _CHOICE_MARKED = re.compile(r"[(\[]([A-Z])[)\]]")
+# Another letter offered beside the chosen one: "(B) or (D)", "B, D", "B/D", "(B) and (D)".
+_JOINED = r"\s*(?:,|/|&|\bor\b|\band\b|\band/or\b)\s*(?:option\s*)?"
+_ALTERNATIVE_AFTER = re.compile(r"[)\].]?" + _JOINED + r"[(\[]?([A-HJ])[)\]]?(?![\w'])")
+_ALTERNATIVE_BEFORE = re.compile(r"(?<![\w'])[(\[]?([A-HJ])[)\]]?" + _JOINED + r"[(\[]?$")
 
 
 def admission_problem(item: TextItem) -> str | None:
@@ -55,25 +60,42 @@ def token_f1(prediction: str, reference: str) -> float:
 
 
 def chosen_letter(answer: str) -> str | None:
-    """The option letter an answer picks: "The answer is (B)", "B", "**C.**", "... (D)"."""
+    """The option letter an answer picks: "The answer is (B)", "B", "**C.**", "... (D)"; ""
+    when it offers several ("(B) or (D)", "B, D"): a hedge picks none."""
     alone = _CHOICE_ALONE.match(answer)
     if alone:
         return alone.group(1).upper()
-    stated = _CHOICE_STATED.findall(answer)
+    stated = deque(_CHOICE_STATED.finditer(answer), maxlen=1)
     if stated:
-        return stated[-1].upper()
-    marked = _CHOICE_MARKED.findall(answer)
-    return marked[-1] if marked else None
+        return _unless_offered_with_another(answer, stated[0])
+    marked = deque(_CHOICE_MARKED.finditer(answer), maxlen=1)
+    return _unless_offered_with_another(answer, marked[0]) if marked else None
+
+
+def _unless_offered_with_another(answer: str, chosen: re.Match[str]) -> str:
+    letter = chosen.group(1).upper()
+    after = _ALTERNATIVE_AFTER.match(answer, chosen.end())
+    before = _ALTERNATIVE_BEFORE.search(answer, 0, chosen.start(1))
+    others = {m.group(1) for m in (after, before) if m is not None} - {letter}
+    return "" if others else letter
 
 
 def regex_matches(patterns: list[str], answer: str, ignore_case: bool) -> bool:
-    """Runs in the deadline helper: does any pattern match the whole answer."""
+    """Does any pattern match the whole answer."""
     flags = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
     return any(re.fullmatch(pattern, answer, flags) for pattern in patterns)
 
 
 def check_text(item: TextItem, timeout_s: float = 1.0) -> Result:
-    """Score one item. Never raises."""
+    """Score one item. Never raises; returns within about `timeout_s`."""
+    outcome = deadline_helper().call(judge, (item,), timeout_s)
+    if outcome.how != "ok":
+        return early_result(item.id, outcome, "matching the answer", {"match": item.match})
+    return outcome.value
+
+
+def judge(item: TextItem) -> Result:
+    """Runs in the deadline helper: the answer region, then the match."""
     answer = extract(item.response, item.extract)
     if answer is None:
         return Result(id=item.id, reward=0.0, status=Status.no_answer,
@@ -81,14 +103,7 @@ def check_text(item: TextItem, timeout_s: float = 1.0) -> Result:
     detail: dict[str, object] = {"match": item.match, "extracted": answer[:200]}
     references = item.references
     if item.match == "regex":
-        outcome = deadline_helper().call(regex_matches, (references, answer, item.ignore_case),
-                                         timeout_s)
-        if outcome.how == "timeout":
-            return Result(id=item.id, reward=0.0, status=Status.timeout,
-                          detail={**detail, "reason": f"the regex match {outcome.message}"})
-        if outcome.how != "ok":
-            return Result.infra_error(item.id, f"regex match failed: {outcome.message}")
-        score = float(outcome.value)
+        score = float(regex_matches(references, answer, item.ignore_case))
     elif item.match == "f1":
         score = max(token_f1(answer, reference) for reference in references)
         detail["f1"] = round(score, 6)
@@ -97,6 +112,9 @@ def check_text(item: TextItem, timeout_s: float = 1.0) -> Result:
         if letter is None:
             return Result(id=item.id, reward=0.0, status=Status.no_answer,
                           detail={**detail, "reason": "no option letter found"})
+        if not letter:
+            return Result(id=item.id, reward=0.0, status=Status.wrong,
+                          detail={**detail, "reason": "hedged: several option letters"})
         detail["chosen"] = letter
         score = float(letter in {r.strip().strip("()").upper() for r in references})
     else:

@@ -14,11 +14,11 @@ from pydantic import ValidationError
 
 from rl_client.item_kinds import InstructionsItem
 from rl_client.schemas import Result, Status
+from verifier.answer_region import strip_thinking
 from verifier.deadline import deadline_helper
 from verifier.instructions import ifeval, ifrlvr  # noqa: F401  (they fill the registry)
 from verifier.instructions.registry import REGISTRY, Constraint, build
 from verifier.instructions.text import load_language_profiles
-from verifier.thinking import strip_thinking
 
 INSTRUCTION_IDS = sorted(REGISTRY)
 

@@ -1,10 +1,11 @@
 """Math checker: final-answer extraction and symbolic comparison on math-verify's parser.
 
 `check_math` finds the reference's answer and the completion's final answer in the calling
-process (plain string work: `reference.py`, and `extract.py` over `boxes.py`, `statements.py`
-and `spans.py`), then has the calling thread's helper process compare them under a hard
-deadline (`isolation.py` runs `grade.py`: `normalize.py`, `shape.py`, `literal.py`,
-`parse.py`, `compare.py`, `numbers.py`). Nothing from the request is ever evaluated as code.
+process (plain string work: `reference.py`, and `extract.py` over `verifier.answer_region`,
+`statements.py`, `spans.py` and `plaintext.py`), then has the calling thread's helper process
+compare them under a hard deadline (`isolation.py` runs `grade.py`: `normalize.py`,
+`setbuilder.py`, `shape.py`, `literal.py`, `parse.py`, `compare.py`, `numbers.py`). Nothing
+from the request is ever evaluated as code.
 """
 
 from __future__ import annotations

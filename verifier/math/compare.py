@@ -8,8 +8,10 @@
   equation stated as an answer (`2 + 3 = 5`) states its right-hand side.
 - Inequalities: the same when one is a positive multiple of the other (`x < 1`, `-x > -1`,
   `5 \\ge x`), or, in one variable, when they hold on the same set; chains likewise.
-- A relation reference and an interval, union or set answer (`-2 \\le x \\le 7` and `[-2, 7]`):
-  by default the answer may be the set; option `relation_for_set` allows the reverse.
+- A relation reference and an interval, union or set answer (`-2 \\le x \\le 7` and `[-2, 7]`),
+  both ways: the set answer matches by default (option `set_for_relation`), and a relation
+  answer in solved form matches the set reference it describes (`k < -5` for `(-\\infty, -5)`,
+  option `relation_for_set`); an unsolved relation (`x^2 < 4`) restates the question.
 - Sets and lists are unordered, tuples ordered, intervals equal by endpoints and openness;
   `(1, 3)` is an open interval or a pair, whichever the other side is.
 - Matrices element by element, after evaluating sums and products of matrices.
@@ -39,6 +41,7 @@ from sympy import (
     MatrixBase,
     MatrixExpr,
     Ne,
+    Number,
     StrictGreaterThan,
     StrictLessThan,
     Symbol,
@@ -47,11 +50,12 @@ from sympy import (
     cancel,
     simplify,
 )
+from sympy.core.function import AppliedUndef
 from sympy.core.relational import Relational
 from sympy.sets.sets import Set
 
 from rl_client.schemas import MathOptions
-from verifier.math.numbers import exact_decimal, is_number, numbers_equal
+from verifier.math.numbers import consistent, exact_decimal, is_number, numbers_equal
 
 # Lists longer than this are compared only element for element as written (each pairing of
 # elements may cost a symbolic comparison).
@@ -62,7 +66,8 @@ _DEFAULT = MathOptions()
 
 def equivalent(gold: Any, pred: Any, options: MathOptions | None = None) -> bool:
     """Whether the parsed prediction is the same answer as the parsed reference."""
-    return _guarded(_equivalent, gold, _align_symbols(gold, pred), options or _DEFAULT)
+    pred = _renamed_arguments(gold, _align_symbols(gold, pred))
+    return _guarded(_equivalent, gold, pred, options or _DEFAULT)
 
 
 def _guarded(check: Callable[..., bool], *args: Any) -> bool:
@@ -87,6 +92,55 @@ def _align_symbols(gold: Any, pred: Any) -> Any:
         return pred
 
 
+def equates_different_values(expr: Any) -> bool:
+    """An equation between two different numbers as written (`3 = 4`, `x = 3 = 4`,
+    `x = 5 + 5 + 1 = 7 = 11`): a completion offering two answers in one box. A computation
+    (`2 + 2 = 4`, even a wrong one: `z = 3 + 3 = 2`) states its last side, as math-verify reads."""
+    equations = _args(expr) if isinstance(expr, And) else (expr,)
+    return any(isinstance(eq, Eq) and isinstance(eq.lhs, Number) and isinstance(eq.rhs, Number)
+               and not _guarded(consistent, eq.lhs, eq.rhs) for eq in equations)
+
+
+def _renamed_arguments(gold: Any, pred: Any) -> Any:
+    """A function is the same whatever its variable is called: `f(z) = z` is `f(x) = x`, and
+    `f(t) = t^2` or `t^2` answers `f(x) = x^2` (and `x^2`, when it is the only variable)."""
+    gold_arguments, pred_arguments = _arguments(gold), _arguments(pred)
+    if gold_arguments is None and pred_arguments is None:
+        return pred
+    if (gold_arguments is not None and pred_arguments is not None
+            and _function_name(gold) != _function_name(pred)):
+        return pred
+    gold_arguments = gold_arguments or _lone_variable(gold)
+    pred_arguments = pred_arguments or _lone_variable(pred)
+    if not gold_arguments or not pred_arguments or len(gold_arguments) != len(pred_arguments):
+        return pred
+    try:
+        return pred.xreplace(dict(zip(pred_arguments, gold_arguments, strict=True)))
+    except (AttributeError, TypeError):
+        return pred
+
+
+def _arguments(expr: Any) -> tuple[Symbol, ...] | None:
+    """The variables of a function definition `f(x, y) = …`, or None (`f(y)` alone is f's
+    value at y, not a definition: it is not `f(x)`)."""
+    if isinstance(expr, Eq) and isinstance(expr.lhs, AppliedUndef) and expr.lhs.args and all(
+            isinstance(arg, Symbol) for arg in expr.lhs.args):
+        return tuple(expr.lhs.args)
+    return None
+
+
+def _function_name(expr: Eq) -> str:
+    return expr.lhs.func.__name__
+
+
+def _lone_variable(expr: Any) -> tuple[Symbol, ...] | None:
+    """The one variable of an expression (not a relation or a set), or None."""
+    if not isinstance(expr, Expr):
+        return None
+    symbols = [s for s in expr.free_symbols if isinstance(s, Symbol)]
+    return (symbols[0],) if len(symbols) == 1 else None
+
+
 def _equivalent(gold: Any, pred: Any, options: MathOptions) -> bool:
     if _guarded(lambda: gold == pred):
         return True
@@ -105,10 +159,10 @@ def _equivalent(gold: Any, pred: Any, options: MathOptions) -> bool:
     if _is_relation(gold) or _are_alternatives(gold) and isinstance(pred, Interval | Union):
         return (options.set_for_relation and isinstance(pred, Set)
                 and _guarded(_collections_equal, _as_set(gold), pred, options))
-    if _is_relation(pred):
+    if _is_relation(pred) or _are_alternatives(pred) and isinstance(gold, Interval | Union):
         if _is_equation(pred):  # `2 + 3 = 5` states 5
             return _equivalent(gold, _last_relation(pred).rhs, options)
-        return (options.relation_for_set and isinstance(gold, Set)
+        return (options.relation_for_set and isinstance(gold, Set) and _solved(pred)
                 and _guarded(_collections_equal, gold, _as_set(pred), options))
     gold_vector, pred_vector = _as_vector(gold, pred), _as_vector(pred, gold)
     if gold_vector is not None or pred_vector is not None:  # a column vector and a tuple
@@ -236,6 +290,19 @@ def _are_alternatives(expr: Any) -> bool:
     """A list of inequalities: `x < 2 \\text{ or } x > 3` (read as a list) holds where any does."""
     return isinstance(expr, FiniteSet) and all(
         _is_relation(arg) and not _is_equation(arg) for arg in expr.args)
+
+
+def _solved(relation: Basic) -> bool:
+    """A relation in solved form: every part compares one variable with a constant (`k < -5`,
+    `-2 \\le x \\le 7`, `x < 2 \\text{ or } x > 3`). `x^2 - 3x + 2 = 0` or `x^2 < 4` restate the
+    question, and do not stand for the set that solves it."""
+    if isinstance(relation, And | FiniteSet):
+        return all(_solved(arg) for arg in _args(relation))
+    if not isinstance(relation, Relational):
+        return False
+    sides = (relation.lhs, relation.rhs)
+    return (sum(isinstance(side, Symbol) for side in sides) == 1
+            and sum(bool(side.free_symbols) for side in sides) == 1)
 
 
 def _as_set(relation: Basic) -> Set:

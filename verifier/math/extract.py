@@ -15,7 +15,11 @@ The cascade; the first step that finds something wins:
    commas, "and" or "or" being one list; or the last number, when one follows it ("so
    $d = \\frac{90}{n}$ … there are 12 such sequences" -> 12).
 
-A completion that closes a `<think>` block is read after it when an answer is found there.
+A completion without any LaTeX is read as the plain-text math it may hold (`pi/2`, `sqrt(2)`:
+`plaintext.py`). The answer region is `verifier.answer_region`'s, as for every kind: a
+completion that closes a `<think>` block is read after it when an answer is found there (else,
+as math-verify reads, in the whole completion); one that opens `<think>` and never closes it
+has no answer.
 """
 
 from __future__ import annotations
@@ -23,9 +27,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from verifier.math.boxes import box_run
-from verifier.math.normalize import latex_symbols
-from verifier.math.spans import NUMBER, env_run, last_match, math_environments
+from verifier.answer_region import box_run, strip_thinking
+from verifier.math import plaintext
+from verifier.math.normalize import latex_symbols, restore_lost_escapes
+from verifier.math.spans import NUMBER, env_run, last_match, math_environments, number_run
 from verifier.math.statements import MATH_OR_NUMBER, Statement, last_statement
 
 # Answer statements, math environments and the last number are looked for near the end only.
@@ -34,18 +39,19 @@ MATH_TAIL_CHARS = 4_000
 LAST_NUMBER_TAIL_CHARS = 1_000
 # How far after the final box a hedge ("\boxed{4} (or maybe 5)") is looked for.
 TRAILING_HEDGE_CHARS = 200
-THINK_END = "</think>"
 
+# An alternative a hedge offers: a number, math, a box, or a choice letter ("or (D)", "or D").
+_ALTERNATIVE = r"(?:[-\d$(]|\\boxed|\\text\s*\{\s*\(?[A-HJ]\b|(?-i:[A-HJ])(?![\w']))"
 _TRAILING_HEDGE = re.compile(
     r"\b(?:maybe|perhaps|possibly|probably|not\s+sure|unsure|"
-    r"or\s+(?:maybe\s+|perhaps\s+)?(?:[-\d$]|\\boxed)|(?:could|might)\s+also\s+be)|"
+    r"or\s+(?:maybe\s+|perhaps\s+)?" + _ALTERNATIVE + r"|(?:could|might)\s+also\s+be)|"
     r"^[\s$]*\?",
     re.IGNORECASE)
 # On the line after the box's, only an alternative value is a hedge ("or maybe 5", "Perhaps 5"):
 # a new sentence that starts with "Perhaps" may say anything.
 _NEXT_LINE_HEDGE = re.compile(
     r"[\s*]*(?:or\b[\s,]*(?:maybe|perhaps|possibly|probably)?|maybe|perhaps|possibly|probably)"
-    r"[\s,]*(?:it(?:'s|\s+is|\s+could\s+be)\s+)?(?:[-\d$(]|\\boxed)",
+    r"[\s,]*(?:it(?:'s|\s+is|\s+could\s+be)\s+)?" + _ALTERNATIVE,
     re.IGNORECASE)
 
 
@@ -68,10 +74,12 @@ def extract_answer(response: str, list_expected: bool = False) -> Extraction:
     `list_expected`: the reference lists several answers, so boxes spread over a sentence
     ("\\boxed{(2, 2)} for part (a) and \\boxed{(1, 1)}") are read as one list.
     """
-    response = latex_symbols(response)
-    think_end = response.rfind(THINK_END)
-    if think_end >= 0:
-        after_thinking = _cascade(response[think_end + len(THINK_END):], list_expected)
+    response = plaintext.as_latex(latex_symbols(restore_lost_escapes(response)))
+    answer_part = strip_thinking(response)
+    if answer_part is None:
+        return Extraction(None, "none", "the reasoning block is never closed")
+    if answer_part is not response:
+        after_thinking = _cascade(answer_part, list_expected)
         if after_thinking.source != "none":
             return after_thinking
     return _cascade(response, list_expected)
@@ -94,9 +102,10 @@ def _cascade(text: str, list_expected: bool) -> Extraction:
     tail = text[-MATH_TAIL_CHARS:]
     envs = math_environments(tail)
     after_math = envs[-1][1] if envs else 0
-    number = last_match(NUMBER, tail[max(after_math, len(tail) - LAST_NUMBER_TAIL_CHARS):])
+    after = tail[max(after_math, len(tail) - LAST_NUMBER_TAIL_CHARS):]
+    number = last_match(NUMBER, after)
     if number is not None:
-        return Extraction(number.group(0), "last_number")
+        return Extraction(number_run(after, number), "last_number")
     if envs:
         math = env_run(tail, envs, len(envs) - 1, backwards=True)
         if math:

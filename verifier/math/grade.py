@@ -15,16 +15,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple
 
-from sympy import Tuple
+from sympy import Eq, FiniteSet, Tuple, Union
 from sympy.sets.sets import Set
 
 from rl_client.schemas import MathOptions, Status
 from verifier.lru import LRU
-from verifier.math.compare import equivalent
+from verifier.math import setbuilder
+from verifier.math.compare import equates_different_values, equivalent
 from verifier.math.literal import (
     base_numeral,
     canonical,
     choice_letter,
+    choice_with_value,
     compare_literally,
     is_text_answer,
     time_of_day,
@@ -39,6 +41,9 @@ MAX_PREDICTION_CHARS = 1_000
 MAX_NESTING = 40
 GOLD_CACHE_SIZE = 4_096
 _SEVERAL_CANDIDATES = "lists several candidates where one is expected"
+_OR_HEDGE = "hedged answer (or)"
+# Items of one answer written several ways (`\\frac{1}{4}` or `25\\%`) that are looked at.
+MAX_RESTATEMENTS = 8
 
 
 class Verdict(NamedTuple):
@@ -60,7 +65,7 @@ class Gold(NamedTuple):
     text: str
     readings: tuple[GoldReading, ...]
     hedge_words: frozenset[str]
-    is_list: bool
+    is_list: bool  # several answers, or a union: "x = 2 or x = 3", "x < 2 or x > 3" are no hedge
     error: str | None
 
 
@@ -81,15 +86,17 @@ def grade(prediction: str, gold_text: str, options: MathOptions | None = None,
             on_gold_parse(False)
 
     refusal = _screen(prediction, gold)
-    if refusal:
-        return Verdict(Status.wrong, refusal)
     text = normalize(prediction)
     if gold.error:
-        if canonical(text) == canonical(gold.text):
+        if not refusal and canonical(text) == canonical(gold.text):
             return Verdict(Status.correct, "the answer reproduces the reference exactly")
         return Verdict(Status.infra_error, gold.error)
+    if refusal:
+        if refusal == _OR_HEDGE and _restates_one_answer(text, gold, options):
+            return Verdict(Status.correct)
+        return Verdict(Status.wrong, refusal)
 
-    hedged = parsed = False
+    hedged = parsed = two_values = False
     for reading in readings(text):
         several = len(split_top_level(reading)) > 1
         for gold_reading in gold.readings:
@@ -106,8 +113,15 @@ def grade(prediction: str, gold_text: str, options: MathOptions | None = None,
             if expr is None:
                 continue
             parsed = True
+            if equates_different_values(expr):
+                two_values = True
+                continue
             if equivalent(gold_reading.expr, expr, options):
                 return Verdict(Status.correct)
+    if two_values:
+        return Verdict(Status.wrong, "hedged answer: it equates different values")
+    if hedged and _restates_one_answer(text, gold, options):
+        return Verdict(Status.correct)
     if parsed:
         return Verdict(Status.wrong, "not equivalent to the reference")
     if hedged:
@@ -133,19 +147,57 @@ def warm_up() -> None:
     grade("[-2, 7]", "-2 \\le x \\le 7")
 
 
+def _restates_one_answer(text: str, gold: Gold, options: MathOptions | None) -> bool:
+    """`\\frac{1}{4}` or `25\\%`, `4 \\text{ and } 4`: several items that are each the one
+    reference are the one answer written several ways, not alternatives."""
+    items = split_top_level(text)
+    if not 1 < len(items) <= MAX_RESTATEMENTS:
+        return False
+    singles = [reading for reading in gold.readings if not reading.several]
+    return bool(singles) and all(any(_same(reading, item, options) for reading in singles)
+                                 for item in items)
+
+
+def _same(gold_reading: GoldReading, item: str, options: MathOptions | None) -> bool:
+    decided = compare_literally(gold_reading.text, item)
+    if decided is not None:
+        return decided
+    expr = parse_latex(item) if gold_reading.expr is not None else None
+    return expr is not None and not equates_different_values(expr) and equivalent(
+        gold_reading.expr, expr, options)
+
+
+def _offers_alternatives(expr: Any) -> bool:
+    """A union, a set of several elements, or membership in one: "or" between its parts in an
+    answer lists them, it does not hedge."""
+    if isinstance(expr, Eq) and isinstance(expr.rhs, Set):
+        expr = expr.rhs
+    return isinstance(expr, Union) or isinstance(expr, FiniteSet) and len(expr) > 1
+
+
+def gold_readings(text: str) -> list[str]:
+    """A reference's readings; an option with its value (`(C) 15`, `\\textbf{(C) }15`) is
+    answered by its letter or by its value."""
+    found = readings(text)
+    option = choice_with_value(text)
+    return [*found, *option] if option is not None else found
+
+
 def _prepare_gold(gold_text: str) -> Gold:
     text = normalize(gold_text)
     prepared = []
-    for reading in readings(text):
+    for reading in gold_readings(text):
         literal_only = (is_text_answer(reading) or choice_letter(reading) is not None
                         or base_numeral(reading) is not None or time_of_day(reading) is not None)
         expr = None if literal_only else parse_latex(reading)
         if expr is not None or literal_only:
-            several = is_list(reading) or isinstance(expr, Tuple | Set)
+            several = (is_list(reading) or isinstance(expr, Tuple | Set)
+                       or _offers_alternatives(expr))
             prepared.append(GoldReading(reading, expr, several))
     error = None if prepared else "the reference answer could not be parsed"
     return Gold(text=text, readings=tuple(prepared), hedge_words=frozenset(hedge_words(gold_text)),
-                is_list=any(is_list(r.text) for r in prepared), error=error)
+                is_list=any(is_list(r.text) or _offers_alternatives(r.expr) for r in prepared),
+                error=error)
 
 
 def _screen(prediction: str, gold: Gold) -> str | None:
@@ -156,9 +208,11 @@ def _screen(prediction: str, gold: Gold) -> str | None:
         return f"the final answer is longer than {MAX_PREDICTION_CHARS} characters"
     if nesting_depth(prediction) > MAX_NESTING:
         return f"the final answer nests brackets deeper than {MAX_NESTING}"
-    hedges = hedge_words(prediction) - gold.hedge_words
+    hedges = hedge_words(setbuilder.canonical(prediction)) - gold.hedge_words
     if gold.is_list:
         hedges.discard("or")  # "x = 2 or x = 3" lists the solutions the reference lists
+    if hedges == {"or"}:
+        return _OR_HEDGE
     if hedges:
         return f"hedged answer ({', '.join(sorted(hedges))})"
     return None

@@ -14,6 +14,8 @@ _TEXT_WRAPPER = re.compile(r"\\(?:text|mathrm|textbf|mbox|operatorname)\s*\{([^{
 _SPACE = re.compile(r"\s+|\\ |~|\$")
 _CHOICE = re.compile(r"\(?\s*([A-J])\s*\)?")
 _CHOSEN = re.compile(r"(?:(?i:option|choice)\s*)?[(\[]?\s*([A-Ja-j])\s*[)\]]?(?=[\s:.]|$)")
+_OTHER_CHOICE = re.compile(r"(?<![A-Za-z\\])\(?[A-J]\)?(?![A-Za-z])")
+_CHOICE_WITH_VALUE = re.compile(r"\(\s*([A-J])\s*\)\s*[:.]?\s*(\S.*)|([A-J])\s*[:.)]\s*(\S.*)")
 _TIME = re.compile(r"(\d{1,2}):([0-5]\d)(?::([0-5]\d))?\s*(?:(a|p)\.?\s*m\.?)?", re.IGNORECASE)
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'\-]*(?:[\s,]+[A-Za-z][A-Za-z'\-]*)*")
 _MATH_WORDS = frozenset((
@@ -30,8 +32,11 @@ def compare_literally(gold: str, pred: str) -> bool | None:
         return True
     choice = choice_letter(gold)
     if choice is not None:
-        chosen = _CHOSEN.match(_unwrap(pred).strip())
-        return chosen is not None and chosen[1].upper() == choice
+        written = _unwrap(pred).strip()
+        chosen = _CHOSEN.match(written)
+        if chosen is None or _OTHER_CHOICE.search(written, chosen.end()):
+            return False  # no letter, or another one after it: "(B) (D)", "B \lor D"
+        return chosen[1].upper() == choice
     gold_time, pred_time = time_of_day(gold), time_of_day(pred)
     if gold_time is not None and pred_time is not None and _same_time(gold_time, pred_time):
         return True
@@ -73,6 +78,15 @@ def choice_letter(text: str) -> str | None:
     """`(B)`, `\\text{(B)}`, `B` as a reference: the letter of a multiple-choice answer."""
     match = _CHOICE.fullmatch(canonical(text, lower=False))
     return match[1] if match is not None else None
+
+
+def choice_with_value(text: str) -> tuple[str, str] | None:
+    """`(C) 15`, `\\textbf{(C) }15`, `C: 15` as a reference: ("(C)", "15"), the option and its
+    value; None for anything else."""
+    match = _CHOICE_WITH_VALUE.fullmatch(_unwrap(text).strip())
+    if match is None:
+        return None
+    return f"({match[1] or match[3]})", (match[2] or match[4]).strip()
 
 
 def time_of_day(text: str) -> tuple[int, int, int, str | None] | None:

@@ -15,9 +15,26 @@ import re
 from fractions import Fraction
 from functools import lru_cache
 
+from verifier.math import plaintext, setbuilder
 from verifier.math.shape import split_top_level
 
 NORMALIZE_CACHE_SIZE = 8_192
+# Whole answers in words: numbers (zero to ninety-nine) and the two sets answers name.
+_UNITS_WORDS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine",
+                "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen",
+                "seventeen", "eighteen", "nineteen"]
+_TENS = {word: 10 * (i + 2) for i, word in enumerate(
+    ["twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"])}
+_NUMBER_WORDS = {**{word: i for i, word in enumerate(_UNITS_WORDS)}, **_TENS}
+_SETS_IN_WORDS = {**dict.fromkeys(("all real numbers", "all reals", "all real values",
+                                   "all real x", "every real number"), "\\mathbb{R}"),
+                  **dict.fromkeys(("no solution", "no solutions", "no real solution",
+                                   "no real solutions", "there is no solution",
+                                   "there are no solutions", "empty set", "the empty set"),
+                                  "\\emptyset")}
+_IN_WORDS = re.compile(r"(?:\\text\s*\{\s*)?([A-Za-z][A-Za-z \-]{1,40}?)\s*\}?\.?")
+# Independent `\pm` signs in one item that are expanded (each doubles the item).
+MAX_PLUS_MINUS = 3
 # Wrappers (`$`, `\\boxed{}`, `{}`) stacked around a whole answer that are taken off.
 MAX_WRAPPERS = 8
 # Units dropped after a number even when short (longer words are dropped anyway, see below).
@@ -42,10 +59,20 @@ _UNICODE_TO_LATEX = str.maketrans({
     "\u2265": "\\ge ", "\u2260": "\\ne ", "\u2a7d": "\\le ", "\u2a7e": "\\ge ",
     "\u2248": "\\approx ", "\u00b1": "\\pm ", "\u2213": "\\mp ", "\u00b0": "^\\circ",
     "\u00b2": "^2", "\u00b3": "^3", "\u2009": "\\,", "\u202f": "\\,", "\u00a0": " ",
-    "\u2208": "\\in ", "\u222a": "\\cup ", "\u2205": "\\emptyset ",
+    "\u2208": "\\in ", "\u222a": "\\cup ", "\u2205": "\\emptyset ", "\u2032": "'",
+    "\u2033": "''",
 })
 _EMPTY_SET = re.compile(r"\\varnothing(?![A-Za-z])")
 _DOUBLED_BACKSLASH = re.compile(r"\\\\(?=[a-zA-Z])")
+# Python's and JSON's one-letter escapes, where a LaTeX command lost its backslash to them: any
+# letters after a bell, backspace, form feed or vertical tab; after a tab, carriage return or
+# newline only the commands that start so (a real line break before a word stays one).
+_ESCAPED_LETTER = {"\a": "a", "\b": "b", "\f": "f", "\v": "v", "\t": "t", "\r": "r",
+                   "\n": "n"}
+_CONTROL_ESCAPE = re.compile(
+    r"([\a\b\f\v])(?=[a-zA-Z])|(\t)(?=(?:imes|heta|an|au|ext|frac|riangle|ilde|o)\b|ext|frac)|"
+    r"(\r)(?=(?:ight|angle|ho|floor|ceil|m)\b|ight)|"
+    r"(\n)(?=(?:eq|e|u|abla|ot|eg|i|mid|otin|geq|leq|exists)\b)")
 _WRAPPERS = (("$$", "$$"), ("$", "$"), ("\\(", "\\)"), ("\\[", "\\]"))
 _BOX_WRAPPER = re.compile(r"\\(?:boxed|fbox)\s*\{|\{")
 _TRAILING_PUNCTUATION = " \t\n.,;:"
@@ -82,10 +109,24 @@ _SPACING = re.compile(r"(?<!\\)\\(?:q?quad|[,;: ]|thinspace|enspace|hspace\{[^{}
 
 _CURRENCY = re.compile(r"\\\$|\\(?:euro|pounds|yen)\b|[€£¥₹]|^\$(?=\s*[\d.])|"
                        r"(?<![A-Za-z])(?:USD|EUR|GBP|Rs\.?)(?![A-Za-z])")
-_DEGREES = re.compile(r"\^\s*(?:\{\s*)?\\circ\s*\}?"
-                      r"(?:\s*(?:\\text\s*\{\s*)?[CF](?![A-Za-z])\s*\}?)?|"
-                      r"\\circ\b|\\degree\b|"
+_DEGREE_SIGN = (r"(?:\^\s*(?:\{\s*)?\\(?:circ|textcirc|textdegree)\s*\}?|"
+                r"\\(?:circ|textcirc|textdegree|degree)\b)")
+_DEGREES = re.compile(_DEGREE_SIGN + r"(?:\s*(?:\\text\s*\{\s*)?[CF](?![A-Za-z])\s*\}?)?|"
                       r"\^\s*\{\s*\\text\{\s*o\s*\}\s*\}")
+# An angle in degrees, minutes and seconds: `60^\circ 42'`, `12^{\circ} 30' 15''`, `60°42′`.
+_MINUTE_SIGN = r"(?:'|\^\s*\{?\s*\\prime\s*\}?|\\prime\b)"
+_SECOND_SIGN = r"(?:''|\"|\^\s*\{?\s*\\prime\s*\\prime\s*\}?|\\prime\s*\\prime\b|\\dprime\b)"
+_NUMERAL = r"(\d+(?:\.\d+)?)\s*"
+_DEGREES_MINUTES = re.compile(
+    r"(?<![\d.])" + _NUMERAL + _DEGREE_SIGN
+    + r"\s*(?:" + _NUMERAL + r"(?!" + _SECOND_SIGN + r")" + _MINUTE_SIGN + r")?"
+    + r"\s*(?:" + _NUMERAL + _SECOND_SIGN + r")?")
+# A subscript spelled with a command or a text wrapper: `m_{\max}`, `V_{\text{total}}`.
+_SUBSCRIPT_WORD = re.compile(
+    r"_\{\s*(?:\\(?:text|textrm|mathrm|operatorname|rm)\s*\{\s*([A-Za-z0-9 ]+?)\s*\}|"
+    r"\\([A-Za-z]+))\s*\}")
+# `A - B` and `A \backslash B` between sets: the difference `A \setminus B`.
+_SET_DIFFERENCE = re.compile(r"(?<=[)\]}])\s*(?:-|\\backslash\b)\s*(?=\\\{)")
 _PERCENT_WORD = re.compile(r"(?<!\s)\s*(?:\\text\{\s*)?(?:percentage|percent|pct)\b(?:\s*\})?")
 _RELATION_SPELLING = re.compile(r"\\(?:geqslant|leqslant|gt|lt)(?![A-Za-z])")
 _RELATION_SYMBOLS = {"\\geqslant": "\\ge ", "\\leqslant": "\\le ", "\\gt": ">", "\\lt": "<"}
@@ -93,6 +134,22 @@ _CONNECTOR = re.compile(
     r"(?<![\s,])\s*(?:,\s*)?(?:\\text\s*\{\s*(?:,\s*)?(?:and|or)\s*,?\s*\}|"
     r"(?<![A-Za-z\\])(?:and|or)(?![A-Za-z]))\s*",
     re.IGNORECASE)
+_PLUS_MINUS = re.compile(r"\\(?:pm|mp)(?![A-Za-z])")
+# A condition stated with the answer, not part of it: `\forall x > 0, f(x) = 0`,
+# `f(x) = x \text{ for all } x \in \mathbb{R}`.
+_QUANTIFIER = re.compile(
+    r"^\s*(?:\\forall|\\text\s*\{\s*for\s+(?:all|every|each)\s*\})[^,;=]{0,60}[,;:]\s*|"
+    r"(?<!\s)[\s,]*(?:\\forall|\\text\s*\{\s*,?\s*for\s+(?:all|every|each)\s*\})[^,;=]{0,60}$")
+# `x = \frac{\pi}{4} + 2k\pi, k \in \mathbb{Z}`: the parameter's domain, not an answer.
+_PARAMETER_DOMAIN = re.compile(
+    r"\s*(?:[,;]|\\text\s*\{\s*,?\s*(?:for|where)\s*\})\s*(?:\\text\s*\{\s*(?:for|where)\s*\}\s*)?"
+    r"[A-Za-z]\s*\\in\s*\\mathbb\s*\{?\s*[ZN]\s*\}?\s*$")
+# A system of equations written as cases or an array under a brace: its equations, listed.
+_SYSTEM = re.compile(
+    r"(?:\\left\s*\\\{\s*)?\\begin\s*\{(cases|aligned|gathered|array)\}(?:\s*\{[^{}]*\})?"
+    r"(?P<rows>.*?)\\end\s*\{\1\}(?:\s*\\right\s*\.)?", re.DOTALL)
+_ELLIPSIS = re.compile(r"\\(?:ldots|dots|cdots|dotsc)(?![A-Za-z])|(?<![.\d])\.\.\.(?!\.)")
+_ANGLE_BRACKET = re.compile(r"\\[lr]angle(?![A-Za-z])")
 _APPROX = re.compile(r"\\approx|\\simeq")
 _LABEL = re.compile(r"[A-Za-z](?:_\{?[\w]+\}?)?")
 _SCIENTIFIC = re.compile(r"(?<![\w.\\])(\d+(?:\.\d+)?)\s*[eE]\s*([+-]?\d+)(?![\w.])")
@@ -110,17 +167,23 @@ _ATTACHED_UNIT = re.compile(r"(?<=\d)(?P<unit>[A-Za-z]{2,3}|m(?=\s*\^))\s*(?:\^\
 @lru_cache(maxsize=NORMALIZE_CACHE_SIZE)
 def normalize(text: str) -> str:
     """The answer in the spelling the literal comparisons and the parser expect."""
-    text = strip_wrappers(undouble_backslashes(latex_symbols(text).strip()))
+    text = repair_escapes(latex_symbols(text)).strip()
+    text = strip_wrappers(_ELLIPSIS.sub(r"\\variable{dots}", text))  # `1, 2, \ldots, n`
+    text = plaintext.as_latex(text)
     text = _COMMA_THEN_NEGATIVE_SPACE.sub(",", text)
     text = _BRACED_SEPARATOR.sub(r"\1", text)
-    text = _NOISE.sub("", text)
+    text = _NOISE.sub("", _SYSTEM.sub(_system_as_list, text))
     text = _MATRIX_SPELLING.sub(r"\\\1{bmatrix}", text)
+    text = _ANGLE_BRACKET.sub(lambda m: "(" if m[0].endswith("langle") else ")", text)
     text = _FRACTION_STYLE.sub(r"\\frac", text)
     text = _EMPTY_SET.sub(r"\\emptyset", text)
     text = _unwrap_fonts(text)
+    text = _SUBSCRIPT_WORD.sub(lambda m: f"_{{{(m[1] or m[2]).replace(' ', '')}}}", text)
+    text = _SET_DIFFERENCE.sub(r" \\setminus ", setbuilder.canonical(text))
     text = _SPACE_SEPARATOR.sub("", text)
     text = _SPACING.sub(" ", text)
     text = _CURRENCY.sub("", text)
+    text = _DEGREES_MINUTES.sub(_angle_in_degrees, text)
     text = _DEGREES.sub("", text)
     text = _PERCENT_WORD.sub(r"\\%", text)
     text = _RELATION_SPELLING.sub(lambda m: _RELATION_SYMBOLS[m[0]], text)
@@ -131,10 +194,12 @@ def normalize(text: str) -> str:
         lambda m: f" \\times 10^{{{_POWER_OF[(m['text'] or m['word']).lower()]}}}", text)
     text = _drop_units(text.strip(_TRAILING_PUNCTUATION))
     text = _LETTER_IN_TEXT.sub(r"\1", text)  # `\mathrm{e}` after units: `5\,\mathrm{m}`
+    text = _PARAMETER_DOMAIN.sub("", _QUANTIFIER.sub("", text))
     text = _CONNECTOR.sub(", ", text).strip(" ,")
     text = _resolve_approximation(text)
     text = _expand_plus_minus(text)
     text = " ".join(text.split()).strip(_TRAILING_PUNCTUATION)
+    text = _whole_answer_in_words(text)
     grouped = _WHOLE_GROUPED.fullmatch(text)
     if grouped is not None:  # `1,000,000` or `1 000`: the whole answer is one number
         text = text.replace(grouped["sep"], "")
@@ -153,10 +218,21 @@ def readings(text: str) -> list[str]:
     return [text]
 
 
-def undouble_backslashes(text: str) -> str:
-    """`\\\\le` (an escape doubled by a dataset's JSON or Python source) -> `\\le`; kept in
-    matrices, where `\\\\` breaks a row."""
+def repair_escapes(text: str) -> str:
+    """What a dataset's JSON or Python source did to backslashes, undone: lost escapes
+    (`restore_lost_escapes`), and doubled ones: `\\\\le` -> `\\le`, kept in matrices where
+    `\\\\` breaks a row."""
+    text = restore_lost_escapes(text)
     return text if "\\begin" in text else _DOUBLED_BACKSLASH.sub(r"\\", text)
+
+
+def restore_lost_escapes(text: str) -> str:
+    """A command whose backslash and first letter became a control character, restored:
+    `"\\frac"` written in Python as `"\frac"` is a form feed and `rac`; `\\times`, `\\boxed`,
+    `\\right`, `\\neq`, `\\vec`, `\\alpha` likewise."""
+    if _CONTROL_ESCAPE.search(text) is None:
+        return text
+    return _CONTROL_ESCAPE.sub(lambda m: "\\" + _ESCAPED_LETTER[m[m.lastindex]], text)
 
 
 def strip_wrappers(text: str) -> str:
@@ -192,6 +268,49 @@ def _closes_at_end(text: str, opened: int) -> bool:
             return index == len(text) - 1
         index += 1
     return False
+
+
+def _system_as_list(match: re.Match[str]) -> str:
+    """`\\begin{cases} x = 1 \\\\ y = 2 \\end{cases}` -> `x = 1, y = 2`; a piecewise
+    definition (a `&` left once alignment `&=` is dropped) or an array not under a brace (a
+    matrix) stays as written."""
+    if match[1] == "array" and not match[0].startswith("\\left"):
+        return match[0]
+    rows = match["rows"].replace("&=", "=").replace("&\\le", "\\le").replace("&\\ge", "\\ge")
+    if "&" in rows:
+        return match[0]
+    return ", ".join(row.strip() for row in rows.split("\\\\") if row.strip())
+
+
+def _whole_answer_in_words(text: str) -> str:
+    """An answer that is a number or a set in words, as math: `six` and `\\text{twenty-one}` are
+    6 and 21, "all real numbers" is `\\mathbb{R}`, "no solution" the empty set."""
+    words = _IN_WORDS.fullmatch(text)
+    if words is None:
+        return text
+    said = " ".join(words[1].lower().replace("-", " ").split())
+    if said in _SETS_IN_WORDS:
+        return _SETS_IN_WORDS[said]
+    parts = said.split()
+    if len(parts) == 1 and parts[0] in _NUMBER_WORDS:
+        return str(_NUMBER_WORDS[parts[0]])
+    if len(parts) == 2 and parts[0] in _TENS and parts[1] in _NUMBER_WORDS \
+            and _NUMBER_WORDS[parts[1]] < 10:
+        return str(_TENS[parts[0]] + _NUMBER_WORDS[parts[1]])
+    return text
+
+
+def _angle_in_degrees(match: re.Match[str]) -> str:
+    """`60^\\circ 42'` -> `\\frac{607}{10}`: minutes and seconds as fractions of a degree (a
+    lone `60^\\circ` is left to the degree sign's own rewrite)."""
+    if match[2] is None and match[3] is None:
+        return match[0]
+    value = sum((Fraction(part) / scale for part, scale in zip(match.groups(), (1, 60, 3600),
+                                                               strict=True) if part),
+                Fraction(0))
+    if value.denominator == 1:
+        return str(value.numerator)
+    return f"\\frac{{{value.numerator}}}{{{value.denominator}}}"
 
 
 def _repeating_as_fraction(match: re.Match[str]) -> str:
@@ -268,16 +387,53 @@ def _resolve_approximation(text: str) -> str:
 
 
 def _expand_plus_minus(text: str) -> str:
-    """`x = 1 \\pm \\sqrt{2}` is the two answers `x = 1 + \\sqrt{2}, x = 1 - \\sqrt{2}`."""
+    """`x = 1 \\pm \\sqrt{2}` is the two answers `x = 1 + \\sqrt{2}, x = 1 - \\sqrt{2}`, and
+    `\\{1 \\pm \\sqrt{5}, -2\\}` the set of three: wherever a list or a set holds a value."""
     if "\\pm" not in text and "\\mp" not in text:
         return text
+    pieces, position = [], 0
+    for start, end in _set_literals(text):
+        pieces.append(text[position:start])
+        pieces.append("\\{" + _plus_minus_items(text[start + 2:end - 2]) + "\\}")
+        position = end
+    pieces.append(text[position:])
+    return _plus_minus_items("".join(pieces))
+
+
+def _set_literals(text: str) -> list[tuple[int, int]]:
+    """The outermost `\\{…\\}` groups that list values (not set-builder notation)."""
+    found, depth, start = [], 0, 0
+    for brace in re.finditer(r"\\[{}]", text):
+        if brace.group() == "\\{":
+            depth += 1
+            start = brace.start() if depth == 1 else start
+        elif depth:
+            depth -= 1
+            if depth == 0 and "\\mid" not in text[start:brace.end()]:
+                found.append((start, brace.end()))
+    return found
+
+
+def _plus_minus_items(text: str) -> str:
+    """Each item of a list with `\\pm` (or `\\mp`) in it, as the items it stands for: one
+    sign for an item whose `\\pm` and `\\mp` go together, every choice (up to
+    MAX_PLUS_MINUS signs) for independent `\\pm`s (`\\pm\\sqrt{2 \\pm \\sqrt{2}}`)."""
     items = []
     for item in split_top_level(text):
-        signs = item.count("\\pm") + item.count("\\mp")
-        if signs != 1:
+        signs = _PLUS_MINUS.findall(item)
+        if not signs or len(signs) > MAX_PLUS_MINUS:
             items.append(item)
             continue
-        plus = item.replace("\\pm", "+").replace("\\mp", "-")
-        minus = item.replace("\\pm", "-").replace("\\mp", "+")
-        items.extend([plus, minus])
-    return ", ".join(items)
+        if "\\mp" in signs or len(signs) == 1:
+            items.extend(_signed(item, [sign == "\\pm" for sign in signs]))
+            items.extend(_signed(item, [sign != "\\pm" for sign in signs]))
+            continue
+        for choice in range(2 ** len(signs)):
+            items.extend(_signed(item, [not choice >> bit & 1 for bit in range(len(signs))]))
+    return ", ".join(dict.fromkeys(items))
+
+
+def _signed(item: str, plus: list[bool]) -> list[str]:
+    """The item with its signs, in order, replaced by + (True) or - (False)."""
+    chosen = iter(plus)
+    return [_PLUS_MINUS.sub(lambda _: "+" if next(chosen) else "-", item)]

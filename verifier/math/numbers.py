@@ -5,12 +5,14 @@ By default an answer's digits count:
   values (roots, pi) to 40 significant digits;
 - a decimal must be the other value to every digit it shows and, as math-verify rounds, to six
   decimal places: `\\frac{1}{2}` vs `0.5000001`, `\\frac{1}{3}` vs `0.33` and `\\pi` vs `3.14`
-  are wrong, `\\frac{1}{3}` vs `0.333333` is right;
+  are wrong, `\\frac{1}{3}` vs `0.333333` is right, whichever side is the reference (a rounded
+  reference asks for the rounded value: `\\pi` is not `3.14`, as in math-verify);
 - a percentage reads as itself and as a fraction of 100 (`50\\%` is `50` and `0.5`);
 - `1/0` and `0/0` equal nothing.
 
 Per item, `rel_tol` (|answer - reference| <= rel_tol * |reference|) or `digits` (the answer is
-the reference to that many significant digits) replace the default for every pair of numbers.
+the reference to that many significant digits) replace the default for every pair of numbers;
+`rounded_reference` lets an exact irrational answer match a decimal reference it rounds to.
 """
 
 from __future__ import annotations
@@ -95,10 +97,9 @@ def _agree(gold: Reading, pred: Reading, options: MathOptions) -> bool:
             return exact_gold == exact_pred  # 10^{100} + 1 is not 10^{100}
         scale = max(abs(exact_gold), abs(exact_pred))
         return bool(difference <= max(scale * _RELATIVE_SLACK, _ABSOLUTE_ZERO))
-    if pred.ulp is None and not isinstance(exact_pred, Rational):
-        # An irrational answer against a decimal reference: the reference is that value
-        # rounded (`0.7071` and `\\frac{\\sqrt{2}}{2}`, `3.14` and `\\pi`). A fraction must be the
-        # decimal itself (`0.3` is not `\\frac{1}{3}`, `3.14` not `\\frac{22}{7}`).
+    if options.rounded_reference and pred.ulp is None and not isinstance(exact_pred, Rational):
+        # Asked for: the decimal reference is an irrational value rounded (`0.7071` and
+        # `\\frac{\\sqrt{2}}{2}`, `3.14` and `\\pi`). A fraction must still be the decimal itself.
         return bool(difference <= gold.ulp / 2 * (1 + _RELATIVE_SLACK))
     # A decimal answer must be the reference rounded to the digits it shows, and agree with an
     # exact reference to six decimal places as math-verify rounds.
@@ -127,3 +128,25 @@ def _digits_tolerance(gold: Basic, digits: int) -> Basic:
         return Rational(1, 2) * Rational(10) ** -digits
     exponent = floor(log(abs(gold), 10).evalf(EVAL_DIGITS))
     return Rational(1, 2) * Rational(10) ** (exponent - digits + 1)
+
+
+def consistent(left: Basic, right: Basic) -> bool:
+    """Whether two sides of an equation a completion states can both hold: the same value, a
+    decimal side to within one unit of its last digit (`\\frac{1}{3} = 0.33`). `3 = 4` states
+    two answers at once."""
+    readings_left, readings_right = readings(left), readings(right)
+    for one in readings_left:
+        for other in readings_right:
+            exact_one, exact_other = _evaluate(one.value), _evaluate(other.value)
+            if exact_one is None or exact_other is None:
+                continue
+            if not (exact_one.is_finite and exact_other.is_finite):
+                if exact_one == exact_other:
+                    return True
+                continue
+            slack = max(one.ulp or 0, other.ulp or 0)
+            scale = max(abs(exact_one), abs(exact_other))
+            if abs(exact_one - exact_other) <= max(slack, scale * _RELATIVE_SLACK, _ABSOLUTE_ZERO):
+                return True
+    return False
+

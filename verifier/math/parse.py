@@ -22,6 +22,8 @@ from latex2sympy2_extended.latex2sympy2 import (
 from math_verify.grader import should_treat_as_complex
 from sympy import Basic, Float, Integer
 
+from verifier.math import setbuilder
+
 PARSE_CACHE_SIZE = 8_192
 # Significant digits a decimal always keeps (more when it is written with more).
 MIN_DECIMAL_DIGITS = 15
@@ -44,15 +46,28 @@ _DIGIT = re.compile(r"\d")
 def parse_latex(text: str) -> Any:
     """A normalised answer as a sympy object (or matrix); None when it is not parseable math.
 
-    `a = b = 5` that the grammar rejects as a whole is read as its last part, as math-verify does.
+    `a = b = 5` that the grammar rejects as a whole is read as its last part, as math-verify does;
+    set-builder notation is read as the set it describes (`setbuilder.py`).
     """
-    latex = _SUBSCRIPTED.sub(_variable, normalize_latex(text, config=_NORMALIZATION))
+    latex = _prepared(setbuilder.expand(text, _condition))
     for candidate in dict.fromkeys((latex, _last_equation(latex))):
         try:
             return latex_to_sympy(candidate)
         except Exception:  # latex2sympy raises bare Exceptions: not parseable math
             continue
     return None
+
+
+def _prepared(text: str) -> str:
+    return _SUBSCRIPTED.sub(_variable, normalize_latex(text, config=_NORMALIZATION))
+
+
+def _condition(text: str) -> Any:
+    """One condition of a set-builder group, or None."""
+    try:
+        return latex_to_sympy(_prepared(text))
+    except Exception:
+        return None
 
 
 def latex_to_sympy(latex: str) -> Any:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from verifier.math.boxes import box_run
+from verifier.answer_region import box_run
 from verifier.math.extract import extract_answer
-from verifier.math.normalize import normalize, readings, undouble_backslashes
+from verifier.math.normalize import normalize, readings, repair_escapes
 from verifier.math.shape import is_list
 from verifier.math.spans import math_environments
 
@@ -33,7 +33,7 @@ _CONNECTORS = re.compile(r"[\s,;.]*(?:(?:and|or)\b[\s,;.]*)*", re.IGNORECASE)
 @lru_cache(maxsize=REFERENCE_CACHE_SIZE)
 def reference_answer(raw: str) -> str:
     """The answer text a raw reference holds (see the module docstring)."""
-    text = undouble_backslashes(raw.strip())
+    text = repair_escapes(raw).strip()
     run = box_run(text, list_expected=True)
     if run is not None:
         contents, _, start, _ = run

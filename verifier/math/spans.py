@@ -12,11 +12,28 @@ _ENV_GAP = re.compile(r"[\s,;.]*(?:(?P<word>and|or)\b)?[\s,;]*", re.IGNORECASE)
 # A number as running text writes it: `-\frac{10}{9}`, `6.02 \times 10^23`, `1 000 000`,
 # `2,74`, `.4`, `28 percent`, `π/2` and `2√3` (as `\pi /2`, `2\sqrt3`).
 NUMBER = re.compile(
-    r"(?<![\w.,\\])-?(?:\d+(?:\.\d+)?\s*)?\\(?:pi(?![A-Za-z])|sqrt\s*\{?\d+\}?)(?:\s*/\s*\d+)?|"
+    r"(?<![\w.])\d+(?:\.\d+)?\s*\^\\circ\s*\d+(?:\.\d+)?\s*'(?:\s*\d+(?:\.\d+)?\s*'')?|"
+    r"(?<![\w.,\\])-?(?:\d+(?:\.\d+)?\s*(?:\*|\\cdot)?\s*)?\\(?:pi(?![A-Za-z])|sqrt\s*\{?\d+\}?)"
+    r"(?:\s*/\s*\d+)?|"
     r"-?\\[dtc]?frac\{-?\d+\}\{-?\d+\}|"
     r"(?<![\w.,])-?\d+(?:\.\d+)?\s*(?:\\times|\\cdot|\*)\s*10\^\{?[-+]?\d+\}?|"
-    r"(?<![\w.,^_])-?(?:[1-9]\d{0,2}(?: \d{3})+(?![\d,])|\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?|\.\d+)"
+    r"(?<![\w.,^_])-?\d+(?:\.\d+)?\^(?:\{-?\d+(?:\.\d+)?\}|\d)|"
+    r"(?<![\w.,^_])(?<!\^\{)"
+    r"-?(?:[1-9]\d{0,2}(?: \d{3})+(?![\d,])|\d+(?:[.,]\d+)*(?:\s*/\s*\d+)?|\.\d+)"
     r"(?:\s*(?:\\?%|percent\b|pct\b))?")
+
+
+# A list in prose before the last number: "2, 3, and", "x = 1 and", "3 cm and".
+MAX_RUN_CHARS = 200
+_RUN_NUMBER = r"-?(?:\d+(?:\.\d+)?(?:\s*/\s*\d+)?|\\[dt]?frac\{-?\d+\}\{\d+\})"
+_RUN_LABEL = r"(?:[A-Za-z](?:_\{?\w+\}?)?\s*=\s*)"
+_RUN_SEPARATOR = r"(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+)"
+_RUN_ITEM = re.compile(
+    r"(?P<label>" + _RUN_LABEL + r")?(?P<number>" + _RUN_NUMBER + r")"
+    r"(?:\s+(?!and\b|or\b)[A-Za-z]{1,12}\b)?" + _RUN_SEPARATOR)
+_RUN = re.compile(r"(?<![\w.,\\])(?:" + _RUN_ITEM.pattern + r")+(?P<last_label>" + _RUN_LABEL
+                  + r")?$")
+_RUN_OR = re.compile(r"\bor\b")
 
 
 def math_environments(text: str) -> list[tuple[int, int, str]]:
@@ -70,3 +87,18 @@ def env_run(text: str, envs: list[tuple[int, int, str]], index: int,
 def last_match(pattern: re.Pattern[str], text: str) -> re.Match[str] | None:
     last = deque(pattern.finditer(text), maxlen=1)
     return last[0] if last else None
+
+
+def number_run(text: str, last: re.Match[str]) -> str:
+    """The last number with the numbers listed before it in prose ("The roots are 2 and 3",
+    "2, 3, and 5", "k = 1 or k = 2", "3 cm and 4 cm") as one list: "2, 3"; "k = 1 or k = 2"
+    keeps its "or" for the grader to weigh. Just the number when nothing is listed before it."""
+    before = text[max(0, last.start() - MAX_RUN_CHARS):last.start()]
+    run = _RUN.search(before)
+    if run is None:
+        return last.group(0)
+    items = [f"{item['label'] or ''}{item['number']}" for item in _RUN_ITEM.finditer(run[0])]
+    label = run["last_label"] or ""
+    joiner = " \\text{ or } " if _RUN_OR.search(run[0]) else ", "
+    return joiner.join([*items, label + last.group(0)])
+

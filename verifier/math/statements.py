@@ -49,8 +49,12 @@ _NUMBER_THEN_WORDS = re.compile(
 # Doubt in the sentence that states the answer ("the answer is probably 3", "3?"): a hedge.
 _DOUBT = re.compile(r"\b(?:maybe|perhaps|possibly|probably|not\s+sure|unsure)\b|\?",
                     re.IGNORECASE)
-_CHOICE_PAREN = re.compile(r"^([A-J])\)(?=\s|$)")
+_CHOICE_PAREN = re.compile(r"^([A-J])[):](?=\s|$)")
 _VALUE_START = re.compile(r"[-+(\[{\\|.\d]")
+# A formula outside math delimiters: single letters, LaTeX commands, digits and operators only.
+_FORMULA = re.compile(
+    r"(?:(?<![A-Za-z])[A-Za-z](?![A-Za-z])|\\[A-Za-z]+|[\d\s^{}()+\-*/=<>.,|!_])+")
+_OPERATOR = re.compile(r"[\^+\-*/=<>]")
 
 
 class Statement(NamedTuple):
@@ -98,7 +102,7 @@ def _first_line(text: str) -> str:
 
 def stated_value(text: str) -> str | None:
     """The value a sentence states: "The largest $n$ is 34." -> 34, "$x = 3$" -> x = 3."""
-    text = _CHOICE_PAREN.sub(r"(\1)", _QUOTES.sub("", text).strip(" *:"))  # "B) 12"
+    text = _CHOICE_PAREN.sub(r"(\1)", _QUOTES.sub("", text).strip(" *:"))  # "B) 12", "C: 15"
     if _NO_VALUE.match(text):  # "the answer is not 5", "the answer is correct"
         return None
     envs = math_environments(text)
@@ -112,6 +116,8 @@ def stated_value(text: str) -> str | None:
         clause = _CLAUSE_END.search(sentence)
         value = sentence[:clause.start()] if clause else sentence
         return value.strip(" *.,") or None
+    if _FORMULA.fullmatch(sentence.strip(" *.")) and _OPERATOR.search(sentence):
+        return sentence.strip(" *.")  # math written without `$`: "x^{2} + 1", "y = 2x + 1"
     clause = _last_outside(_COMMA_CLAUSE, sentence, envs, first=True)
     sentence = sentence[:clause.start()] if clause else sentence  # "Evelyn, since she …"
     copula = _last_outside(_COPULA, sentence, envs)
