@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, Self, TypeVar
 
@@ -17,8 +17,11 @@ from rl_client._core import (
     ClientBase,
     Deadline,
     ItemLike,
+    SessionCore,
 )
+from rl_client._errors import VerifierError
 from rl_client.schemas import IndexedResult, Info, Result
+from rl_client.tool_schemas import RunCodeResponse, SessionInfo, SessionRun
 
 T = TypeVar("T")
 
@@ -91,6 +94,23 @@ class AsyncVerifierClient(ClientBase[httpx.AsyncClient]):
                 task.cancel()
             await asyncio.gather(*pumps, return_exceptions=True)
 
+    async def run_code(self, code: str, language: str = "python", *, stdin: str | None = None,
+                       compile_timeout: float = 10.0, run_timeout: float = 10.0,
+                       memory_limit_mb: int = -1,
+                       files: Mapping[str, bytes | str] | None = None,
+                       fetch_files: Sequence[str] = (), timeout: float | None = None
+                       ) -> RunCodeResponse:
+        """Run one program (POST /run_code); see VerifierClient.run_code."""
+        call = self._core.run_code_call(code, language, stdin, compile_timeout, run_timeout,
+                                        memory_limit_mb, files, fetch_files)
+        return await self._send(call, self._core.deadline(timeout))
+
+    def session(self, language: str = "python", *, ttl_s: float = 600.0,
+                time_s: float = 10.0, memory_mb: int = 512) -> AsyncSession:
+        """A stateful session, opened when entered: `async with client.session() as s:
+        await s.run("x = 1")`; see VerifierClient.session."""
+        return AsyncSession(self, self._core.session(language, ttl_s, time_s, memory_mb))
+
     async def info(self, *, timeout: float | None = None) -> Info:
         """What the service runs: version, mode, languages, request limits."""
         return await self._send(self._core.info_call(), self._core.deadline(timeout))
@@ -121,7 +141,7 @@ class AsyncVerifierClient(ClientBase[httpx.AsyncClient]):
 
     async def _send(self, call: Call[T], deadline: Deadline) -> T:
         with self._core.translate_errors(deadline):
-            return await AsyncRetrying(**self._core.retry_policy(deadline))(
+            return await AsyncRetrying(**self._core.retry_policy(deadline, call))(
                 self._request, call, deadline)
 
     async def _request(self, call: Call[T], deadline: Deadline) -> T:
@@ -149,6 +169,55 @@ class AsyncVerifierClient(ClientBase[httpx.AsyncClient]):
                         state = await self._send(self._core.job_state_call(job_id), deadline)
                         for result in self._core.missing_results(state, chunk, seen):
                             yield result
+
+
+class AsyncSession:
+    """A session of AsyncVerifierClient.session(); an async context manager that deletes it
+    on exit. The same calls as Session, awaited."""
+
+    def __init__(self, client: AsyncVerifierClient, core: SessionCore) -> None:
+        self._client = client
+        self._core = core
+
+    @property
+    def session_id(self) -> str:
+        return self._core.session_id
+
+    async def open(self) -> AsyncSession:
+        if self._core.created is None:
+            self._core.created = await self._call(self._core.create_call(), None)
+        return self
+
+    async def run(self, code: str, *, stdin: str | None = None, timeout_s: float | None = None,
+                  files: Mapping[str, bytes | str] | None = None,
+                  fetch_files: Sequence[str] = (), timeout: float | None = None) -> SessionRun:
+        await self.open()
+        return await self._call(self._core.run_call(code, stdin, timeout_s, files, fetch_files),
+                                timeout)
+
+    async def info(self, *, timeout: float | None = None) -> SessionInfo:
+        await self.open()
+        return await self._call(self._core.info_call(), timeout)
+
+    async def close(self) -> None:
+        if self._core.created is None or self._core.closed:
+            return
+        self._core.closed = True
+        try:
+            await self._call(self._core.delete_call(), None)
+        except VerifierError as exc:
+            if exc.status_code not in (404, 410):
+                raise
+
+    async def _call(self, call: Call[T], timeout: float | None) -> T:
+        return await self._client._send(call, self._client._core.deadline(timeout))
+
+    async def __aenter__(self) -> AsyncSession:
+        return await self.open()
+
+    async def __aexit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                        tb: TracebackType | None) -> None:
+        await self.close()
 
 
 async def _gather_or_cancel(awaitables: list[Awaitable[T]]) -> list[T]:

@@ -6,6 +6,7 @@ the two clients differ only in how they wait for I/O.
 
 from __future__ import annotations
 
+import base64
 import email.utils
 import json
 import time
@@ -20,7 +21,13 @@ from pydantic_core import PydanticSerializationError, to_json
 from tenacity import RetryCallState, retry_if_exception, wait_exponential, wait_random
 from typing_extensions import TypedDict
 
-from rl_client._errors import InvalidItem, VerifierError, VerifierTimeout, VerifierUnavailable
+from rl_client._errors import (
+    InvalidItem,
+    SessionLost,
+    VerifierError,
+    VerifierTimeout,
+    VerifierUnavailable,
+)
 from rl_client.schemas import (
     CodeItem,
     IndexedResult,
@@ -34,14 +41,28 @@ from rl_client.schemas import (
     VerifyResponse,
 )
 from rl_client.settings import client_settings
+from rl_client.tool_schemas import (
+    RunCodeRequest,
+    RunCodeResponse,
+    SessionCreate,
+    SessionCreated,
+    SessionInfo,
+    SessionLimits,
+    SessionRun,
+    SessionRunRequest,
+)
 
 # Statuses that say "not now" rather than "never": the service is busy, restarting, or behind
 # a proxy that lost it for a moment. Everything else in 4xx/5xx is final.
 RETRYABLE_STATUS = frozenset({429, 502, 503, 504})
+# A session's run is sent again only after an answer that says it did not start.
+NOT_STARTED_STATUS = frozenset({429, 504})
+JSON_BODY = {"Content-Type": "application/json"}
 CONNECT_TIMEOUT_S = 10.0
 HEALTH_TIMEOUT_S = 5.0
 
 T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 H = TypeVar("H", httpx.Client, httpx.AsyncClient)
 ItemLike = MathItem | CodeItem | Mapping[str, Any]
 
@@ -89,13 +110,19 @@ class Chunk:
 
 @dataclass(frozen=True)
 class Call(Generic[T]):
-    """One request and how to read its answer; the clients only add the I/O and the retries."""
+    """One request and how to read its answer; the clients only add the I/O and the retries.
+
+    `retry_on`: the statuses it is sent again after; `resend`: whether it is sent again after
+    a connection lost once the request may have reached the server (not a session's run, which
+    may have run). A request that never left (no connection) is always sent again."""
 
     method: str
     path: str
     parse: Callable[[httpx.Response], T]
     body: bytes | None = None
     headers: dict[str, str] = field(default_factory=dict)
+    retry_on: frozenset[int] = RETRYABLE_STATUS
+    resend: bool = True
 
 
 def _retry_after(response: httpx.Response) -> float | None:
@@ -288,6 +315,9 @@ class ClientCore:
                 raise invalid
         if response.status_code in RETRYABLE_STATUS:
             raise RetryableStatus(response.status_code, _retry_after(response), message)
+        if response.status_code == 410:
+            raise SessionLost(f"{response.request.method} {response.request.url.path} -> HTTP "
+                              f"410: {message}", status_code=410, detail=detail)
         hint = {401: " (set VERIFIER_API_KEY or pass api_key=)",
                 413: " (lower chunk_size)"}.get(response.status_code, "")
         where = (f" [in the request carrying items {chunk.offset}..{chunk.offset + chunk.size - 1}"
@@ -338,6 +368,33 @@ class ClientCore:
             return _decode(Info, response)
 
         return Call("GET", "/v1/info", parse)
+
+    def model_call(self, method: str, path: str, answer: type[M] | None,
+                   request: BaseModel | None = None, *, retry_on: frozenset[int] =
+                   RETRYABLE_STATUS, resend: bool = True) -> Call[M | None]:
+        """A call whose body is `request` and whose answer is an `answer` (None: no body)."""
+
+        def parse(response: httpx.Response) -> M | None:
+            self.check(response)
+            return None if answer is None else _decode(answer, response)
+
+        body = None if request is None else request.model_dump_json().encode()
+        return Call(method, path, parse, body, JSON_BODY if body else {}, retry_on, resend)
+
+    def run_code_call(self, code: str, language: str, stdin: str | None,
+                      compile_timeout: float, run_timeout: float, memory_limit_mb: int,
+                      files: Mapping[str, bytes | str] | None,
+                      fetch_files: Sequence[str]) -> Call[RunCodeResponse | None]:
+        request = RunCodeRequest(code=code, language=language, stdin=stdin,
+                                 compile_timeout=compile_timeout, run_timeout=run_timeout,
+                                 memory_limit_MB=memory_limit_mb, files=encoded_files(files),
+                                 fetch_files=list(fetch_files))
+        return self.model_call("POST", "/run_code", RunCodeResponse, request)
+
+    def session(self, language: str, ttl_s: float, time_s: float,
+                memory_mb: int) -> SessionCore:
+        return SessionCore(self, language, ttl_s,
+                           SessionLimits(time_s=time_s, memory_mb=memory_mb))
 
     @staticmethod
     def stream_path(job_id: str) -> str:
@@ -397,17 +454,23 @@ class ClientCore:
 
     # ------------------------------------------------------------------ retries
 
-    def retry_policy(self, deadline: Deadline) -> dict[str, Any]:
-        """Arguments for tenacity's Retrying / AsyncRetrying."""
+    def retry_policy(self, deadline: Deadline, call: Call[Any] | None = None) -> dict[str, Any]:
+        """Arguments for tenacity's Retrying / AsyncRetrying (for `call`'s rules, see Call)."""
 
         def stop(state: RetryCallState) -> bool:
             return (state.attempt_number > self.max_retries
                     or state.upcoming_sleep >= deadline.remaining())
 
+        def retryable(exc: BaseException) -> bool:
+            if isinstance(exc, RetryableStatus):
+                return call is None or exc.status_code in call.retry_on
+            if isinstance(exc, httpx.ConnectError | httpx.ConnectTimeout):
+                return True
+            return isinstance(exc, httpx.TransportError | StreamInterrupted) and (
+                call is None or call.resend)
+
         return {
-            "retry": retry_if_exception(
-                lambda exc: isinstance(exc, httpx.TransportError | RetryableStatus
-                                       | StreamInterrupted)),
+            "retry": retry_if_exception(retryable),
             "wait": self._wait,
             "stop": stop,
             "reraise": True,
@@ -461,3 +524,45 @@ class ClientBase(Generic[H]):
     @property
     def base_url(self) -> str:
         return self._core.base_url
+
+
+def encoded_files(files: Mapping[str, bytes | str] | None) -> dict[str, str]:
+    """Files for a request: path -> base64 of the bytes (text is sent as UTF-8)."""
+    return {path: base64.b64encode(data.encode() if isinstance(data, str) else data).decode()
+            for path, data in (files or {}).items()}
+
+
+class SessionCore:
+    """What a session handle holds and the calls it makes; Session and AsyncSession (in
+    _sync.py, _async.py) add the I/O. Created on the server when first used (or entered)."""
+
+    def __init__(self, core: ClientCore, language: str, ttl_s: float,
+                 limits: SessionLimits) -> None:
+        self._core = core
+        self.request = SessionCreate(language=language, ttl_s=ttl_s, limits=limits)
+        self.created: SessionCreated | None = None
+        self.closed = False
+
+    @property
+    def session_id(self) -> str:
+        if self.created is None:
+            raise RuntimeError("the session is not open yet (use it in a `with` block, or call "
+                               "open())")
+        return self.created.session_id
+
+    def create_call(self) -> Call[SessionCreated | None]:
+        return self._core.model_call("POST", "/v1/sessions", SessionCreated, self.request)
+
+    def run_call(self, code: str, stdin: str | None, timeout_s: float | None,
+                 files: Mapping[str, bytes | str] | None,
+                 fetch_files: Sequence[str]) -> Call[SessionRun | None]:
+        request = SessionRunRequest(code=code, stdin=stdin, timeout_s=timeout_s,
+                                    files=encoded_files(files), fetch_files=list(fetch_files))
+        return self._core.model_call("POST", f"/v1/sessions/{self.session_id}/run", SessionRun,
+                                     request, retry_on=NOT_STARTED_STATUS, resend=False)
+
+    def info_call(self) -> Call[SessionInfo | None]:
+        return self._core.model_call("GET", f"/v1/sessions/{self.session_id}", SessionInfo)
+
+    def delete_call(self) -> Call[None]:
+        return self._core.model_call("DELETE", f"/v1/sessions/{self.session_id}", None)

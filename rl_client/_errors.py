@@ -36,3 +36,8 @@ class VerifierUnavailable(VerifierError):
 
 class VerifierTimeout(VerifierUnavailable):
     """The call did not finish within its timeout (retries included)."""
+
+
+class SessionLost(VerifierError):
+    """The session is gone with the worker that held it (HTTP 410): its state is lost; open a
+    new one."""

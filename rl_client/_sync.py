@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from types import TracebackType
 from typing import Any, Self, TypeVar
@@ -19,8 +19,11 @@ from rl_client._core import (
     ClientBase,
     Deadline,
     ItemLike,
+    SessionCore,
 )
+from rl_client._errors import VerifierError
 from rl_client.schemas import IndexedResult, Info, Result
+from rl_client.tool_schemas import RunCodeResponse, SessionInfo, SessionRun
 
 T = TypeVar("T")
 
@@ -90,6 +93,25 @@ class VerifierClient(ClientBase[httpx.Client]):
             abandoned.set()
             pool.shutdown(wait=False, cancel_futures=True)
 
+    def run_code(self, code: str, language: str = "python", *, stdin: str | None = None,
+                 compile_timeout: float = 10.0, run_timeout: float = 10.0,
+                 memory_limit_mb: int = -1, files: Mapping[str, bytes | str] | None = None,
+                 fetch_files: Sequence[str] = (), timeout: float | None = None
+                 ) -> RunCodeResponse:
+        """Run one program (POST /run_code, SandboxFusion's contract): `files` are written into
+        its working directory first, `fetch_files` come back base64-encoded in `.files`.
+        Retried while the service is too busy to start it (504, 429), honouring Retry-After."""
+        call = self._core.run_code_call(code, language, stdin, compile_timeout, run_timeout,
+                                        memory_limit_mb, files, fetch_files)
+        return self._send(call, self._core.deadline(timeout))
+
+    def session(self, language: str = "python", *, ttl_s: float = 600.0,
+                time_s: float = 10.0, memory_mb: int = 512) -> Session:
+        """A stateful session (a Python interpreter in the jail, kept between runs), opened
+        when entered: `with client.session() as s: s.run("x = 1"); s.run("x + 1").result`.
+        `ttl_s` is its idle timeout, `time_s` and `memory_mb` each run's limits."""
+        return Session(self, self._core.session(language, ttl_s, time_s, memory_mb))
+
     def info(self, *, timeout: float | None = None) -> Info:
         """What the service runs: version, mode, languages, request limits."""
         return self._send(self._core.info_call(), self._core.deadline(timeout))
@@ -123,7 +145,8 @@ class VerifierClient(ClientBase[httpx.Client]):
 
     def _send(self, call: Call[T], deadline: Deadline) -> T:
         with self._core.translate_errors(deadline):
-            return Retrying(**self._core.retry_policy(deadline))(self._request, call, deadline)
+            return Retrying(**self._core.retry_policy(deadline, call))(self._request, call,
+                                                                       deadline)
 
     def _request(self, call: Call[T], deadline: Deadline) -> T:
         response = self._http.request(call.method, call.path, content=call.body,
@@ -149,3 +172,56 @@ class VerifierClient(ClientBase[httpx.Client]):
                     if len(seen) < chunk.size:
                         state = self._send(self._core.job_state_call(job_id), deadline)
                         yield from self._core.missing_results(state, chunk, seen)
+
+
+class Session:
+    """A session of VerifierClient.session(); a context manager that deletes it on exit."""
+
+    def __init__(self, client: VerifierClient, core: SessionCore) -> None:
+        self._client = client
+        self._core = core
+
+    @property
+    def session_id(self) -> str:
+        return self._core.session_id
+
+    def open(self) -> Session:
+        """Create it on the server (entering the `with` block does)."""
+        if self._core.created is None:
+            self._core.created = self._call(self._core.create_call(), None)
+        return self
+
+    def run(self, code: str, *, stdin: str | None = None, timeout_s: float | None = None,
+            files: Mapping[str, bytes | str] | None = None, fetch_files: Sequence[str] = (),
+            timeout: float | None = None) -> SessionRun:
+        """Run code in the session: its variables, imports and files stay for the next run.
+        `.status` says how it ended, `.result` is a final expression's repr, `.restarted`
+        that the state was lost (a limit killed it). SessionLost if its worker is gone."""
+        self.open()
+        return self._call(self._core.run_call(code, stdin, timeout_s, files, fetch_files),
+                          timeout)
+
+    def info(self, *, timeout: float | None = None) -> SessionInfo:
+        self.open()
+        return self._call(self._core.info_call(), timeout)
+
+    def close(self) -> None:
+        """Delete it (its interpreter, processes and files); a session already gone is fine."""
+        if self._core.created is None or self._core.closed:
+            return
+        self._core.closed = True
+        try:
+            self._call(self._core.delete_call(), None)
+        except VerifierError as exc:
+            if exc.status_code not in (404, 410):
+                raise
+
+    def _call(self, call: Call[T], timeout: float | None) -> T:
+        return self._client._send(call, self._client._core.deadline(timeout))
+
+    def __enter__(self) -> Session:
+        return self.open()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()

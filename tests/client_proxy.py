@@ -57,7 +57,8 @@ class ScriptedProxy:
         self.upstream = upstream
         self.script = Script()
         self._http: httpx.AsyncClient | None = None
-        app = Starlette(routes=[Route("/{path:path}", self._handle, methods=["GET", "POST"])])
+        app = Starlette(routes=[Route("/{path:path}", self._handle,
+                                      methods=["GET", "POST", "DELETE"])])
         self._sock = socket.socket()
         self._sock.bind(("127.0.0.1", 0))
         self.url = f"http://127.0.0.1:{self._sock.getsockname()[1]}"

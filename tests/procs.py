@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
 import subprocess
@@ -14,6 +15,8 @@ import httpx
 import pytest
 
 from verifier.local import LocalServer, free_port, spawn_logged, stop_group
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 def wait_until(predicate, timeout_s: float, what: str) -> None:
@@ -118,3 +121,15 @@ def python_with(check: str, env_var: str, default: str, required_var: str, how: 
     if os.environ.get(required_var):
         pytest.fail(f"{required_var} is set but no Python passed: {check}")
     pytest.skip(f"no Python passed `{check}`: {how}")
+
+
+def run_with_verl(script: str, check: str, url: str, needs: str) -> dict:
+    """Run `python SCRIPT CHECK URL` with verl's Python (VERL_PYTHON, see python_with; `needs`
+    is the import that proves it has what the check uses); the JSON line it prints last.
+    verl pins its own dependencies, so its checks run in its tool venv, not here."""
+    python = python_with(needs, "VERL_PYTHON", "/opt/verl-venv/bin/python",
+                         "VERIFIER_REQUIRE_VERL", "run `bash scripts/verl-venv`")
+    done = subprocess.run([python, script, check, url], capture_output=True, text=True,
+                          env={**os.environ, "PYTHONPATH": str(REPO)}, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])

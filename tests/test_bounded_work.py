@@ -24,6 +24,7 @@ from tests.conftest import start_stack
 from tests.procs import start_server, wait_until
 from tests.test_api import RIGHT, WRONG, sleepy_code
 from tests.test_distributed import wait_for_job
+from verifier.tools.session_routing import SESSION_HOST_NAME
 
 LONG_S = 55  # what a stopped or abandoned chunk would hold a worker for
 SETTLE_S = 4  # for a chunk submitted to reach an idle, warm worker
@@ -49,13 +50,14 @@ def warm(url: str) -> None:
 
 def the_worker(parent_pid: int) -> int:
     """The one worker process (of a server with one worker, or of a Celery worker with
-    concurrency 1), once a chunk just submitted has had ample time to reach it (its program
-    sleeps LONG_S)."""
+    concurrency 1, beside its session host), once a chunk just submitted has had ample time
+    to reach it (its program sleeps LONG_S)."""
     time.sleep(SETTLE_S)
     workers = []
     for child in psutil.Process(parent_pid).children():
         with contextlib.suppress(psutil.Error):  # a zombie: a helper that has exited
-            if "resource_tracker" not in " ".join(child.cmdline()):
+            if "resource_tracker" not in " ".join(child.cmdline()) and \
+                    child.name() != SESSION_HOST_NAME:
                 workers.append(child.pid)
     [pid] = workers
     return pid

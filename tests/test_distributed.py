@@ -18,6 +18,7 @@ from celery import Celery
 from tests.conftest import Stack, start_stack
 from tests.procs import start_server, wait_until
 from tests.test_api import RIGHT, WRONG, sleepy_code
+from verifier.tools.session_routing import SESSION_HOST_NAME
 
 
 def mixed_batch() -> list[dict]:
@@ -54,8 +55,19 @@ def started_chunks(stack: Stack) -> int:
 
 
 def pool_children(pid: int) -> list[int]:
+    """The worker's pool processes (not its session host, nor multiprocessing's resource
+    tracker, which starting the session host brings)."""
     out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
-    return [int(p) for p in out.split()]
+    pool = []
+    for child in out.split():
+        try:
+            name = Path(f"/proc/{child}/comm").read_text().strip()
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if name != SESSION_HOST_NAME and b"resource_tracker" not in command:
+            pool.append(int(child))
+    return pool
 
 
 def test_same_batch_same_results_embedded_and_distributed(verifier_url: str,

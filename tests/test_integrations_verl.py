@@ -5,11 +5,8 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
-import os
-import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,7 +14,7 @@ import pytest
 
 from rl_client.integrations.verl import compute_score, compute_score_async, compute_score_batch
 from tests.client_proxy import ScriptedProxy
-from tests.procs import python_with
+from tests.procs import run_with_verl
 
 SQUARE = "```python\nn = int(input())\nprint(n * n)\n```"
 WRONG_SQUARE = "```python\nprint(int(input()) + 1)\n```"
@@ -113,7 +110,6 @@ def test_bad_batches_and_labels_fail_clearly(proxy: ScriptedProxy) -> None:
 # and fail instead when VERIFIER_REQUIRE_VERL is set (CI). This file is that subprocess's
 # script: `python tests/test_integrations_verl.py <check> <verifier url>` prints a JSON line.
 
-REPO = Path(__file__).resolve().parents[1]
 VERL_MANAGERS = ("import verl.trainer.ppo.reward, verl.workers.reward_manager.batch, "
                  "verl.experimental.reward_loop.reward_manager.naive")
 
@@ -127,12 +123,7 @@ VERL_EXPECTED = [1.0, 0.0, 1.0]
 @functools.cache
 def run_in_verl(check: str, url: str) -> dict[str, Any]:
     """Run one of VERL_CHECKS against the verifier at `url` with verl's Python; its report."""
-    python = python_with(VERL_MANAGERS, "VERL_PYTHON", "/opt/verl-venv/bin/python",
-                         "VERIFIER_REQUIRE_VERL", "run `bash scripts/verl-venv`")
-    done = subprocess.run([python, __file__, check, url], env={**os.environ,
-                          "PYTHONPATH": str(REPO)}, capture_output=True, text=True, timeout=300)
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-5000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return run_with_verl(__file__, check, url, VERL_MANAGERS)
 
 
 def test_real_batch_reward_manager(proxy: ScriptedProxy) -> None:

@@ -86,6 +86,15 @@ class Settings(BaseSettings):
     # The languages whose toolchains the workers have ("name,..."; empty: those this process
     # finds, see verifier.code.admitted_languages): /v1/info lists them, admission refuses others.
     languages: str = ""
+    # Code execution as a tool (/run_code, sessions): a program's memory when it asks for
+    # none (memory_limit_MB -1), and how long it may wait for a worker before a 504; its
+    # timeouts are clamped as a case's (max_case_time_s; compiling: compile_time_s). A host
+    # (the embedded server, each worker) keeps at most max_sessions sessions, each idle for
+    # max_session_ttl_s at most.
+    run_code_memory_mb: int = Field(1024, ge=16, le=8192)
+    run_code_admission_s: float = Field(60.0, gt=0)
+    max_sessions: int = Field(32, ge=1, le=1000)
+    max_session_ttl_s: float = Field(3600.0, gt=0)
     # The jail
     sandbox: Literal["bubblewrap", "docker"] = "bubblewrap"
     sandbox_cgroup: bool = True

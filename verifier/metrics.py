@@ -20,3 +20,10 @@ WORKER_LAST_SEEN = Gauge("verifier_worker_last_seen_seconds",
                          "Unix time at which each worker last returned a chunk", ["worker"])
 CHUNKS_REDELIVERED = Counter("verifier_chunks_redelivered_total",
                              "Chunks put back on the queue because their worker vanished")
+RUN_CODE = Counter("verifier_run_code_total", "/run_code programs run, by language and status",
+                   ["language", "status"])
+RUN_CODE_SECONDS = Histogram("verifier_run_code_seconds", "Wall time of one /run_code program, "
+                             "admission to answer", buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25,
+                                                             0.5, 1, 2.5, 5, 10, 30, 60))
+SESSION_CALLS = Counter("verifier_session_calls_total", "Session calls by operation and outcome "
+                        "(a run's status, or why the call was refused)", ["op", "outcome"])

@@ -10,18 +10,22 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
+from rl_client.tool_schemas import TOO_LARGE
 from verifier import __version__
 from verifier.api.disconnect import ClientGone
 from verifier.api.middleware import BodySizeLimit, RequestId, RequestMetrics
-from verifier.api.routes import health, jobs, openrlhf, status, verify
+from verifier.api.routes import health, jobs, openrlhf, status, tools, verify
 from verifier.api.strict_body import RefusedBody
 from verifier.cache import MemoryCache, RedisCache
 from verifier.config import Settings, load_settings
-from verifier.executors import ServiceUnavailable
+from verifier.executors import Busy, ServiceUnavailable
 from verifier.executors.factory import make_executor
 from verifier.job_records import MemoryRecords, RedisRecords
 from verifier.jobs import JobStore
 from verifier.service import InvalidItems, Overloaded, TooManyItems, VerificationService
+from verifier.tools.service import InvalidRequest, ToolService
+from verifier.tools.session_routing import LocalSessions, RedisSessions
+from verifier.tools.sessions import PROBLEM_STATUS, SessionProblem
 
 log = logging.getLogger(__name__)
 
@@ -43,12 +47,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         records = (RedisRecords(settings.broker_url, settings.job_ttl_s) if settings.broker_url
                    else MemoryRecords(settings.job_ttl_s))
         app.state.jobs = JobStore(service, records)
+        sessions = RedisSessions(settings) if settings.broker_url else LocalSessions(settings)
+        app.state.tools = ToolService(settings, executor, service, sessions)
         log.info("verifier %s ready: %s mode, %s", __version__, settings.mode,
                  settings.broker_url or f"{settings.workers} local workers")
         try:
             yield
         finally:
             await app.state.jobs.close()
+            await sessions.close()
             await executor.close()
             if isinstance(cache, RedisCache):
                 await cache.close()
@@ -59,15 +66,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(BodySizeLimit, max_bytes=settings.max_body_bytes)
     app.add_middleware(RequestMetrics)
     app.add_middleware(RequestId)
-    for router in (health.router, verify.router, jobs.router, openrlhf.router, status.router):
+    for router in (health.router, verify.router, jobs.router, openrlhf.router, status.router,
+                   tools.router, tools.sandbox_fusion):
         app.include_router(router)
 
     @app.exception_handler(RequestValidationError)
     async def _invalid(_: Request, exc: RequestValidationError) -> JSONResponse:
+        """422 naming each field; 413 when a field is over its size limit."""
         errors = [{"loc": list(e["loc"]), "msg": e["msg"], "type": e["type"]}
                   for e in exc.errors()]
         summary = "; ".join(f"{_field(e['loc'])}: {e['msg']}" for e in errors[:5])
-        return JSONResponse({"detail": errors, "error": summary}, status_code=422)
+        too_large = any(e["type"] == TOO_LARGE for e in errors)
+        return JSONResponse({"detail": errors, "error": summary},
+                            status_code=413 if too_large else 422)
 
     @app.exception_handler(RefusedBody)
     async def _refused(_: Request, exc: RefusedBody) -> JSONResponse:
@@ -89,6 +100,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @app.exception_handler(ClientGone)
     async def _gone(_: Request, exc: ClientGone) -> Response:
         return Response(status_code=499)  # nobody reads it: for the access log and metrics
+
+    @app.exception_handler(InvalidRequest)
+    async def _unservable_field(_: Request, exc: InvalidRequest) -> JSONResponse:
+        return JSONResponse({"detail": exc.errors, "error": str(exc)}, status_code=422)
+
+    @app.exception_handler(Busy)
+    async def _busy(request: Request, exc: Busy) -> JSONResponse:
+        """A program no worker could start in time: 504, which verl's client retries."""
+        retry = request.app.state.tools.retry_after_s()
+        return JSONResponse({"detail": f"too busy to start the run: {exc}; retry in {retry} s"},
+                            status_code=504, headers={"Retry-After": str(retry)})
+
+    @app.exception_handler(SessionProblem)
+    async def _session_problem(_: Request, exc: SessionProblem) -> JSONResponse:
+        if exc.kind == "invalid":  # "field: why"
+            field = str(exc).split(": ", 1)[0]
+            return JSONResponse({"detail": [{"loc": ["body", field], "msg": str(exc),
+                                             "type": "value_error"}], "error": str(exc)},
+                                status_code=422)
+        headers = {"Retry-After": str(exc.retry_after_s)} if exc.retry_after_s else None
+        return JSONResponse({"detail": str(exc)}, status_code=PROBLEM_STATUS[exc.kind],
+                            headers=headers)
 
     @app.exception_handler(ServiceUnavailable)
     async def _unavailable(_: Request, exc: ServiceUnavailable) -> JSONResponse:

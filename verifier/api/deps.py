@@ -14,6 +14,7 @@ from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBea
 from verifier.config import Settings
 from verifier.jobs import JobStore
 from verifier.service import VerificationService
+from verifier.tools.service import ToolService
 
 _bearer = HTTPBearer(auto_error=False)
 _header_key = APIKeyHeader(name="X-API-Key", auto_error=False)
@@ -29,6 +30,10 @@ def get_service(request: Request) -> VerificationService:
 
 def get_jobs(request: Request) -> JobStore:
     return request.app.state.jobs
+
+
+def get_tools(request: Request) -> ToolService:
+    return request.app.state.tools
 
 
 def _given_key(request: Request) -> str | None:
@@ -74,5 +79,6 @@ def require_browser_key(request: Request) -> str:
 
 ServiceDep = Annotated[VerificationService, Depends(get_service)]
 JobsDep = Annotated[JobStore, Depends(get_jobs)]
+ToolsDep = Annotated[ToolService, Depends(get_tools)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 OwnerDep = Annotated[str, Depends(require_api_key)]

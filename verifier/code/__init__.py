@@ -8,13 +8,15 @@ a process that never was (a script, a test) reads them from the environment on f
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from rl_client.schemas import CodeItem, CompressedTests, Result
 from verifier.code import testset
 from verifier.code.languages import LANGUAGES, find_language, language_names
 from verifier.code.runner import CodeRunner, unsupported_tests
 from verifier.config import Settings, load_settings
-from verifier.sandbox import SandboxUnavailable
+from verifier.sandbox import SandboxBackend, SandboxUnavailable
 from verifier.sandbox.factory import get_backend
 
 _runner_lock = threading.Lock()
@@ -110,14 +112,21 @@ def warm_up() -> None:
         "type": "stdio", "cases": [{"input": "", "output": ""}]})])
 
 
+@contextmanager
+def sandbox(settings: Settings) -> Iterator[SandboxBackend]:
+    """This process's jail, held for the caller: one per process, so calls from several
+    threads take turns (the rewards' and the tool runs' alike)."""
+    with _runner_lock:
+        yield get_backend(settings)
+
+
 def run_code_items(items: list[CodeItem], settings: Settings | None = None) -> list[Result]:
     """Score a chunk of code items, in order, under `settings` (default: the process's). Never
     raises for an item: failures become `infra_error`."""
     global _runner
     settings = settings or process_settings()
     try:
-        with _runner_lock:  # one jail per process; calls from several threads take turns
-            backend = get_backend(settings)
+        with sandbox(settings) as backend:
             if _runner is None or _runner.backend is not backend or \
                     _runner.settings is not settings:
                 _runner = CodeRunner(backend, settings)

@@ -1,8 +1,9 @@
 """Execution back ends: where chunks of items get scored.
 
-Both back ends call the same `verifier.chunk.process_chunk`; they differ only in transport:
-a local process pool (embedded) or Celery over Redis (distributed, whose worker side is
-`celery_app.py`). This module is their interface; `factory.py` chooses one.
+Both back ends call the same `verifier.chunk.process_chunk` (and, for a `/run_code` program,
+`verifier.tools.run_code.run_tool_code`); they differ only in transport: a local process pool
+(embedded) or Celery over Redis (distributed, whose worker side is `celery_app.py`). This module
+is their interface; `factory.py` chooses one.
 """
 
 from __future__ import annotations
@@ -14,6 +15,14 @@ class ServiceUnavailable(Exception):
     """The back end cannot take or finish work right now (e.g. Redis unreachable): HTTP 503."""
 
 
+class Busy(Exception):
+    """No worker could start the task within its admission budget (`/run_code`: HTTP 504)."""
+
+
+class WorkerDied(Exception):
+    """The task's worker process died on it `chunk_max_tries` times."""
+
+
 class Executor(Protocol):
     mode: str
 
@@ -23,6 +32,13 @@ class Executor(Protocol):
         `deadline_s` after it started is stopped (its worker process killed) and its items are
         `infra_error`. Cancelling the call stops the chunk: dropped if it is still queued,
         killed if it runs."""
+        ...
+
+    async def run_code(self, job: dict[str, Any], deadline_s: float,
+                       admission_s: float) -> dict[str, Any]:
+        """Run one `/run_code` job on a worker (see verifier.tools.run_code); its
+        RunCodeResponse as JSON data. Busy if no worker starts it within `admission_s`; past
+        `deadline_s` the run is stopped and answered `SandboxError`. Cancelling stops it."""
         ...
 
     async def check_health(self) -> str | None:
@@ -45,3 +61,4 @@ def deadline_passed(items: list[dict[str, Any]], deadline_s: float) -> list[dict
     return infra_errors(items, f"the chunk ran past its deadline of {deadline_s:g} s (what its "
                                "items' limits allow plus VERIFIER_CHUNK_TIMEOUT_S); its worker "
                                "process was stopped")
+

@@ -1,6 +1,8 @@
 """Celery application for the distributed mode: the worker side of the queue.
 
-Chunks (never single items) are the unit of work. Late acknowledgement plus
+Chunks (never single items) are the unit of work, and `/run_code` programs one each (their own
+task, on the same queue). Sessions are not Celery's: `verifier worker` starts a session host
+process beside the pool (verifier/tools/session_routing.py). Late acknowledgement plus
 reject-on-worker-lost means a worker process killed mid-chunk loses nothing: the broker
 redelivers the chunk. A whole worker that vanishes (its container or machine gone) beats no
 more, and the API hands its chunks to the others (`liveness.py`). A per-chunk delivery counter
@@ -11,6 +13,7 @@ as `infra_error` instead of looping.
 from __future__ import annotations
 
 import logging
+import multiprocessing
 import os
 import signal
 import threading
@@ -33,8 +36,14 @@ from verifier.code import warm_up as warm_up_code
 from verifier.config import Settings
 from verifier.executors import infra_errors, liveness
 from verifier.math import warm_up as warm_up_math
+from verifier.tools.run_code import run_tool_code
+from verifier.tools.session_routing import serve_sessions
+
+log = logging.getLogger(__name__)
 
 TASK_NAME = "verifier.process_chunk"
+RUN_CODE_TASK = "verifier.run_code"
+SESSION_HOST_START_S = 60.0
 TRIES_KEY = "verifier:chunk-tries:{}"
 # This worker's heartbeat, which also records the chunks it takes (`verifier worker` only).
 _heartbeat: liveness.Heartbeat | None = None
@@ -70,6 +79,7 @@ def make_celery(broker_url: str, *, fail_fast: bool = False,
         worker_hijack_root_logger=False,
     )
     app.task(name=TASK_NAME, bind=True)(_process_chunk_task)
+    app.task(name=RUN_CODE_TASK)(_run_code_task)
     return app
 
 
@@ -82,11 +92,30 @@ def run_worker(settings: Settings, argv: list[str]) -> None:
     _heartbeat = liveness.Heartbeat(settings.broker_url or "", liveness.new_worker_id(),
                                     settings.worker_heartbeat_s,
                                     settings.worker_lost_after_s).start()
+    sessions = _start_session_host(settings)
     try:
         make_celery(settings.broker_url or "",
                     visibility_timeout_s=settings.visibility_timeout_s).worker_main(argv)
     finally:
+        sessions.terminate()  # it ends its sessions, then exits
+        sessions.join(settings.shutdown_timeout_s)
+        if sessions.is_alive():
+            sessions.kill()
         _heartbeat.stop()
+
+
+def _start_session_host(settings: Settings) -> multiprocessing.process.BaseProcess:
+    """The worker's session host: a process of its own (verifier.tools.session_routing), so
+    the pool processes Celery forks never hold a session's jail. Started, and ready, before
+    the pool: its start-up does not slow the pool processes' warm-up."""
+    context = multiprocessing.get_context("spawn")
+    ready = context.Event()
+    process = context.Process(target=serve_sessions, args=(settings, os.getpid(), ready),
+                              name="verifier-sessions", daemon=False)
+    process.start()
+    if not ready.wait(SESSION_HOST_START_S):
+        log.warning("the session host was not ready after %g s", SESSION_HOST_START_S)
+    return process
 
 
 def _bound_shutdown(timeout_s: float) -> None:
@@ -114,6 +143,11 @@ def _process_chunk_task(self: Task, items: list[dict[str, Any]], math_timeout_s:
         return infra_errors(items, f"this chunk was delivered {max_tries} times and each time "
                                    "its worker died")
     return process_chunk(items, math_timeout_s, request_id)
+
+
+def _run_code_task(job: dict[str, Any], request_id: str = "-") -> dict[str, Any]:
+    logs.request_id.set(request_id)
+    return run_tool_code(job)
 
 
 @task_received.connect

@@ -11,7 +11,11 @@ whose worker failed only because Redis was unreachable is retried, not reported.
 stays away longer than REDIS_GRACE_S, every waiting request ends with a 503. A chunk whose
 worker vanished (no heartbeat) goes back to the queue within seconds (`liveness.py`).
 
-Each chunk carries its deadline as Celery's hard time limit, so the worker kills a chunk that
+A `/run_code` program travels the same way, as a task of its own on the same queue, with an
+expiry: a program still queued after its admission budget is revoked by the worker that takes
+it, and its caller answers 504 (verl retries those).
+
+Each task carries its deadline as Celery's hard time limit, so the worker kills a task that
 runs past it. A chunk nobody waits for any more (its request cancelled) is revoked: a worker
 skips it if still queued and kills the process running it if not.
 """
@@ -33,8 +37,15 @@ from redis.exceptions import RedisError
 
 from verifier import logs, metrics
 from verifier.config import Settings
-from verifier.executors import ServiceUnavailable, deadline_passed, infra_errors, liveness
-from verifier.executors.celery_app import TASK_NAME, make_celery
+from verifier.executors import (
+    Busy,
+    ServiceUnavailable,
+    deadline_passed,
+    infra_errors,
+    liveness,
+)
+from verifier.executors.celery_app import RUN_CODE_TASK, TASK_NAME, make_celery
+from verifier.tools.run_code import sandbox_error
 
 log = logging.getLogger(__name__)
 
@@ -47,11 +58,15 @@ TRANSPORT_ERROR_MODULES = ("redis.exceptions", "kombu.exceptions")
 
 
 @dataclass
-class _Chunk:
-    items: list[dict[str, Any]]
+class _Pending:
+    """A task published and waited on: a chunk, or a /run_code program."""
+
+    task: str
+    args: list[Any]
     request_id: str
     deadline_s: float
     future: asyncio.Future[dict[str, Any]]
+    expires_s: float | None = None  # a program must start within this (its admission budget)
     publishes: int = 0
 
 
@@ -65,7 +80,7 @@ class DistributedExecutor:
                                    visibility_timeout_s=settings.visibility_timeout_s)
         self._redis = aioredis.Redis.from_url(self.broker_url, socket_connect_timeout=2,
                                               socket_timeout=5)
-        self._pending: dict[str, _Chunk] = {}
+        self._pending: dict[str, _Pending] = {}
         self._poller: asyncio.Task[None] | None = None
         self._to_revoke: set[str] = set()
         self._revoker: asyncio.Task[None] | None = None
@@ -75,25 +90,13 @@ class DistributedExecutor:
         """The worker kills the chunk at its deadline (Celery's hard time limit, counted from
         its start); this side gives up once a chunk that could have waited its visibility
         timeout in the queue is not back either. Cancelled, the chunk is revoked."""
-        task_id = str(uuid.uuid4())
-        chunk = _Chunk(items, logs.request_id.get(), deadline_s,
-                       asyncio.get_running_loop().create_future())
-        self._pending[task_id] = chunk
         wait_s = deadline_s + self._settings.visibility_timeout_s
         try:
-            await asyncio.to_thread(self._publish, task_id, chunk)
-            self._ensure_poller()
-            meta = await asyncio.wait_for(chunk.future, timeout=wait_s)
+            meta = await self._call(TASK_NAME, [items, self._settings.math_timeout_s,
+                                                self._settings.chunk_max_tries],
+                                    deadline_s, wait_s)
         except TimeoutError:
-            self._revoke(task_id)
             return infra_errors(items, f"no worker finished this chunk within {wait_s:g} s")
-        except asyncio.CancelledError:
-            self._revoke(task_id)
-            raise
-        finally:
-            self._pending.pop(task_id, None)
-        if meta.get("worker"):
-            metrics.WORKER_LAST_SEEN.labels(meta["worker"]).set(time.time())
         if meta.get("status") != "SUCCESS":
             error = meta.get("result")
             if isinstance(error, dict) and error.get("exc_type") == "TimeLimitExceeded":
@@ -101,16 +104,66 @@ class DistributedExecutor:
             return infra_errors(items, f"worker task failed: {error}")
         return meta["result"]
 
-    def _publish(self, task_id: str, chunk: _Chunk) -> None:
+    async def run_code(self, job: dict[str, Any], deadline_s: float,
+                       admission_s: float) -> dict[str, Any]:
+        """As a chunk, but Busy when no worker has taken the program `admission_s` after it
+        was published: it is revoked, and it expires then too (a worker that takes it later
+        skips it). It waits no more than that plus its deadline."""
+        wait_s = admission_s + deadline_s
+        try:
+            meta = await self._call(RUN_CODE_TASK, [job], deadline_s, wait_s, admission_s)
+        except TimeoutError:
+            return sandbox_error(f"no worker finished this run within {wait_s:g} s")
+        if meta.get("status") == "REVOKED":
+            raise Busy(f"no worker started the run within {admission_s:g} s")
+        if meta.get("status") != "SUCCESS":
+            error = meta.get("result")
+            if isinstance(error, dict) and error.get("exc_type") == "TimeLimitExceeded":
+                return sandbox_error(f"the run went past its deadline of {deadline_s:g} s; "
+                                     "its worker process was stopped")
+            return sandbox_error(f"worker task failed: {error}")
+        return meta["result"]
+
+    async def _call(self, task: str, args: list[Any], deadline_s: float, wait_s: float,
+                    expires_s: float | None = None) -> dict[str, Any]:
+        """Publish a task and wait for its result's meta (TimeoutError after `wait_s`; with
+        `expires_s`, Busy if no worker holds it by then); cancelled, the task is revoked."""
+        task_id = str(uuid.uuid4())
+        pending = _Pending(task, args, logs.request_id.get(), deadline_s,
+                           asyncio.get_running_loop().create_future(), expires_s)
+        self._pending[task_id] = pending
+        try:
+            await asyncio.to_thread(self._publish, task_id, pending)
+            self._ensure_poller()
+            if expires_s is not None:
+                try:
+                    await asyncio.wait_for(asyncio.shield(pending.future), expires_s)
+                except TimeoutError:
+                    if not await self._redis.exists(liveness.holder_key(task_id)):
+                        self._revoke(task_id)
+                        raise Busy(f"no worker took the run within {expires_s:g} s") from None
+            meta = await asyncio.wait_for(pending.future, timeout=wait_s)
+        except TimeoutError:
+            self._revoke(task_id)
+            raise
+        except asyncio.CancelledError:
+            self._revoke(task_id)
+            raise
+        finally:
+            self._pending.pop(task_id, None)
+        if meta.get("worker"):
+            metrics.WORKER_LAST_SEEN.labels(meta["worker"]).set(time.time())
+        return meta
+
+    def _publish(self, task_id: str, pending: _Pending) -> None:
         try:
             self._celery.send_task(
-                TASK_NAME, task_id=task_id, retry=False, time_limit=chunk.deadline_s,
-                args=[chunk.items, self._settings.math_timeout_s,
-                      self._settings.chunk_max_tries],
-                kwargs={"request_id": chunk.request_id})
+                pending.task, task_id=task_id, retry=False, time_limit=pending.deadline_s,
+                args=pending.args, kwargs={"request_id": pending.request_id},
+                expires=pending.expires_s)
         except (OperationalError, RedisError, OSError) as exc:
             raise ServiceUnavailable(f"cannot reach the broker: {exc}") from exc
-        chunk.publishes += 1
+        pending.publishes += 1
 
     def _ensure_poller(self) -> None:
         if self._poller is None or self._poller.done():
@@ -153,16 +206,16 @@ class DistributedExecutor:
             for task_id, key, meta in finished:
                 # read: delete it before anything can write it again
                 consumed += [key, liveness.holder_key(task_id)]
-                chunk = self._pending.get(task_id)
-                if chunk is None or chunk.future.done():
+                pending = self._pending.get(task_id)
+                if pending is None or pending.future.done():
                     continue
                 if self._failed_on_transport(meta) and \
-                        chunk.publishes < self._settings.chunk_max_tries:
+                        pending.publishes < self._settings.chunk_max_tries:
                     await self._redis.delete(*consumed)
                     consumed = []
                     await self._republish([task_id])
                     continue
-                chunk.future.set_result(meta)
+                pending.future.set_result(meta)
             if consumed:
                 await self._redis.delete(*consumed)
             if time.monotonic() >= next_liveness:
@@ -180,9 +233,9 @@ class DistributedExecutor:
 
     async def _republish(self, task_ids: list[str]) -> None:
         for task_id in task_ids:
-            chunk = self._pending.get(task_id)
-            if chunk is not None and not chunk.future.done():
-                await asyncio.to_thread(self._publish, task_id, chunk)
+            pending = self._pending.get(task_id)
+            if pending is not None and not pending.future.done():
+                await asyncio.to_thread(self._publish, task_id, pending)
 
     async def _restore_lost(self, task_ids: list[str]) -> None:
         """Put the chunks of vanished workers back at the front of the queue, for others."""
@@ -214,9 +267,9 @@ class DistributedExecutor:
                 log.warning("could not revoke %d chunks: %s", len(task_ids), exc)
 
     def _fail_pending(self, error: Exception) -> None:
-        for chunk in self._pending.values():
-            if not chunk.future.done():
-                chunk.future.set_exception(error)
+        for pending in self._pending.values():
+            if not pending.future.done():
+                pending.future.set_exception(error)
 
     async def check_health(self) -> str | None:
         try:

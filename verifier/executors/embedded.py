@@ -1,17 +1,20 @@
 """Embedded back end: a local pool of worker processes sized to the cores, no services needed.
 
-Each worker process scores one chunk at a time, handed to it over a pipe of its own, so the
-pool knows which process holds which chunk. That is what lets it stop one chunk and leave the
-others alone: a chunk past its deadline, or whose caller was cancelled (its client went away,
-its job was deleted, the server is stopping), has its process killed, the jail with it, and a
-fresh process takes its place. A chunk whose process dies under it is tried again on another
-one, up to `chunk_max_tries` times, then ends as `infra_error`: one process per chunk, so only
-the chunk that kills its workers exhausts its tries.
+Each worker process does one task at a time (a chunk to score, or a `/run_code` program),
+handed to it over a pipe of its own, so the pool knows which process holds which task. That is
+what lets it stop one task and leave the others alone: a task past its deadline, or whose caller
+was cancelled (its client went away, its job was deleted, the server is stopping), has its
+process killed, the jail with it, and a fresh process takes its place. A task whose process dies
+under it is tried again on another one, up to `chunk_max_tries` times, then ends as
+`infra_error` (`SandboxError` for a program): one process per task, so only the task that kills
+its workers exhausts its tries. A program waits for an idle process no longer than its
+admission budget (then: Busy, a 504).
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import logging
 import multiprocessing
@@ -28,12 +31,15 @@ from verifier.code import configure as configure_code
 from verifier.code import warm_up as warm_up_code
 from verifier.config import Settings
 from verifier.deadline import die_with_parent
-from verifier.executors import deadline_passed, infra_errors
+from verifier.executors import Busy, WorkerDied, deadline_passed, infra_errors
 from verifier.math import warm_up as warm_up_math
+from verifier.tools.run_code import run_tool_code, sandbox_error
 
 log = logging.getLogger(__name__)
 
-Chunk = tuple[list[dict[str, Any]], float, str]  # items, math timeout, request id
+# What a worker process is handed: ("chunk", (items, math timeout)) or ("run_code", job), and
+# the request id for its logs.
+Task = tuple[str, Any, str]
 
 
 def _init_worker(settings: Settings, server_pid: int) -> None:
@@ -50,15 +56,20 @@ def _init_worker(settings: Settings, server_pid: int) -> None:
 
 
 def _serve(conn: Connection, settings: Settings, server_pid: int) -> None:
-    """A worker process: score the chunks that come down the pipe until it closes."""
+    """A worker process: do the tasks that come down the pipe until it closes."""
     _init_worker(settings, server_pid)
     who = f"{socket.gethostname()}:{os.getpid()}"
     while True:
         try:
-            items, math_timeout_s, request_id = conn.recv()
+            kind, payload, request_id = conn.recv()
         except EOFError:
             return
-        conn.send((who, process_chunk(items, math_timeout_s, request_id)))
+        if kind == "chunk":
+            items, math_timeout_s = payload
+            conn.send((who, process_chunk(items, math_timeout_s, request_id)))
+        else:
+            logs.request_id.set(request_id)
+            conn.send((who, run_tool_code(payload, settings)))
 
 
 class _Worker:
@@ -73,22 +84,67 @@ class _Worker:
         self.process.start()
         child_end.close()
 
-    async def score(self, chunk: Chunk) -> tuple[str, list[dict[str, Any]]]:
-        """Who scored the chunk, and its results. EOFError/OSError if the process died."""
-        await asyncio.to_thread(self.conn.send, chunk)  # a big chunk must not stall the loop
+    async def do(self, task: Task) -> tuple[str, Any]:
+        """Who did the task, and its answer. EOFError/OSError if the process died.
+
+        The pipe is read once readable, and the answer then read whole: blocking, since uvloop
+        (uvicorn's loop) leaves a descriptor it watched non-blocking, and a send or an answer
+        larger than the pipe's buffer would fail half-way, as if the process had died."""
+        fd = self.conn.fileno()
+        os.set_blocking(fd, True)
+        await asyncio.to_thread(self.conn.send, task)  # a big chunk must not stall the loop
         loop = asyncio.get_running_loop()
         readable = loop.create_future()
-        loop.add_reader(self.conn.fileno(), lambda: readable.done() or readable.set_result(None))
+        loop.add_reader(fd, lambda: readable.done() or readable.set_result(None))
         try:
             await readable
         finally:
-            loop.remove_reader(self.conn.fileno())
+            loop.remove_reader(fd)
+        os.set_blocking(fd, True)
         return self.conn.recv()
 
     def kill(self) -> None:
         with contextlib.suppress(ProcessLookupError, ValueError):
             self.process.kill()
         self.conn.close()
+
+
+class _IdleWorkers:
+    """The idle worker processes, handed to waiting tasks first come, first served (a worker
+    set free goes straight to the oldest waiter: asyncio.Queue would let a newcomer take it
+    and send the waiter to the back, so some waited without end under steady load). With no
+    one waiting, the worker used last goes first: its jail's pages and the CPU's caches are
+    warm, so one caller at a time (a tool call in a rollout) is served by one hot process."""
+
+    def __init__(self) -> None:
+        self._idle: list[_Worker] = []
+        self._waiting: collections.deque[asyncio.Future[_Worker]] = collections.deque()
+
+    def put(self, worker: _Worker) -> None:
+        if self._waiting:
+            self._waiting.popleft().set_result(worker)
+        else:
+            self._idle.append(worker)
+
+    async def get(self, timeout_s: float | None) -> _Worker:
+        """The next idle worker; TimeoutError after `timeout_s` (None: no limit)."""
+        if self._idle and not self._waiting:
+            return self._idle.pop()
+        waiter = asyncio.get_running_loop().create_future()
+        self._waiting.append(waiter)
+        try:
+            return await asyncio.wait_for(asyncio.shield(waiter), timeout_s)
+        except BaseException:  # timed out or cancelled: a worker it was handed goes on
+            if waiter.done() and not waiter.cancelled():
+                self.put(waiter.result())
+            else:
+                waiter.cancel()
+                self._waiting.remove(waiter)
+            raise
+
+    def take_all(self) -> set[_Worker]:
+        idle, self._idle = set(self._idle), []
+        return idle
 
 
 class EmbeddedExecutor:
@@ -98,49 +154,76 @@ class EmbeddedExecutor:
         self.workers = settings.workers
         self._settings = settings
         self._max_tries = settings.chunk_max_tries
-        self._idle: asyncio.Queue[_Worker] = asyncio.Queue()
+        self._idle = _IdleWorkers()
         self._live: set[_Worker] = set()
         self._started = self._closed = False
 
     def _start_worker(self) -> None:
         worker = _Worker(self._settings)
         self._live.add(worker)
-        self._idle.put_nowait(worker)
+        self._idle.put(worker)
 
     async def run_chunk(self, items: list[dict[str, Any]], deadline_s: float
                         ) -> list[dict[str, Any]]:
-        chunk: Chunk = (items, self._settings.math_timeout_s, logs.request_id.get())
+        task: Task = ("chunk", (items, self._settings.math_timeout_s), logs.request_id.get())
+        try:
+            return await self._on_a_worker(task, deadline_s, f"a chunk of {len(items)} items")
+        except TimeoutError:
+            return deadline_passed(items, deadline_s)
+        except WorkerDied:
+            return infra_errors(items, f"a worker process died on this chunk "
+                                       f"{self._max_tries} times")
+
+    async def run_code(self, job: dict[str, Any], deadline_s: float,
+                       admission_s: float) -> dict[str, Any]:
+        task: Task = ("run_code", job, logs.request_id.get())
+        try:
+            return await self._on_a_worker(task, deadline_s, "a /run_code program", admission_s)
+        except TimeoutError:
+            return sandbox_error(f"the run went past its deadline of {deadline_s:g} s; its "
+                                   "worker process was stopped")
+        except WorkerDied:
+            return sandbox_error(f"a worker process died on this run {self._max_tries} times")
+
+    async def _on_a_worker(self, task: Task, deadline_s: float, what: str,
+                           admission_s: float | None = None) -> Any:
+        """The task's answer from the first idle worker process, tried again on another one if
+        its process dies. TimeoutError past `deadline_s` (the process is killed), WorkerDied
+        after `chunk_max_tries` deaths, Busy if no worker is free within `admission_s`."""
         if not self._started:  # on first use, as a process pool does: nothing to warm before
             self._started = True
             for _ in range(self.workers):
                 self._start_worker()
         for attempt in range(1, self._max_tries + 1):
             if attempt > 1:
-                log.warning("retrying a chunk of %d items (try %d of %d) after its worker died",
-                            len(items), attempt, self._max_tries)
-            worker = await self._idle.get()  # cancelled here, a queued chunk just goes away
+                log.warning("retrying %s (try %d of %d) after its worker died", what, attempt,
+                            self._max_tries)
+            try:  # cancelled here, a queued task just goes away
+                worker = await self._idle.get(admission_s)
+            except TimeoutError:
+                raise Busy(f"no worker was free within {admission_s:g} s") from None
             try:
-                scored = await asyncio.wait_for(worker.score(chunk), deadline_s)
+                done = await asyncio.wait_for(worker.do(task), deadline_s)
             except TimeoutError:
                 self._replace(worker)
-                log.error("a chunk of %d items ran past its deadline of %g s; its worker "
-                          "process was stopped", len(items), deadline_s)
-                return deadline_passed(items, deadline_s)
+                log.error("%s ran past its deadline of %g s; its worker process was stopped",
+                          what, deadline_s)
+                raise
             except (EOFError, OSError):
                 self._replace(worker)
                 continue
-            except BaseException:  # cancelled: stop the chunk where it runs
+            except BaseException:  # cancelled: stop the task where it runs
                 self._replace(worker)
                 raise
-            self._idle.put_nowait(worker)
-            return self._seen(scored)
-        return infra_errors(items, f"a worker process died on this chunk {self._max_tries} times")
+            self._idle.put(worker)
+            return self._seen(done)
+        raise WorkerDied(what)
 
     @staticmethod
-    def _seen(scored: tuple[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
-        worker, results = scored
+    def _seen(done: tuple[str, Any]) -> Any:
+        worker, answer = done
         metrics.WORKER_LAST_SEEN.labels(worker).set(time.time())
-        return results
+        return answer
 
     def _replace(self, worker: _Worker) -> None:
         """Kill a worker (whatever it runs) and start a fresh one in its place."""
@@ -157,9 +240,7 @@ class EmbeddedExecutor:
         """Stop the workers: idle ones are told to exit, busy ones are killed (the callers'
         grace is over by the time this runs: the server drains its requests first)."""
         self._closed = True
-        idle = set()
-        while not self._idle.empty():
-            idle.add(self._idle.get_nowait())
+        idle = self._idle.take_all()
         for worker in self._live:
             if worker in idle:
                 worker.conn.close()  # end of input: it exits by itself

@@ -58,6 +58,7 @@ class SandboxLimits:
     output_bytes: int
     tmpfs_bytes: int
     memory_bytes: int | None = None  # the run's total, all processes (where a cgroup enforces it)
+    stderr_bytes: int | None = None  # how much of stderr comes back (its tail); None: 4 KiB
 
 
 @dataclass(frozen=True)

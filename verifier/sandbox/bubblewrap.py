@@ -166,11 +166,12 @@ def outer_uid(uid_base: int) -> int | None:
     return uid_base + os.getpid() if os.geteuid() == 0 else None
 
 
-def build_launch(tools: dict[str, HostTool], cgroup: JailCgroup | None, uid: int | None
-                 ) -> tuple[list[str], dict]:
+def build_launch(tools: dict[str, HostTool], cgroup: JailCgroup | None, uid: int | None,
+                 program: str = "supervisor.py") -> tuple[list[str], dict]:
     """The launcher command and its spec: the jail's programs, staging (as root), the `uid` to
     drop to, rlimits, the bwrap argv, and the memory cgroup to enter (then the jail is shielded
-    from the OOM killer, runs are not)."""
+    from the OOM killer, runs are not). The jail's first process is `program` (of jail/): the
+    supervisor, or a session's keeper (session.py)."""
     python = tools.get("python")
     if python is None:
         raise SandboxUnavailable("no Python for the jail")
@@ -195,7 +196,7 @@ def build_launch(tools: dict[str, HostTool], cgroup: JailCgroup | None, uid: int
     argv += _root_binds(tools) + binds
     argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev", "--tmpfs", "/tmp",
              "--remount-ro", "/", "--chdir", "/tmp", "--",
-             python.jail_path, *JAIL_PYTHON_FLAGS, f"{JAIL_HARNESS}/supervisor.py"]
+             python.jail_path, *JAIL_PYTHON_FLAGS, f"{JAIL_HARNESS}/{program}"]
     spec = {"argv": argv, "files": jail_files(), "uid": uid, "stage": stage,
             "rlimits": JAIL_RLIMITS, "cgroup_procs": cgroup.procs_file if cgroup else None,
             "oom_score_adj": -1000 if cgroup else None}

@@ -46,14 +46,16 @@ class JailCgroup:
         return os.path.join(self.path, "cgroup.procs")
 
     @classmethod
-    def create(cls, prefix: str) -> JailCgroup | None:
-        """A cgroup `<prefix><pid>` below this process's memory cgroup, or None.
+    def create(cls, prefix: str, suffix: str = "") -> JailCgroup | None:
+        """A cgroup `<prefix><pid>` (`<prefix><pid>-<suffix>` with a suffix: one process's
+        several jails) below this process's memory cgroup, or None.
 
         Those of workers that died without cleaning up (killed) are removed on the way.
         """
+        name = f"{prefix}{os.getpid()}" + (f"-{suffix}" if suffix else "")
         for version, parent in _parents():
             _remove_abandoned(parent, prefix)
-            path = os.path.join(parent, f"{prefix}{os.getpid()}")
+            path = os.path.join(parent, name)
             try:
                 os.mkdir(path, 0o755)
             except FileExistsError:
@@ -86,14 +88,15 @@ class JailCgroup:
     def _write(self, key: str, value: str) -> None:
         os.pwrite(self._fd(key), value.encode(), 0)
 
-    def _oom_kill_count(self) -> int:
+    def oom_kill_count(self) -> int:
+        """How often the OOM killer has fired in this cgroup."""
         found = OOM_KILL_LINE.search(self._read_text("events"))
         return int(found.group(1)) if found else 0
 
     def begin_run(self, budget_bytes: int) -> None:
         """Allow `budget_bytes` above what the jail holds now; start measuring the peak."""
         self._baseline = self._read("usage")
-        self._oom_kills = self._oom_kill_count()
+        self._oom_kills = self.oom_kill_count()
         self._write("limit", str(self._baseline + budget_bytes))
         if self.version == 1:
             self._write("peak", "0")
@@ -112,7 +115,7 @@ class JailCgroup:
             peak = int(os.pread(self._peak_fd, 64, 0).split()[0])
         else:
             peak = None
-        oom_killed = self._oom_kill_count() > self._oom_kills
+        oom_killed = self.oom_kill_count() > self._oom_kills
         return (None if peak is None else max(0, peak - self._baseline)), oom_killed
 
     def _close_peak(self) -> None:
@@ -147,7 +150,7 @@ def _remove_abandoned(parent: str, prefix: str) -> None:
     """rmdir the cgroups of worker processes that no longer exist (non-empty ones stay)."""
     with contextlib.suppress(OSError):
         for entry in os.listdir(parent):
-            pid = entry[len(prefix):]
+            pid = entry[len(prefix):].split("-")[0]
             if entry.startswith(prefix) and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
                 with contextlib.suppress(OSError):
                     os.rmdir(os.path.join(parent, entry))

@@ -14,6 +14,7 @@ import os
 
 import protocol
 from namespaces import WORKDIR
+from workfiles import open_beneath
 
 HOST_LOCK = "/tmp/.host-channel.lock"  # held by the runner reading the worker's channel
 END = "end"  # a reply's last blob (see send_reply); the worker ignores it
@@ -50,11 +51,13 @@ def _move(source: int, sink: int, size: int) -> tuple[int, OSError | None]:
 
 
 def receive(channel_fd: int, layout: list[tuple[str, int]],
-            directories: dict[str, str] | None = None) -> tuple[dict[str, int], str]:
-    """Take a request's blobs off the channel: each `PREFIX:NAME` whose prefix `directories`
-    names (default: `file:` for the work directory) into that directory, any other into a
-    memfd of its name (returned). A blob that cannot be placed is drained, so the channel stays
-    in step, and named in the returned error."""
+            directories: dict[str, str] | None = None,
+            replace: bool = False) -> tuple[dict[str, int], str]:
+    """Take a request's blobs off the channel: each `PREFIX:PATH` whose prefix `directories`
+    names (default: `file:` for the work directory) into that directory, at PATH below it
+    (parents made), any other into a memfd of its name (returned). A file that exists is an
+    error unless `replace` (a session's directory keeps its files). A blob that cannot be
+    placed is drained, so the channel stays in step, and named in the returned error."""
     directories = directories or {"file:": WORKDIR}
     memfds: dict[str, int] = {}
     error = ""
@@ -64,8 +67,9 @@ def receive(channel_fd: int, layout: list[tuple[str, int]],
                       if name.startswith(prefix)), None)
         try:
             if place is not None:
-                sink = os.open(os.path.join(place[1], name[len(place[0]):]),
-                               os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644)
+                sink = open_beneath(place[1], name[len(place[0]):], os.O_WRONLY | os.O_CREAT
+                                    | (os.O_TRUNC if replace else os.O_EXCL),
+                                    make_parents=True)
                 try:
                     moved, failure = _move(channel_fd, sink, size)
                 finally:

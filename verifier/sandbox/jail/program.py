@@ -66,11 +66,10 @@ class Launch:
             os.close(fd)
 
 
-def _rlimits(limits: dict) -> list[tuple[int, tuple[int, int]]]:
-    """The program's rlimits, worked out in the runner before the fork."""
-    cpu = max(1, math.ceil(limits["cpu_s"]))
+def rlimits_for(limits: dict) -> list[tuple[int, tuple[int, int]]]:
+    """The program's rlimits, worked out in the runner before the fork (no CPU limit where
+    `cpu_s` is None: a session's interpreter, whose runs have wall limits of their own)."""
     pairs = {
-        resource.RLIMIT_CPU: (cpu, cpu + 1),
         resource.RLIMIT_STACK: (limits["stack_bytes"],) * 2,
         resource.RLIMIT_NPROC: (limits["nproc"],) * 2,
         resource.RLIMIT_FSIZE: (limits["fsize_bytes"],) * 2,
@@ -79,6 +78,9 @@ def _rlimits(limits: dict) -> list[tuple[int, tuple[int, int]]]:
         resource.RLIMIT_MEMLOCK: (0, 0),
         resource.RLIMIT_MSGQUEUE: (0, 0),
     }
+    if limits.get("cpu_s") is not None:
+        cpu = max(1, math.ceil(limits["cpu_s"]))
+        pairs[resource.RLIMIT_CPU] = (cpu, cpu + 1)
     if limits.get("as_bytes"):
         pairs[resource.RLIMIT_AS] = (limits["as_bytes"],) * 2
     if limits.get("data_bytes"):
@@ -91,7 +93,7 @@ def prepare_launch(spec: dict, inputs: dict[str, int]) -> Launch:
     env = {str(k): str(v) for k, v in spec.get("env", {}).items()}
     if spec.get("warm_python"):
         warm_python.prepare(env)
-    return Launch(argv=spec["argv"], env=env, rlimits=_rlimits(spec["limits"]),
+    return Launch(argv=spec["argv"], env=env, rlimits=rlimits_for(spec["limits"]),
                   pipes=Pipes(with_channel=bool(spec.get("channel"))),
                   stdin_fd=inputs["stdin"], payload_fd=inputs.get("payload", -1),
                   warm=bool(spec.get("warm_python")))

@@ -75,7 +75,7 @@ def _execute() -> None:
         mode = head[:head.index(b"\n")].decode()
         if mode == "stdio":
             payload = _read_payload(len(mode) + 1)
-            _run_stdio(payload["code"], payload["nonce"])
+            _run_stdio(payload["code"], payload["nonce"], bool(payload.get("script_path")))
         elif mode == "calls":
             _run_calls(_read_payload(len(mode) + 1))
         elif mode == "assert":
@@ -182,7 +182,11 @@ def _function(namespace: dict, name: str, methods: bool):
 # --------------------------------------------------------------------------- stdio
 
 
-def _run_stdio(code: str, nonce: str) -> None:
+def _run_stdio(code: str, nonce: str, script_path: bool = False) -> None:
+    """Run the solution as `__main__`; with `script_path`, its directory (the work directory)
+    comes first on sys.path, as `python solution.py` puts it (a tool run's own modules)."""
+    if script_path:
+        sys.path.insert(0, os.path.dirname(SOLUTION_PATH))
     try:
         solution = contestant.compile_solution(code)
     except BaseException as exc:  # the solution's compile error, reported as such

@@ -67,6 +67,7 @@ from program import (
 )
 from protocol import PEER
 from watch import Program, watch
+from workfiles import open_beneath
 
 RUNNER_GRACE_S = 10.0  # beyond the run's wall limit, before the supervisor gives up on a runner
 # An interactive run's solution works here, which becomes its /tmp in a mount namespace of its
@@ -99,21 +100,10 @@ class Board:
 def runner_main(number: int, channel: Channel, proc: bool, board: Board) -> None:
     """Prepare, then serve requests until the allowance is used or the worker closes the
     channel; never returns."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)  # PID 1 then ignores it from inside
-    close_all_but({channel.host_in, channel.host_out, channel.notes_w})
-    check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET), "unshare")
-    mount(None, "/", None, MS_REC | MS_PRIVATE)
+    enter_own_namespaces({channel.host_in, channel.host_out, channel.notes_w})
     cache_fd = os.open(ARTEFACTS, os.O_RDONLY | os.O_DIRECTORY)  # before /tmp hides it
     lock_fd = os.open(HOST_LOCK, os.O_RDWR)  # its own open file: its own lock
-    # Before /proc is replaced. Files of a non-dumpable process belong to nobody: dumpable just
-    # for this open, while nothing else runs in the namespace.
-    libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
-    oom_fd = os.open("/proc/self/oom_score_adj", os.O_RDWR)
-    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
-    workdir = Scratch(WORKDIR, MS_NOSUID | MS_NODEV, "nr_inodes=4096,mode=0700")
-    shm = Scratch("/dev/shm", SHM_FLAGS, SHM_OPTIONS)
-    mount_proc(proc)
-    lock_down_future_privileges()
+    oom_fd, workdir, shm = take_scratch(proc)
     fcntl.flock(lock_fd, fcntl.LOCK_EX)  # one runner at a time reads the worker's channel
     served = 0
     while True:
@@ -153,6 +143,33 @@ def runner_main(number: int, channel: Channel, proc: bool, board: Board) -> None
         if last:
             os._exit(0)
         renew_ipc()
+
+
+def enter_own_namespaces(keep: set[int]) -> None:
+    """A runner's first steps (a session's host's too): only the descriptors in `keep` stay
+    open, and it enters mount, IPC and network namespaces of its own, its mounts private.
+    PID 1 of its namespace, it ignores SIGINT from inside once the handler is the default."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    close_all_but(keep)
+    check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC | CLONE_NEWNET), "unshare")
+    mount(None, "/", None, MS_REC | MS_PRIVATE)
+
+
+def take_scratch(proc: bool) -> tuple[int, Scratch, Scratch]:
+    """Once nothing more is needed from the jail's /tmp: its own /tmp (the work directory),
+    /dev/shm and /proc (the run's procfs, or an empty one), then no privilege can ever come
+    back (privileges.py). Returns its oom_score_adj file (see program.fork_program) and the
+    two scratch areas."""
+    # Before /proc is replaced. Files of a non-dumpable process belong to nobody: dumpable just
+    # for this open, while nothing else runs in the namespace.
+    libc.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)
+    oom_fd = os.open("/proc/self/oom_score_adj", os.O_RDWR)
+    libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0)
+    workdir = Scratch(WORKDIR, MS_NOSUID | MS_NODEV, "nr_inodes=4096,mode=0700")
+    shm = Scratch("/dev/shm", SHM_FLAGS, SHM_OPTIONS)
+    mount_proc(proc)
+    lock_down_future_privileges()
+    return oom_fd, workdir, shm
 
 
 def _runs_allowed(spec: dict) -> int:
@@ -252,7 +269,7 @@ def _run_here(spec: dict, inputs: dict[str, int], cache_fd: int,
         report["setup_error"] = os.read(program.pipes.setup_r, 4096).decode(errors="replace")
         for fd in (*program.pipes.read_ends(), program.pipes.setup_r):  # no fd leaks
             os.close(fd)
-        report["files"], collected = _collect(request.get("collect") or [], directory,
+        report["files"], collected = collect_files(request.get("collect") or [], directory,
                                               output_cap, program.prefix)
         parts += collected
     report = reports[0]
@@ -287,16 +304,15 @@ def _become(launch: Launch, isolated_proc: bool | None) -> None:
     os._exit(127)
 
 
-def _collect(names: list[str], directory: str, cap: int, prefix: str
+def collect_files(names: list[str], directory: str, cap: int, prefix: str
              ) -> tuple[dict[str, int], list[tuple[str, int, int, int]]]:
-    """The files a run asks back (file I/O's output, a checker's result): each regular file of
-    `directory` named, up to `cap` bytes, as reply parts `file:NAME`; their full sizes."""
+    """The files a run asks back (file I/O's output, a checker's result): each regular file
+    below `directory` named, up to `cap` bytes, as reply parts `file:PATH`; their full sizes."""
     sizes: dict[str, int] = {}
     parts = []
     for name in names:
         try:
-            fd = os.open(os.path.join(directory, name),
-                         os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+            fd = open_beneath(directory, name, os.O_RDONLY | os.O_NONBLOCK)
         except OSError:
             continue
         try:

@@ -94,7 +94,7 @@ def watch(limits: dict, programs: list[Program], started: float
     wall_s = time.monotonic() - started
     reports, parts = [], []
     for program in programs:
-        report, program_parts = _report(program, output_cap)
+        report, program_parts = _report(program, limits)
         report.update(wall_s=wall_s, wall_timeout=program in timed_out and flooded is None,
                       output_exceeded=program is flooded)
         if id(program) in blocked:
@@ -127,7 +127,10 @@ def _running(programs: list[Program]) -> list[Program]:
     return [program for program in programs if program.usage is None]
 
 
-def _report(program: Program, output_cap: int) -> tuple[dict, list[tuple[str, int, int, int]]]:
+def _report(program: Program, limits: dict) -> tuple[dict, list[tuple[str, int, int, int]]]:
+    """How the program ended, and its output as reply parts: stdout and the channel up to the
+    cap, the tail of stderr (`stderr_bytes` of the limits, else STDERR_TAIL_BYTES)."""
+    output_cap = limits["output_bytes"]
     pipes, status, usage = program.pipes, program.status, program.usage
     stdout_bytes, stderr_bytes = program.moved[pipes.out_r], program.moved[pipes.err_r]
     report = {
@@ -136,7 +139,7 @@ def _report(program: Program, output_cap: int) -> tuple[dict, list[tuple[str, in
         "signal": os.WTERMSIG(status) if os.WIFSIGNALED(status) else None,
         "cpu_s": usage.ru_utime + usage.ru_stime, "maxrss_kb": usage.ru_maxrss,
     }
-    tail = min(stderr_bytes, STDERR_TAIL_BYTES)
+    tail = min(stderr_bytes, limits.get("stderr_bytes") or STDERR_TAIL_BYTES)
     prefix = program.prefix
     parts = [(f"{prefix}stdout", program.sinks[pipes.out_r], 0, min(stdout_bytes, output_cap)),
              (f"{prefix}stderr", program.sinks[pipes.err_r], stderr_bytes - tail, tail)]
