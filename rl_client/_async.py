@@ -35,6 +35,8 @@ class AsyncVerifierClient(ClientBase[httpx.AsyncClient]):
     exponential backoff and jitter (`backoff_s` doubling up to `backoff_max_s`), honouring
     Retry-After; past that, VerifierUnavailable. Other 4xx raise VerifierError with the server's
     message. Batches go out in chunks of `chunk_size` items, `max_concurrency` at a time.
+    `timeout`, `max_retries`, `chunk_size` and `max_concurrency` left unset are read from the
+    environment (rl_client.settings: $VERIFIER_TIMEOUT_S, ...), else their defaults there.
     """
 
     _http_class = httpx.AsyncClient

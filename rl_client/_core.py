@@ -245,16 +245,21 @@ def _decode(model: type[BaseModel] | TypeAdapter[Any], response: httpx.Response)
 class ClientCore:
     """Settings and every decision that does not depend on sync or async I/O."""
 
-    def __init__(self, base_url: str | None, api_key: str | None, *, timeout: float,
-                 max_retries: int, chunk_size: int, max_concurrency: int,
+    def __init__(self, base_url: str | None, api_key: str | None, *, timeout: float | None,
+                 max_retries: int | None, chunk_size: int | None, max_concurrency: int | None,
                  backoff_s: float, backoff_max_s: float) -> None:
+        environment = client_settings()  # what an argument left as None means
+        timeout = environment.timeout_s if timeout is None else timeout
+        max_retries = environment.max_retries if max_retries is None else max_retries
+        chunk_size = environment.chunk_size if chunk_size is None else chunk_size
+        max_concurrency = (environment.max_concurrency if max_concurrency is None
+                           else max_concurrency)
         for name, value in (("timeout", timeout), ("chunk_size", chunk_size),
                             ("max_concurrency", max_concurrency)):
             if value <= 0:
                 raise ValueError(f"{name} must be positive, got {value!r}")
         if max_retries < 0 or backoff_s < 0 or backoff_max_s < 0:
             raise ValueError("max_retries, backoff_s and backoff_max_s must not be negative")
-        environment = client_settings()
         self.base_url = (base_url or environment.url).rstrip("/")
         if not self.base_url.startswith(("http://", "https://")):
             raise ValueError(f"verifier URL must start with http:// or https://, "
@@ -513,9 +518,9 @@ class ClientBase(Generic[H]):
     _http_class: type[H]
 
     def __init__(self, base_url: str | None = None, api_key: str | None = None, *,
-                 timeout: float = 300.0, max_retries: int = 5, chunk_size: int = 512,
-                 max_concurrency: int = 8, backoff_s: float = 0.5,
-                 backoff_max_s: float = 30.0) -> None:
+                 timeout: float | None = None, max_retries: int | None = None,
+                 chunk_size: int | None = None, max_concurrency: int | None = None,
+                 backoff_s: float = 0.5, backoff_max_s: float = 30.0) -> None:
         self._core = ClientCore(base_url, api_key, timeout=timeout, max_retries=max_retries,
                                 chunk_size=chunk_size, max_concurrency=max_concurrency,
                                 backoff_s=backoff_s, backoff_max_s=backoff_max_s)
