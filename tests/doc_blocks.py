@@ -23,8 +23,11 @@ Output (what a command prints) goes in a `text`, `console` or `json` block, whic
 from __future__ import annotations
 
 import ast
+import json
 import re
 import subprocess
+import urllib.error
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -119,3 +122,22 @@ def scratch_checkout(folder: Path, venv: Path) -> Path:
     if not (folder / ".venv").exists():
         (folder / ".venv").symlink_to(venv)
     return folder
+
+
+def answers(url: str) -> bool:
+    """Whether a service at `url` says it can take work."""
+    try:
+        with urllib.request.urlopen(f"{url}/healthz", timeout=5) as reply:
+            return json.load(reply)["status"] == "ok"
+    except (OSError, ValueError, urllib.error.URLError):
+        return False
+
+
+def scores_an_item(url: str, timeout_s: float) -> bool:
+    """Whether the service at `url` scores a math item right: its workers work too."""
+    body = {"items": [{"kind": "math", "response": "\\boxed{4}", "answer": "4"}]}
+    request = urllib.request.Request(f"{url}/v1/verify", data=json.dumps(body).encode(),
+                                     headers={"content-type": "application/json"})
+    with urllib.request.urlopen(request, timeout=timeout_s) as reply:
+        result = json.load(reply)["results"][0]
+    return (result["status"], result["reward"]) == ("correct", 1.0)
