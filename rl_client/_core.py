@@ -387,19 +387,20 @@ class ClientCore:
         return Call(method, path, parse, body, JSON_BODY if body else {}, retry_on, resend)
 
     def run_code_call(self, code: str, language: str, stdin: str | None,
-                      compile_timeout: float, run_timeout: float, memory_limit_mb: int,
-                      files: Mapping[str, bytes | str] | None,
+                      compile_timeout: float | None, run_timeout: float | None,
+                      memory_limit_mb: int | None, files: Mapping[str, bytes | str] | None,
                       fetch_files: Sequence[str]) -> Call[RunCodeResponse | None]:
-        request = RunCodeRequest(code=code, language=language, stdin=stdin,
-                                 compile_timeout=compile_timeout, run_timeout=run_timeout,
-                                 memory_limit_MB=memory_limit_mb, files=encoded_files(files),
-                                 fetch_files=list(fetch_files))
+        limits = given(compile_timeout=compile_timeout, run_timeout=run_timeout,
+                       memory_limit_MB=memory_limit_mb)
+        request = RunCodeRequest(code=code, language=language, stdin=stdin, **limits,
+                                 files=encoded_files(files), fetch_files=list(fetch_files))
         return self.model_call("POST", "/run_code", RunCodeResponse, request)
 
-    def session(self, language: str, ttl_s: float, time_s: float,
-                memory_mb: int) -> SessionCore:
-        return SessionCore(self, language, ttl_s,
-                           SessionLimits(time_s=time_s, memory_mb=memory_mb))
+    def session(self, language: str, ttl_s: float | None, time_s: float | None,
+                memory_mb: int | None) -> SessionCore:
+        return SessionCore(self, SessionCreate(
+            language=language, **given(ttl_s=ttl_s),
+            limits=SessionLimits(**given(time_s=time_s, memory_mb=memory_mb))))
 
     @staticmethod
     def stream_path(job_id: str) -> str:
@@ -531,6 +532,12 @@ class ClientBase(Generic[H]):
         return self._core.base_url
 
 
+def given(**options: Any) -> dict[str, Any]:
+    """The options a caller gave (not None): the others take the contract's defaults, which
+    the models in tool_schemas.py hold, and nothing here repeats."""
+    return {name: value for name, value in options.items() if value is not None}
+
+
 def encoded_files(files: Mapping[str, bytes | str] | None) -> dict[str, str]:
     """Files for a request: path -> base64 of the bytes (text is sent as UTF-8)."""
     return {path: base64.b64encode(data.encode() if isinstance(data, str) else data).decode()
@@ -541,10 +548,9 @@ class SessionCore:
     """What a session handle holds and the calls it makes; Session and AsyncSession (in
     _sync.py, _async.py) add the I/O. Created on the server when first used (or entered)."""
 
-    def __init__(self, core: ClientCore, language: str, ttl_s: float,
-                 limits: SessionLimits) -> None:
+    def __init__(self, core: ClientCore, request: SessionCreate) -> None:
         self._core = core
-        self.request = SessionCreate(language=language, ttl_s=ttl_s, limits=limits)
+        self.request = request
         self.created: SessionCreated | None = None
         self.closed = False
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Mapping
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -222,6 +222,12 @@ def parse_multipliers(text: str) -> dict[str, float]:
 
 def env_name(field: str) -> str:
     return ENV_PREFIX + field.upper()
+
+
+def setting_default(field: str) -> Any:
+    """A setting's default, for code called without settings (a checker in a test or a
+    bench): the model stays the one place where each default is written."""
+    return Settings.model_fields[field].get_default(call_default_factory=True)
 
 
 def known_variables() -> frozenset[str]:
