@@ -46,9 +46,6 @@ _KEPT_PERIODS: list[tuple[re.Pattern[str], Any]] = [
 _QUOTE_BEFORE_MARK = {".\u201d": "\u201d.", '."': '".', '!"': '"!', '?"': '"?'}
 _ENDS = re.compile(r"([.!?])")
 
-# langdetect reads at most this much of a text once URLs and e-mail addresses are removed.
-LANGUAGE_SAMPLE_CHARS = 10_000
-
 
 def words(text: str) -> list[str]:
     return _WORD.findall(text)
@@ -118,7 +115,9 @@ STARS = r"\s?\*\*\*\s?"  # IFEval's markdown divider between paragraphs
 
 
 def detect_language(text: str) -> str | None:
-    """ISO 639-1 code of the text's language, or None when there is nothing to detect."""
+    """ISO 639-1 code of the text's language, or None when there is nothing to detect. The
+    whole text goes to langdetect, as IFEval sends it: it reads 10,000 characters of it once
+    URLs and e-mail addresses are taken out."""
     from langdetect import DetectorFactory, detect
     from langdetect.lang_detect_exception import LangDetectException
 
