@@ -2,7 +2,7 @@
 
 Each check is written from IFEval's published definition and agrees with Google's reference
 implementation on its own tests, its published responses and generated near misses, except
-for the rules in `verifier/instructions/deliberate.py` (where the reference passes a response
+for the rules in `verifier/peer_agreement.py` (where the reference passes a response
 that ignores the instruction, or reads a keyword as a regular expression).
 """
 

@@ -2,7 +2,7 @@
 
 Written from the published definitions, with open-instruct's ids and kwargs names, and
 agreeing with open-instruct's IFEvalG except for the rules in
-`verifier/instructions/deliberate.py`: where IFEvalG passes a response that ignores the
+`verifier/peer_agreement.py`: where IFEvalG passes a response that ignores the
 instruction, counts punctuation as words, or reads a keyword as a regular expression.
 """
 
