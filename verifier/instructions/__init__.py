@@ -18,7 +18,7 @@ from verifier.answer_region import strip_thinking
 from verifier.deadline import deadline_helper
 from verifier.instructions import ifeval, ifrlvr  # noqa: F401  (they fill the registry)
 from verifier.instructions.registry import REGISTRY, Constraint, build
-from verifier.instructions.text import load_language_profiles
+from verifier.instructions.text import load_checkers
 
 INSTRUCTION_IDS = sorted(REGISTRY)
 
@@ -50,7 +50,7 @@ def check_instructions(item: InstructionsItem, timeout_s: float = 1.0) -> Result
         why = "the reasoning block is never closed" if answer is None else "empty answer"
         return Result(id=item.id, reward=0.0, status=Status.no_answer, detail={"reason": why})
     outcome = deadline_helper().call(follows, (answer, constraints, item.mode), timeout_s,
-                                     warm_up=load_language_profiles)
+                                     warm_up=load_checkers)
     if outcome.how in ("timeout", "memory"):
         status = Status.timeout if outcome.how == "timeout" else Status.wrong
         return Result(id=item.id, reward=0.0, status=status,
