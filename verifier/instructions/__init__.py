@@ -19,7 +19,7 @@ from verifier.config import setting_default
 from verifier.deadline import deadline_helper
 from verifier.instructions import ifeval, ifrlvr  # noqa: F401  (they fill the registry)
 from verifier.instructions.registry import REGISTRY, Constraint, build
-from verifier.instructions.text import load_language_profiles
+from verifier.instructions.text import load_checkers
 
 INSTRUCTION_IDS = sorted(REGISTRY)
 
@@ -52,7 +52,7 @@ def check_instructions(item: InstructionsItem,
         why = "the reasoning block is never closed" if answer is None else "empty answer"
         return Result(id=item.id, reward=0.0, status=Status.no_answer, detail={"reason": why})
     outcome = deadline_helper().call(follows, (answer, constraints, item.mode), timeout_s,
-                                     warm_up=load_language_profiles)
+                                     warm_up=load_checkers)
     if outcome.how in ("timeout", "memory"):
         status = Status.timeout if outcome.how == "timeout" else Status.wrong
         return Result(id=item.id, reward=0.0, status=status,
