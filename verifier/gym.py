@@ -31,7 +31,7 @@ from typing import Any
 from rl_client.item_kinds import ReasoningGymItem
 from rl_client.schemas import Result, Status
 from verifier.answer_region import extract, strip_thinking, tag_contents
-from verifier.config import Settings
+from verifier.config import Settings, setting_default
 from verifier.deadline import deadline_helper
 
 INSTALL_HINT = "install the service with the [gym] extra (pip install 'rlvr-verifier[gym]')"
@@ -74,7 +74,8 @@ def admission_problem(item: ReasoningGymItem) -> str | None:
     return None
 
 
-def check_reasoning_gym(item: ReasoningGymItem, timeout_s: float = 1.0) -> Result:
+def check_reasoning_gym(item: ReasoningGymItem,
+                        timeout_s: float = setting_default("math_timeout_s")) -> Result:
     """Score one item. Never raises; returns within `timeout_s` (plus the generation deadline,
     VERIFIER_GYM_GENERATE_TIMEOUT_S, when the entry is regenerated)."""
     answer = read_answer(item.response, item.extract)

@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from rl_client.item_kinds import InstructionsItem
 from rl_client.schemas import Result, Status
 from verifier.answer_region import strip_thinking
+from verifier.config import setting_default
 from verifier.deadline import deadline_helper
 from verifier.instructions import ifeval, ifrlvr  # noqa: F401  (they fill the registry)
 from verifier.instructions.registry import REGISTRY, Constraint, build
@@ -38,7 +39,8 @@ def admission_problem(item: InstructionsItem) -> str | None:
     return None
 
 
-def check_instructions(item: InstructionsItem, timeout_s: float = 1.0) -> Result:
+def check_instructions(item: InstructionsItem,
+                       timeout_s: float = setting_default("math_timeout_s")) -> Result:
     """Score one item. Never raises; returns within about `timeout_s`."""
     try:
         constraints = [build(instruction_id, item.kwargs[i] if item.kwargs else None)
