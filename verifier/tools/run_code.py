@@ -21,6 +21,7 @@ from typing import Any
 from rl_client.schemas import Limits
 from rl_client.tool_schemas import CommandRunResult, CommandRunStatus, RunCodeResponse, RunStatus
 from verifier.code import process_settings, sandbox
+from verifier.code.bytecode import jail_bytecode
 from verifier.code.languages import MIB, Language, find_language, language_env
 from verifier.code.runner import COMPILE_MEMORY_MB, compile_limits, run_limits
 from verifier.config import Settings
@@ -125,8 +126,9 @@ def _run(job: dict[str, Any], backend: SandboxBackend, settings: Settings) -> di
                          job["run_timeout"], output_bytes)
     payload = None
     if python:  # the harness runs it as `python solution.py` would (warm: in a fork)
-        payload = b"stdio\n" + json.dumps({"code": code, "nonce": secrets.token_hex(16),
-                                           "script_path": True}).encode()
+        payload = b"stdio\n" + json.dumps({
+            "code": code, "nonce": secrets.token_hex(16), "script_path": True,
+            "bytecode": jail_bytecode(code, backend.bytecode_magic())}).encode()
     if artefact:  # the compiled program replaced what was there (`main`, `classes/`)
         files = {path: data for path, data in files.items()
                  if not any(path == kept or path.startswith(f"{kept}/")
