@@ -17,7 +17,9 @@
    the service (POST /v1/verify, the programs distinct in each round so none is a cache hit);
    and, the baseline, each program with its tests run as a bare `python3 prog.py`, two at a
    time. The modes alternate over the rounds; medians; `ratio_service_vs_bare` is the goal's
-   figure (at least 3).
+   figure (at least 3). The CPU each costs per program is measured too (the bare processes';
+   the server's, its workers' and their jails'): on a machine shared with other work, its
+   ratio moves far less than the rates do.
 5. judged_20_tests: one problem of 20 tests judged three ways, Python submissions (all distinct)
    per second through the spawn pool of 2 and the per-test overhead (wall time per test minus
    the solution's CPU time, p50): plain stdio comparison; a C++ checker (tests/judging, compiled
@@ -44,6 +46,7 @@ import argparse
 import contextlib
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -124,6 +127,7 @@ class Service:
         import httpx
 
         self.server = LocalServer("--workers", str(WORKERS), "--log-level", "warning").start()
+        self.pid = self.server.popen.pid  # its workers and their jails are below it
         self.client = httpx.Client(base_url=self.server.url, timeout=600)
         self.rate([python_submission(-100 - i) for i in range(WORKERS * 4)])  # jails up
         return self
@@ -228,6 +232,28 @@ def humaneval_items(judged: bool = False, variant: int = 0) -> list[dict]:
             for task_id, problem in read_problems().items()]
 
 
+def _tree_cpu_s(root: int) -> float:
+    """CPU seconds of a process and every process below it, the reaped ones included."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, pending = 0.0, [root]
+    while pending:
+        pid = pending.pop()
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/task/{pid}/children") as children:
+                pending += map(int, children.read().split())
+        except (OSError, ValueError):
+            continue
+        total += sum(map(int, fields[11:15])) / tick  # utime, stime, cutime, cstime
+    return total
+
+
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _humaneval_bare_rate(items: list[dict]) -> float:
     """Each program and its tests (`check(entry_point)`) as a bare `python3 prog.py`, two at a
     time, with the interpreter the jail runs."""
@@ -252,6 +278,7 @@ def _humaneval_bare_rate(items: list[dict]) -> float:
 def bench_humaneval(pool: ProcessPoolExecutor, service: Service | None, rounds: int) -> dict:
     modes = ["bare", "as_shipped", "judged"] + (["service"] if service else [])
     rates: dict[str, list[float]] = {mode: [] for mode in modes}
+    cpu_ms: dict[str, list[float]] = {"bare": [], "service": []}  # per program
     correct: dict[str, int] = {}
     variant = 0
     for _ in range(rounds):
@@ -259,9 +286,13 @@ def bench_humaneval(pool: ProcessPoolExecutor, service: Service | None, rounds: 
             variant += 1
             items = humaneval_items(judged=mode == "judged", variant=variant)
             if mode == "bare":
+                before = _children_cpu_s()
                 rates[mode].append(_humaneval_bare_rate(items))
+                cpu_ms[mode].append((_children_cpu_s() - before) * 1e3 / len(items))
             elif mode == "service":
+                before = _tree_cpu_s(service.pid)
                 rates[mode].append(service.rate(items, correct["as_shipped"]))
+                cpu_ms[mode].append((_tree_cpu_s(service.pid) - before) * 1e3 / len(items))
             else:
                 started = time.perf_counter()
                 results = [r for chunk in pool.map(_score_chunk, _chunks(items, 8))
@@ -278,6 +309,10 @@ def bench_humaneval(pool: ProcessPoolExecutor, service: Service | None, rounds: 
     if service:
         report["service_per_s"] = round(rate["service"], 2)
         report["ratio_service_vs_bare"] = round(rate["service"] / rate["bare"], 2)
+        cpu = {mode: statistics.median(cpu_ms[mode]) for mode in cpu_ms}
+        report.update(bare_cpu_ms_per_program=round(cpu["bare"], 2),
+                      service_cpu_ms_per_program=round(cpu["service"], 2),
+                      cpu_ratio_bare_vs_service=round(cpu["bare"] / cpu["service"], 2))
     return report
 
 
