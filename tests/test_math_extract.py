@@ -62,10 +62,30 @@ CASCADE = [
     ("The valid values are $1$, $2$ and $3$.", "1, 2, 3", "math"),
     # else the last number, in any of the ways numbers are written
     ("Soucis : 2,74 $ a..", "2,74", "last_number"),
-    (".4", ".4", "last_number"),
-    ("-\\frac{10}{9}", "-\\frac{10}{9}", "last_number"),
     ("The total is 1 000 000.", "1 000 000", "last_number"),
     ("There are 6.02 \u00d7 10^23 molecules.", "6.02 \\times  10^23", "last_number"),
+    # a completion that is nothing but its answer
+    (".4", ".4", "whole"),
+    ("-\\frac{10}{9}", "-\\frac{10}{9}", "whole"),
+    ("x/(x+1)", "x/(x+1)", "whole"),
+    ("\\frac{x}{7}+\\frac{2}{7}", "\\frac{x}{7}+\\frac{2}{7}", "whole"),
+    ("\\begin{pmatrix}1\\\\2\\end{pmatrix}", "\\begin{pmatrix}1\\\\2\\end{pmatrix}", "whole"),
+    ("odd", "odd", "whole"),
+    ("C. x = 42", "C. x = 42", "whole"),
+    ("17\\text{ cm}", "17\\text{ cm}", "whole"),
+    # a plain formula at the end of a sentence, not its last number alone
+    ("So f(x) = x/(x+1).", "f(x) = x/(x+1)", "last_number"),
+    ("The sum equals pi^2/6.", "\\pi ^2/6", "last_number"),
+    ("The ratio is (1+sqrt(5))/2.", "(1+\\sqrt{5})/2", "last_number"),
+    ("Thus x = 5 and y = 6.", "x = 5, y = 6", "last_number"),
+    ("It costs 1,000.99$", "1,000.99", "last_number"),
+    ("\\text{The answer is } 5", "5", "final_answer"),
+    # an answer heading with the answer on the lines below (PRM800K's "# Answer")
+    ("So we simplify.\n\n# Answer\n\nx^2+1", "x^2+1", "final_answer"),
+    ("**Answer**\n\nx^2+1", "x^2+1", "final_answer"),
+    ("**Final Answer**\n\n5", "5", "final_answer"),
+    # a statement inside display math
+    ("Final Answer:\n  The last three digits are:\n  \\[Answer: 009\\]", "009", "final_answer"),
     # an answer phrase whose display math starts on the next line
     ("Final answer:\n\\[\n34\n\\]", "34", "final_answer"),
     ("**Final Answer**\n$$\n\\frac{3}{4}\n$$\nas required.", "\\frac{3}{4}", "final_answer"),
@@ -123,6 +143,27 @@ def test_hedge_after_the_box(completion: str) -> None:
     extraction = extract_answer(completion)
     assert extraction.answer == "4"
     assert extraction.problem and "hedged" in extraction.problem
+
+
+@pytest.mark.parametrize("completion", [
+    "The answer is 7.\n\nHmm, but it could also be 8.",
+    "I'm not sure, but I think the answer is 7.",
+    "Maybe the answer is 7.",
+    "\\boxed{7}\n\nThough it might also be $8$.",
+])
+def test_doubt_around_a_statement_or_box(completion: str) -> None:
+    extraction = extract_answer(completion)
+    assert extraction.answer == "7"
+    assert extraction.problem and "hedged" in extraction.problem
+
+
+@pytest.mark.parametrize("completion", [
+    "Is it 5 or 7? The answer is 7.",
+    "I was not sure at first. The answer is 7.",
+    "The answer is 7.\n\nThis could also be checked by counting.",
+])
+def test_no_doubt_around_a_statement(completion: str) -> None:
+    assert extract_answer(completion) == Extraction("7", "final_answer")
 
 
 @pytest.mark.parametrize("completion", [
@@ -196,6 +237,45 @@ PROSE_LISTS = [
     ("7", "We get 5 and then 7.", "correct"),
     ("12", "Of the 30 students, 18 walk, so 12 ride the bus.", "correct"),
 ]
+
+
+# A completion that is only its answer, as graders' own tests pass one and terse policies
+# write it, and plain formulas in prose: (reference, completion, verdict).
+BARE_ANSWERS = [
+    ("\\frac{x+2}{7}", "\\frac{x}{7}+\\frac{2}{7}", "correct"),
+    ("x^2+2x+1", "(x+1)^2", "correct"),
+    ("(r+5)^2", "(r+5)(r+5)", "correct"),
+    ("918.5", "918\\frac{1}{2}", "correct"),
+    ("\\sqrt[3]{2}", "2^(1/3)", "correct"),
+    ("y=2x+1", "2x-y+1=0", "correct"),
+    ("\\begin{pmatrix}1\\\\2\\end{pmatrix}", "(1, 2)", "correct"),
+    ("\\text{odd}", "odd", "correct"),
+    ("\\mathrm{E}", "E", "correct"),
+    ("C", "C. x = 42", "correct"),
+    ("\\frac{\\sqrt{3}}{3}", "\\frac{\\sqrt{3}}{3} \\approx 0.577", "correct"),
+    ("185\\", "185", "correct"),
+    ("\\frac{x}{x+1}", "So f(x) = x/(x+1).", "correct"),
+    ("\\frac{\\pi^2}{6}", "The sum equals pi^2/6.", "correct"),
+    ("\\frac{1+\\sqrt{5}}{2}", "The ratio is (1+sqrt(5))/2.", "correct"),
+    ("x^2+1", "So we simplify.\n\n# Answer\n\nx^2+1", "correct"),
+    ("9", "Final Answer:\n  The last three digits of \\(2003^{2002^{2001}}\\) are:\n"
+     "  \\[Answer: 009\\]", "correct"),
+    # the strict side
+    ("x^3+2x+1", "x^2+2x+1", "wrong"),
+    ("\\text{oddd}", "odd", "wrong"),
+    ("\\sqrt{67}", "\\sqrt{67},-\\sqrt{85}", "wrong"),
+    ("\\frac{1}{x+1}", "1/x+1", "wrong"),
+    ("5", "5 - 2", "wrong"),
+    ("B", "B, D", "wrong"),
+    ("\\frac{x}{x+1}", "So f(x) = x/(x+2).", "wrong"),
+    ("6", "Thus the 5-digit number has 6 digits.", "correct"),
+]
+
+
+@pytest.mark.parametrize(("reference", "completion", "verdict"), BARE_ANSWERS)
+def test_answers_without_delimiters(reference: str, completion: str, verdict: str) -> None:
+    result = check_math(MathItem(response=completion, answer=reference))
+    assert result.status == verdict, result.detail
 
 
 @pytest.mark.parametrize(("reference", "completion", "verdict"), PROSE_LISTS)

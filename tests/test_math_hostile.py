@@ -78,6 +78,9 @@ HOSTILE_BOXES = {
     "plain_text_tower": "2^(2^(2^(2^(2^(2^2)))))",
     "plain_text_roots": "sqrt(" * 200 + "2" + ")" * 200,
     "independent_signs": ", ".join(["\\pm 1 \\pm 2 \\pm 3"] * 60),
+    # answers that made the grader itself fail (infra_error) before
+    "repeating_decimal_digits": "0.\\overline{" + "3" * 5000 + "}",
+    "set_builder_with_domain": "\\{x \\mid x > 5, x \\in \\mathbb{R}\\}",
     "degree_minutes": "60^\\circ " + "42' " * 300,
 }
 

@@ -21,8 +21,9 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from latex2sympy2_extended.latex2sympy2 import is_expr_of_only_symbols
 from math_verify.grader import unwrap_fcs
@@ -42,6 +43,7 @@ from sympy import (
     MatrixExpr,
     Ne,
     Number,
+    Reals,
     StrictGreaterThan,
     StrictLessThan,
     Symbol,
@@ -62,6 +64,8 @@ from verifier.math.numbers import consistent, exact_decimal, is_number, numbers_
 MAX_ELEMENTS = 64
 
 _DEFAULT = MathOptions()
+# A subscript that is a word describing the quantity (`max`, `total`), not an index.
+_DESCRIBED = re.compile(r"(?<=[A-Za-z])_[A-Za-z]{2,}$")
 
 
 def equivalent(gold: Any, pred: Any, options: MathOptions | None = None) -> bool:
@@ -103,15 +107,19 @@ def equates_different_values(expr: Any) -> bool:
 
 def _renamed_arguments(gold: Any, pred: Any) -> Any:
     """A function is the same whatever its variable is called: `f(z) = z` is `f(x) = x`, and
-    `f(t) = t^2` or `t^2` answers `f(x) = x^2` (and `x^2`, when it is the only variable)."""
-    gold_arguments, pred_arguments = _arguments(gold), _arguments(pred)
-    if gold_arguments is None and pred_arguments is None:
+    `f(t) = t^2` or `t^2` answers `f(x) = x^2` (and `x^2`, when it is the only variable); a list
+    of definitions sharing their variables likewise (`f(z) = z, f(z) = -z`); `f = 0` (from
+    `f \\equiv 0`) is the definition `f(x) = 0`."""
+    gold_definition, pred_definition = _definition(gold), _definition(pred)
+    if gold_definition is None and pred_definition is None:
         return pred
-    if (gold_arguments is not None and pred_arguments is not None
-            and _function_name(gold) != _function_name(pred)):
-        return pred
-    gold_arguments = gold_arguments or _lone_variable(gold)
-    pred_arguments = pred_arguments or _lone_variable(pred)
+    if gold_definition is not None and pred_definition is not None:
+        if gold_definition.names != pred_definition.names:
+            return pred
+    elif gold_definition is not None and _names_the_function(pred, gold_definition):
+        return Eq(gold_definition.call, pred.rhs)
+    gold_arguments = gold_definition.variables if gold_definition else _lone_variable(gold)
+    pred_arguments = pred_definition.variables if pred_definition else _lone_variable(pred)
     if not gold_arguments or not pred_arguments or len(gold_arguments) != len(pred_arguments):
         return pred
     try:
@@ -120,17 +128,38 @@ def _renamed_arguments(gold: Any, pred: Any) -> Any:
         return pred
 
 
-def _arguments(expr: Any) -> tuple[Symbol, ...] | None:
-    """The variables of a function definition `f(x, y) = …`, or None (`f(y)` alone is f's
-    value at y, not a definition: it is not `f(x)`)."""
-    if isinstance(expr, Eq) and isinstance(expr.lhs, AppliedUndef) and expr.lhs.args and all(
-            isinstance(arg, Symbol) for arg in expr.lhs.args):
-        return tuple(expr.lhs.args)
-    return None
+class _Definition(NamedTuple):
+    names: frozenset[str]
+    variables: tuple[Symbol, ...]
+    call: Basic  # `f(x)`, as written on the left
 
 
-def _function_name(expr: Eq) -> str:
-    return expr.lhs.func.__name__
+def _definition(expr: Any) -> _Definition | None:
+    """The function(s) a definition `f(x, y) = …` (`f^{-1}(y) = …` too) or a list of definitions
+    with the same variables defines; None for anything else (`f(y)` alone is f's value at y, not
+    a definition: it is not `f(x)`)."""
+    if isinstance(expr, FiniteSet | Tuple) and expr.args:
+        found = [_definition(arg) for arg in _args(expr)]
+        if any(one is None for one in found) or len({one.variables for one in found}) != 1:
+            return None
+        return _Definition(frozenset().union(*(one.names for one in found)), found[0].variables,
+                           found[0].call)
+    if not isinstance(expr, Eq) or not isinstance(expr.lhs, Basic):
+        return None
+    calls = expr.lhs.atoms(AppliedUndef)
+    if len(calls) != 1:
+        return None
+    (call,) = calls
+    if not call.args or not all(isinstance(arg, Symbol) for arg in call.args) or (
+            expr.lhs.free_symbols - set(call.args)):
+        return None
+    return _Definition(frozenset((call.func.__name__,)), tuple(call.args), call)
+
+
+def _names_the_function(pred: Any, definition: _Definition) -> bool:
+    """`f = 0` against a definition of the one function f: f is the function, not a number."""
+    return (isinstance(pred, Eq) and isinstance(pred.lhs, Symbol) and len(definition.names) == 1
+            and pred.lhs.name in definition.names and not pred.rhs.free_symbols)
 
 
 def _lone_variable(expr: Any) -> tuple[Symbol, ...] | None:
@@ -156,6 +185,9 @@ def _equivalent(gold: Any, pred: Any, options: MathOptions) -> bool:
         return _equivalent(gold_label[1], pred, options)
     if _is_relation(gold) and _is_relation(pred):
         return _relations_equal(gold, pred, options)
+    if (_are_alternatives(gold) or _is_relation(gold)) and (
+            _are_alternatives(pred) or _is_relation(pred)):  # `a < -1, a > 1` and `|a| > 1`
+        return _guarded(_solution_sets_equal, gold, pred, options)
     if _is_relation(gold) or _are_alternatives(gold) and isinstance(pred, Interval | Union):
         return (options.set_for_relation and isinstance(pred, Set)
                 and _guarded(_collections_equal, _as_set(gold), pred, options))
@@ -224,9 +256,14 @@ def _label(expr: Any) -> tuple[Basic, Basic] | None:
 
 
 def _same_label(gold: Basic, pred: Basic) -> bool:
+    """The same name however its subscript is braced; and a name with a word for subscript
+    (`m_{max}`, `V_{total}`) is the bare name too (`m`), not another name with one (`m_{min}`)."""
     def spelled(label: Basic) -> str:
         return str(label).replace("{", "").replace("}", "").replace(" ", "")
-    return gold == pred or spelled(gold) == spelled(pred)
+    gold_name, pred_name = spelled(gold), spelled(pred)
+    return (gold == pred or gold_name == pred_name
+            or _DESCRIBED.sub("", gold_name) == pred_name
+            or _DESCRIBED.sub("", pred_name) == gold_name)
 
 
 # --------------------------------------------------------------------------- relations
@@ -307,9 +344,12 @@ def _solved(relation: Basic) -> bool:
 
 def _as_set(relation: Basic) -> Set:
     """Where a relation in one variable holds (`1 \\le |z| \\le 3/2` -> two intervals), or any
-    of a list of inequalities does."""
+    of a list of inequalities does (`x < 2, x > 3`); where that is every real number, the list
+    states conditions that all hold (`x \\ge 2, x < 5` is `[2, 5)`)."""
     if isinstance(relation, FiniteSet):
-        return Union(*(_as_set(arg) for arg in relation.args))
+        parts = [_as_set(arg) for arg in relation.args]
+        union = Union(*parts)
+        return Intersection(*parts) if len(parts) > 1 and union == Reals else union
     return unwrap_fcs(relation).as_set()
 
 
