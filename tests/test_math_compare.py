@@ -214,6 +214,9 @@ LABELS_GUARDS = [
 ]
 
 TIMES_AND_RATIOS_FIXED = [
+    ("20:34", unboxed("08:34 \\text{ P.M.}"), C),  # a 24-hour time names its half of the day
+    ("20:34", unboxed("08:34 \\text{ A.M.}"), W),
+    ("00:30", unboxed("12:30 \\text{ PM}"), W),
     ("1:2:3", unboxed("2:4:6"), C),  # a ratio of three numbers, in proportion
     ("1:2:3", unboxed("1:4:9"), W),
     ("12:00", unboxed("12:00"), C),
@@ -231,6 +234,11 @@ TIMES_AND_RATIOS_GUARDS = [
 ]
 
 NUMBERS_FIXED = [
+    ("1+2i", unboxed("i(2-i)"), C),  # i alone is the imaginary unit
+    ("20", unboxed("10 - 10i^2"), C),
+    # scientific notation shows its digits too
+    ("\\frac{1}{432}", unboxed("2.314814814815 \\times 10^{-3}"), C),
+    ("299792458", unboxed("2.99792458 \\times 10^{8}"), C),
     ("1 - \\frac{1}{\\mathrm{e}}", unboxed("0.632121"), C),
     # a decimal reference is the rounded value the task asked for: an exact irrational answer
     # that rounds to it is not it (math-verify's default; option `rounded_reference` allows it)
@@ -243,6 +251,9 @@ NUMBERS_FIXED = [
     ("(3.14, 1.41)", unboxed("(\\pi, \\sqrt{2})"), W),
 ]
 NUMBERS_GUARDS = [  # the digits an answer shows still count
+    ("\\frac{1}{432}", unboxed("2.3149 \\times 10^{-3}"), W),
+    ("299792458", unboxed("3.00 \\times 10^{8}"), W),
+    ("2i+1", unboxed("2i+2"), W),
     # an exact value stated with the rounded one the reference asks for: the rounded value, when
     # the exact value rounds to it
     ("0.333", unboxed("\\frac{1}{3} \\approx 0.333"), C),
@@ -263,6 +274,8 @@ NUMBERS_GUARDS = [  # the digits an answer shows still count
 ]
 
 FUNCTIONS_FIXED = [  # a function is the same whatever its variable is called
+    ("f(x) = 2x + 3", unboxed("y = 2t + 3"), C),  # y names the function's value
+    ("y = 2x + 3", unboxed("f(t) = 2t + 3"), C),
     ("f(x)=x \\text{ or } f(x)=-x", unboxed("f(z)=z,\\ f(z)=-z"), C),  # a list of them
     ("f^{-1}(x) = 2x", unboxed("f^{-1}(y)=2y"), C),
     ("f(x) = 0", unboxed("f \\equiv 0"), C),
@@ -275,6 +288,9 @@ FUNCTIONS_FIXED = [  # a function is the same whatever its variable is called
     ("f(x) = 2x - 3", unboxed("f(u) = -3 + 2u"), C),
 ]
 FUNCTIONS_GUARDS = [
+    ("f(x) = 2x + 3", unboxed("y = 2x + 4"), W),
+    ("f(x) = 2x + 3", unboxed("x = 2x + 3"), W),
+    ("y = 5", unboxed("f(x) = 5"), W),
     ("f(x)=x \\text{ or } f(x)=-x", unboxed("f(z)=z"), W),
     ("f(x) = 0", unboxed("f \\equiv 1"), W),
     ("f(x) = 0", unboxed("g \\equiv 0"), W),

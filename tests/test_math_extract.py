@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rl_client.schemas import MathItem
+from tests.math_completions import verdict
 from verifier.answer_region import MAX_BOX_CHARS, last_box
 from verifier.math import check_math
 from verifier.math.extract import Extraction, extract_answer
@@ -260,7 +261,40 @@ BARE_ANSWERS = [
     ("x^2+1", "So we simplify.\n\n# Answer\n\nx^2+1", "correct"),
     ("9", "Final Answer:\n  The last three digits of \\(2003^{2002^{2001}}\\) are:\n"
      "  \\[Answer: 009\\]", "correct"),
+    ("\\{x, x - 1\\}", "\\{x - 1, x\\}", "correct"),
+    ("2.625", "2\\frac58", "correct"),
+    ("7, -2, \\text{ and } -5", "-5,-2,7", "correct"),
+    ("1+2i", "i(2-i)", "correct"),
+    ("20", "10 - 10*i**2", "correct"),
+    ("\\tfrac23 +\\frac1{72}", "\\\\dfrac{2}{3} +\\frac{1}{72}", "correct"),
+    ("20:34", "08:34 \\text{P.M.}", "correct"),
+    ("\\left(x-2\\right)\\left(x+2\\right)", "(x-2)(x+2)", "correct"),
+    ("11z^{7}(5+11z^{7})", "11z^7(11z^7+5)", "correct"),
+    ("\\frac{8-7x}{6}", "4/3-7x/6", "correct"),
+    ("2^6 * 3^5 * 5^4", "2^6 3^5 5^4", "correct"),
+    ("\\begin{pmatrix} 1 & 1/2 \\\\ 1/3 & 4 \\end{pmatrix}",
+     "\\begin{pmatrix} 1 & 0.5 \\\\ 1/3 & 4 \\end{pmatrix}", "correct"),
+    ("-\\frac{2(x^2+6)}{9(x^2-2)\\sqrt[3]{x^2-2}^2}",
+     "-\\frac{8x^2}{9(x^2-2)^{5/3}}+\\frac{2}{3(x^2-2)^{2/3}}", "correct"),
+    ("\\frac{1}{432}", "2.314814814815 \\times 10^{-3}", "correct"),
+    ("x \\in [0.5, \\infty)", "[1/2, \\infty)", "correct"),
+    ("f(x) = 2x + 3", "2x + 3", "correct"),
+    ("f(x) = 2x + 3", "y = 2x + 3", "correct"),
+    ("y = 2x + 3", "f(t) = 2t + 3", "correct"),
+    ("x_0\\cos(\\omega t)", "x_{0}\\cos(\\omega t)", "correct"),
+    ("I(0)e^{-\\frac{t}{RC}}", "I(t)=I(0)e^{-\\frac{t}{RC}}", "correct"),
+    ("A", "(A) 3", "correct"),
     # the strict side
+    ("20:34", "08:34 \\text{A.M.}", "wrong"),
+    ("\\sin(x)=\\frac{42}{59}", "\\cos(x)=\\frac{42}{59}", "wrong"),
+    ("5x - 7y + 11z + 4 = 0", "x + y - z + 2 = 0", "wrong"),
+    ("[1, 2, 3]", "(1, 3, 2)", "wrong"),
+    ("[1, 2)", "[x, y)", "wrong"),
+    ("6+9.2i", "(6.0+9.1i)", "wrong"),
+    ("\\frac{11}{2}", "5.51", "wrong"),
+    ("f(x) = 2x + 3", "y = 2x + 4", "wrong"),
+    ("f(x) = 2x + 3", "x = 2x + 3", "wrong"),
+    ("\\frac{1}{432}", "2.3149 \\times 10^{-3}", "wrong"),
     ("x^3+2x+1", "x^2+2x+1", "wrong"),
     ("\\text{oddd}", "odd", "wrong"),
     ("\\sqrt{67}", "\\sqrt{67},-\\sqrt{85}", "wrong"),
@@ -272,10 +306,9 @@ BARE_ANSWERS = [
 ]
 
 
-@pytest.mark.parametrize(("reference", "completion", "verdict"), BARE_ANSWERS)
-def test_answers_without_delimiters(reference: str, completion: str, verdict: str) -> None:
-    result = check_math(MathItem(response=completion, answer=reference))
-    assert result.status == verdict, result.detail
+@pytest.mark.parametrize(("reference", "completion", "expected"), BARE_ANSWERS)
+def test_answers_without_delimiters(reference: str, completion: str, expected: str) -> None:
+    assert verdict(reference, completion) == expected
 
 
 @pytest.mark.parametrize(("reference", "completion", "verdict"), PROSE_LISTS)

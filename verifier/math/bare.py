@@ -35,6 +35,7 @@ _OPENS_WITH_OPERATOR = re.compile(
     r"[-+*/^=<>]|\\(?:times|cdot|div|pm|mp|pmod|bmod|mod)(?![A-Za-z])|\(mod\b")
 _ENDS_WITH_OPERATOR = re.compile(r"(?:[-+*/^=<>]|\\(?:times|cdot|div|pm|mp|pmod|bmod|mod)|\(mod)$")
 _SENTENCE_PUNCTUATION = ".,;:!?"
+_WORD = re.compile(r"[(\"']*([A-Za-z]{2,}(?:['\-][A-Za-z]+)*)[)\"'.,;:!?]*")
 # What a plain formula is written with (a piece with `$`, `%` or `:` is something else).
 _FORMULA_CHARACTERS = re.compile(r"[A-Za-z0-9\\{}()\[\]|+\-*/^=<>!_'.,;?]+")
 # A formula that is only a (labelled) number adds nothing to the number itself.
@@ -50,7 +51,7 @@ def whole_answer(text: str) -> str | None:
     if "\n" in answer and "\\begin" not in answer:
         return None
     without_text = _TEXT_GROUP.sub(" ", answer)
-    if not any(_is_prose(piece) for piece in without_text.split()):
+    if not any(_is_word(piece) for piece in without_text.split()):
         return answer.rstrip(_SENTENCE_PUNCTUATION + " ") or None
     words = without_text.split()
     if len(words) <= MAX_TEXT_WORDS and not any(char.isdigit() for char in answer):
@@ -80,6 +81,13 @@ def formula_around(text: str, start: int, end: int) -> str | None:
 def _is_prose(piece: str) -> bool:
     """A piece holding a word (`apples`, `5-digit`, `3rd`), not math."""
     return any(run.group().lower() not in _MATH_WORDS for run in _LETTER_RUN.finditer(piece))
+
+
+def _is_word(piece: str) -> bool:
+    """A piece that is a word of prose (`The`, `is`, `apples.`), not a name in a formula (`RC`
+    in `e^{-t/RC}` is one piece with the rest)."""
+    word = _WORD.fullmatch(piece)
+    return word is not None and word[1].lower() not in _MATH_WORDS
 
 
 def _is_formula(piece: str) -> bool:

@@ -36,6 +36,7 @@ from sympy import (
     FiniteSet,
     Float,
     GreaterThan,
+    I,
     Intersection,
     Interval,
     LessThan,
@@ -118,6 +119,15 @@ def _renamed_arguments(gold: Any, pred: Any) -> Any:
             return pred
     elif gold_definition is not None and _names_the_function(pred, gold_definition):
         return Eq(gold_definition.call, pred.rhs)
+    elif gold_definition is not None and _dependent_variable(pred, gold_definition):
+        # `y = 2t + 3` for `f(x) = 2x + 3`: y names the function's value
+        pred = Eq(gold_definition.call.func(*_lone_variable(pred.rhs)), pred.rhs)
+        pred_definition = _definition(pred)
+    elif pred_definition is not None and _dependent_variable(gold, pred_definition):
+        # `f(t) = 2t + 3` for `y = 2x + 3`
+        renamed = pred.rhs.xreplace(dict(zip(pred_definition.variables,
+                                             _lone_variable(gold.rhs), strict=True)))
+        return Eq(gold.lhs, renamed)
     gold_arguments = gold_definition.variables if gold_definition else _lone_variable(gold)
     pred_arguments = pred_definition.variables if pred_definition else _lone_variable(pred)
     if not gold_arguments or not pred_arguments or len(gold_arguments) != len(pred_arguments):
@@ -154,6 +164,15 @@ def _definition(expr: Any) -> _Definition | None:
             expr.lhs.free_symbols - set(call.args)):
         return None
     return _Definition(frozenset((call.func.__name__,)), tuple(call.args), call)
+
+
+def _dependent_variable(equation: Any, definition: _Definition) -> bool:
+    """`y = 2x + 3` beside a definition of one function of one variable: y names its value."""
+    return (isinstance(equation, Eq) and isinstance(equation.lhs, Symbol)
+            and equation.lhs.name == "y" and len(definition.names) == 1
+            and len(definition.variables) == 1
+            and equation.lhs not in equation.rhs.free_symbols
+            and _lone_variable(equation.rhs) is not None)
 
 
 def _names_the_function(pred: Any, definition: _Definition) -> bool:
@@ -456,9 +475,23 @@ def _expressions_equal(gold: Any, pred: Any) -> bool:
     difference = _exact(gold) - _exact(pred)
     if difference == 0:
         return True
+    unit = _imaginary_unit(difference)
+    if unit is not None:  # `1 + 2i` and `i(2 - i)`: i is the imaginary unit, not a variable
+        difference = difference.xreplace({unit: I})
     if difference.is_rational_function():
         return cancel(difference) == 0
     return simplify(difference).is_zero is True
+
+
+def _imaginary_unit(expr: Expr) -> Symbol | None:
+    """The symbol `i` when it is the only variable (the parser reads `1 + 2i` as real unless it
+    sees a complex form)."""
+    symbols = expr.free_symbols
+    if len(symbols) == 1:
+        (symbol,) = symbols
+        if isinstance(symbol, Symbol) and symbol.name == "i":
+            return symbol
+    return None
 
 
 def _exact(expr: Expr) -> Expr:

@@ -138,12 +138,20 @@ def _same_time(gold: tuple[int, int, int, str | None],
     """`3:00 PM` is `15:00`; a time without AM/PM matches either half of the day."""
     if gold[1:3] != pred[1:3]:
         return False
-    if gold[3] is None or pred[3] is None:
+    if (gold[3] is None and not _on_a_24_hour_clock(gold)) or (
+            pred[3] is None and not _on_a_24_hour_clock(pred)):
         return gold[0] % 12 == pred[0] % 12
     return _hour_of_day(gold) == _hour_of_day(pred)
 
 
+def _on_a_24_hour_clock(time: tuple[int, int, int, str | None]) -> bool:
+    """`20:34`, `00:15`: an hour that only a 24-hour clock shows names its half of the day."""
+    return time[3] is None and (time[0] > 12 or time[0] == 0)
+
+
 def _hour_of_day(time: tuple[int, int, int, str | None]) -> int:
+    if _on_a_24_hour_clock(time):
+        return time[0]
     return time[0] % 12 + (12 if time[3] == "p" else 0)
 
 

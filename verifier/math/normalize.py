@@ -181,6 +181,7 @@ _LEADING_DECIMAL_POINT = re.compile(r"(?<![\w.}])\.(?=\d)")
 # Units after a value: `5\text{ cm}^2`, `125 miles`, `12 hours ago`, `100m^2`.
 _TEXT_UNIT = re.compile(r"(?<=[\d}).\/])\s*\\text\s*\{\s*(?P<unit>[A-Za-z][A-Za-z ./\-]*"
                         r"(?:\^?\d)?)\}(?:\^\s*\{?\d\}?)?$")
+_HALF_OF_DAY = re.compile(r"[AaPp]\.?\s*[Mm]\.?")  # `\\text{ P.M.}` says which half, no unit
 _WORD_UNITS = re.compile(r"(?<=[\d}).])\s+(?P<words>[A-Za-z]+(?:\s+[A-Za-z]+){0,3})"
                          r"\s*(?:\^\s*\{?\d\}?)?\s*$")
 _ATTACHED_UNIT = re.compile(r"(?<=\d)(?P<unit>[A-Za-z]{2,3}|m(?=\s*\^))\s*(?:\^\s*\{?\d\}?)?\s*$")
@@ -436,7 +437,7 @@ def _without_trailing_joiners(text: str) -> str:
 def _is_text_unit(unit: str) -> bool:
     """`\\text{ cm}`, `\\text{ miles}`; not `\\text{ and }` or a letter like `\\mathrm{i}`."""
     unit = unit.strip()
-    if unit.lower() in ("and", "or"):
+    if unit.lower() in ("and", "or") or _HALF_OF_DAY.fullmatch(unit):
         return False
     return len(unit) > 1 or unit in SHORT_UNITS
 
