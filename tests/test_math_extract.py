@@ -81,6 +81,13 @@ CASCADE = [
     ("Thus x = 5 and y = 6.", "x = 5, y = 6", "last_number"),
     ("It costs 1,000.99$", "1,000.99", "last_number"),
     ("\\text{The answer is } 5", "5", "final_answer"),
+    # an answer tag (R1-Zero's template) holds the answer; special tokens end a turn
+    ("<think>40 + 2</think><answer>x^2+1</answer>", "x^2+1", "whole"),
+    ("<answer>The answer is \\boxed{42}</answer> done", "42", "boxed"),
+    ("The answer is 42<|im_end|>", "42", "final_answer"),
+    ("Answer: \\boxed{42}<\uff5cend\u2581of\u2581sentence\uff5c>", "42", "boxed"),
+    ("**42**", "42", "last_number"),
+    ("\u2234 42", "42", "last_number"),
     # an answer heading with the answer on the lines below (PRM800K's "# Answer")
     ("So we simplify.\n\n# Answer\n\nx^2+1", "x^2+1", "final_answer"),
     ("**Answer**\n\nx^2+1", "x^2+1", "final_answer"),

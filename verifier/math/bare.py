@@ -24,7 +24,9 @@ _MATH_WORDS = frozenset((
 # Environment names, and text groups of one or two words (a unit, `\\text{odd}`): not prose.
 _TEXT_GROUP = re.compile(r"\\(?:begin|end)\s*\{[^{}]*\}|"
                          r"\\(?:text|mathrm|textbf|mbox|operatorname)\s*\{\s*[^{}\s]*(?:\s+[^{}\s]+)?\s*\}")
-_DELIMITED_MATH = re.compile(r"\$|\\\(|\\\[")
+# Math delimiters (the math environment step reads those), tags, Markdown bold, and symbols
+# outside ASCII (math symbols were rewritten as LaTeX already: what is left is prose, `∴`).
+_NOT_BARE = re.compile(r"\$|\\\(|\\\[|<\s*/?\s*[A-Za-z|]|\*\*|[^\x00-\x7f]")
 _PIECE = re.compile(r"\S+")
 # A run of two or more letters not part of a LaTeX command: a word, unless a math word.
 _LETTER_RUN = re.compile(r"(?<![\\A-Za-z])[A-Za-z]{2,}")
@@ -46,7 +48,7 @@ def whole_answer(text: str) -> str | None:
     """The completion itself when it is only an answer: a formula without prose (in LaTeX or
     plain text, one line unless it holds an environment), or a few words without a number."""
     answer = text.strip()
-    if not answer or len(answer) > MAX_BARE_CHARS or _DELIMITED_MATH.search(answer):
+    if not answer or len(answer) > MAX_BARE_CHARS or _NOT_BARE.search(answer):
         return None
     if "\n" in answer and "\\begin" not in answer:
         return None
@@ -91,8 +93,10 @@ def _is_word(piece: str) -> bool:
 
 
 def _is_formula(piece: str) -> bool:
-    """A piece made of formula characters only, and no word."""
-    return _FORMULA_CHARACTERS.fullmatch(piece) is not None and not _is_prose(piece)
+    """A piece made of formula characters only, and no word (`**` left in a text is Markdown's
+    bold: a power was rewritten as `^`)."""
+    return (_FORMULA_CHARACTERS.fullmatch(piece) is not None and "**" not in piece
+            and not _is_prose(piece))
 
 
 def _joined(text: str, left: tuple[int, int], right: tuple[int, int]) -> bool:

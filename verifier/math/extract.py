@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from verifier.answer_region import box_run, strip_thinking
+from verifier.answer_region import box_run, strip_thinking, tag_contents
 from verifier.math import plaintext
 from verifier.math.bare import formula_around, whole_answer
 from verifier.math.normalize import latex_symbols, restore_lost_escapes
@@ -41,6 +41,10 @@ LAST_NUMBER_TAIL_CHARS = 1_000
 # How far after the final box a hedge ("\boxed{4} (or maybe 5)") is looked for.
 TRAILING_HEDGE_CHARS = 200
 
+ANSWER_TAG = "answer"
+# A chat template's special tokens (`<|im_end|>`, `<|eot_id|>`, `<｜end▁of▁sentence｜>`, `</s>`)
+# end a turn; they are no part of an answer.
+_SPECIAL_TOKEN = re.compile(r"<[|\uff5c][^<>\n]{1,40}?[|\uff5c]>|</s>")
 # An alternative a hedge offers: a number, math, a box, or a choice letter ("or (D)", "or D").
 _ALTERNATIVE = r"(?:[-\d$(]|\\boxed|\\text\s*\{\s*\(?[A-HJ]\b|(?-i:[A-HJ])(?![\w']))"
 _TRAILING_HEDGE = re.compile(
@@ -82,10 +86,16 @@ def extract_answer(response: str, list_expected: bool = False) -> Extraction:
     `list_expected`: the reference lists several answers, so boxes spread over a sentence
     ("\\boxed{(2, 2)} for part (a) and \\boxed{(1, 1)}") are read as one list.
     """
+    response = _SPECIAL_TOKEN.sub("", response)
     response = plaintext.as_latex(latex_symbols(restore_lost_escapes(response)))
     answer_part = strip_thinking(response)
     if answer_part is None:
         return Extraction(None, "none", "the reasoning block is never closed")
+    tagged = tag_contents(answer_part, ANSWER_TAG)
+    if tagged and tagged[-1].strip():  # `<answer>x^2+1</answer>`: the answer is in the tag
+        in_tag = _cascade(tagged[-1], list_expected)
+        if in_tag.source != "none":
+            return in_tag
     if answer_part is not response:
         after_thinking = _cascade(answer_part, list_expected)
         if after_thinking.source != "none":
