@@ -75,7 +75,8 @@ CASCADE = [
     ("C. x = 42", "C. x = 42", "whole"),
     ("17\\text{ cm}", "17\\text{ cm}", "whole"),
     # a plain formula at the end of a sentence, not its last number alone
-    ("So f(x) = x/(x+1).", "f(x) = x/(x+1)", "last_number"),
+    ("Simplifying, we get f(x) = x/(x+1).", "f(x) = x/(x+1)", "last_number"),
+    ("So f(x) = x/(x+1).", "f(x) = x/(x+1)", "whole"),
     ("The sum equals pi^2/6.", "\\pi ^2/6", "last_number"),
     ("The ratio is (1+sqrt(5))/2.", "(1+\\sqrt{5})/2", "last_number"),
     ("Thus x = 5 and y = 6.", "x = 5, y = 6", "last_number"),
@@ -88,6 +89,11 @@ CASCADE = [
     ("Answer: \\boxed{42}<\uff5cend\u2581of\u2581sentence\uff5c>", "42", "boxed"),
     ("**42**", "42", "last_number"),
     ("\u2234 42", "42", "last_number"),
+    # a choice stated as the correct one; a connective before a bare answer
+    ("Option C is correct.", "(C)", "final_answer"),
+    ("A fails. Therefore, option (C) is correct.", "(C)", "final_answer"),
+    ("Hence C.", "C", "whole"),
+    ("The answer is \\boxed{A}. Option C is correct too.", "A", "boxed"),
     # an answer heading with the answer on the lines below (PRM800K's "# Answer")
     ("So we simplify.\n\n# Answer\n\nx^2+1", "x^2+1", "final_answer"),
     ("**Answer**\n\nx^2+1", "x^2+1", "final_answer"),

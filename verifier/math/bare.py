@@ -37,6 +37,7 @@ _OPENS_WITH_OPERATOR = re.compile(
     r"[-+*/^=<>]|\\(?:times|cdot|div|pm|mp|pmod|bmod|mod)(?![A-Za-z])|\(mod\b")
 _ENDS_WITH_OPERATOR = re.compile(r"(?:[-+*/^=<>]|\\(?:times|cdot|div|pm|mp|pmod|bmod|mod)|\(mod)$")
 _SENTENCE_PUNCTUATION = ".,;:!?"
+_CONNECTIVE = re.compile(r"^(?:so|thus|hence|therefore)\b[,:]?\s*", re.IGNORECASE)
 _WORD = re.compile(r"[(\"']*([A-Za-z]{2,}(?:['\-][A-Za-z]+)*)[)\"'.,;:!?]*")
 # What a plain formula is written with (a piece with `$`, `%` or `:` is something else).
 _FORMULA_CHARACTERS = re.compile(r"[A-Za-z0-9\\{}()\[\]|+\-*/^=<>!_'.,;?]+")
@@ -47,7 +48,7 @@ _LABELLED_NUMBER = re.compile(r"(?:[A-Za-z](?:_\{?\w+\}?)?\s*=\s*)?-?[\d.,]+")
 def whole_answer(text: str) -> str | None:
     """The completion itself when it is only an answer: a formula without prose (in LaTeX or
     plain text, one line unless it holds an environment), or a few words without a number."""
-    answer = text.strip()
+    answer = _CONNECTIVE.sub("", text.strip())  # "Hence C."
     if not answer or len(answer) > MAX_BARE_CHARS or _NOT_BARE.search(answer):
         return None
     if "\n" in answer and "\\begin" not in answer:

@@ -22,6 +22,7 @@ _ANSWER_PHRASE = re.compile(
     r"\banswers?\b(?=[\s*]*(?:is\b|are\b|:|=|(?:would|should|will|must)\s+be\b))|"
     r"\b(?:correct|right|best)\s+(?:option|choice)\b(?=[\s*]*(?:is\b|:))|"
     r"\bi\s+(?:choose|pick|select)\b|"
+    r"\b(?:option|choice)\s*\(?(?P<option>[A-J])\)?(?=\s+is\s+(?:the\s+)?(?:correct|right|true)\b)|"
     r"\b(?:actually|wait|oops|sorry|correction|on\s+second\s+thought|scratch\s+that|"
     r"i\s+made\s+an?\s+(?:mistake|error))\b[^.\n]{0,40}?"
     r"\b(?:it\s+is|it's|it\s+should\s+be|should\s+be|is\s+actually)\b",
@@ -78,6 +79,8 @@ def last_statement(tail: str) -> Statement | None:
     phrase = last_match(_ANSWER_PHRASE, tail)
     if phrase is None:
         return None
+    if phrase["option"]:  # "Option C is correct.": weak, as words are, beside a box or later math
+        return Statement(phrase.start(), phrase.end(), f"({phrase['option'].upper()})", True)
     after = tail[phrase.end():phrase.end() + ANSWER_LINE_CHARS]
     lead = _ANSWER_LEAD.match(after).end()
     line = _first_line(after[lead:])
