@@ -177,6 +177,8 @@ CHOICES_FIXED = [  # several options to choose, in any spelling and order
     ("\\text{A, C}", unboxed("AC"), C),
     ("\\text{(A), (C)}", unboxed("(A)(C)"), C),
     ("ABD", unboxed("A, B \\text{ and } D"), C),
+    ("E", unboxed("E: A polygenic risk score is used"), C),  # an option and its text
+    ("E", unboxed("(E) A polygenic risk score is used"), C),
 ]
 CHOICES_GUARDS = [
     ("AC", unboxed("A"), W),
@@ -184,6 +186,8 @@ CHOICES_GUARDS = [
     ("ABD", unboxed("AB"), W),
     ("B", unboxed("B, D"), W),  # one option asked for: several are a hedge
     ("B", unboxed("BD"), W),
+    ("D", unboxed("E: A polygenic risk score is used"), W),
+    ("E", unboxed("E: A or (B)"), W),
 ]
 
 CONGRUENCES_FIXED = [  # a residue class, however its modulus is written

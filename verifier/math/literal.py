@@ -15,7 +15,10 @@ _TEXT_WRAPPER = re.compile(r"\\(?:text|mathrm|textbf|mbox|operatorname)\s*\{([^{
 _SPACE = re.compile(r"\s+|\\ |~|\$")
 _CHOICE = re.compile(r"\(?\s*([A-J])\s*\)?")
 _CHOSEN = re.compile(r"(?:(?i:option|choice)\s*)?[(\[]?\s*([A-Ja-j])\s*[)\]]?(?=[\s:.]|$)")
-_OTHER_CHOICE = re.compile(r"(?<![A-Za-z\\])\(?[A-J]\)?(?![A-Za-z])")
+# Another option named after the chosen one: `(D)`, `D)`, or a lone letter (`B, D`, `B \\lor D`);
+# not an article starting the option's text (`E: A polygenic score`).
+_OTHER_CHOICE = re.compile(
+    r"(?<![A-Za-z\\])(?:[(\[]\s*[A-J]\s*[)\]]|[A-J]\)|[A-J](?![A-Za-z])(?!\s+[a-z]))")
 _CONCATENATED_CHOICES = re.compile(r"[A-H]{2,8}")
 _LISTED_CHOICES = re.compile(
     r"\(?[A-H]\)?(?:(?:\s*(?:,|;|&|\\&|\band\b)\s*|\s*)\(?[A-H]\)?){1,7}")
