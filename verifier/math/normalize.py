@@ -155,7 +155,7 @@ _PLUS_MINUS = re.compile(r"\\(?:pm|mp)(?![A-Za-z])")
 # `f(x) = x \text{ for all } x \in \mathbb{R}`.
 _QUANTIFIER = re.compile(
     r"^\s*(?:\\forall|\\text\s*\{\s*for\s+(?:all|every|each)\s*\})[^,;=]{0,60}[,;:]\s*|"
-    r"(?<!\s)[\s,]*(?:\\forall|\\text\s*\{\s*,?\s*for\s+(?:all|every|each)\s*\})[^,;=]{0,60}$")
+    r"(?<![\s,])[\s,]*(?:\\forall|\\text\s*\{\s*(?:,\s*)?for\s+(?:all|every|each)\s*\})[^,;=]{0,60}$")
 # `x = \frac{\pi}{4} + 2k\pi, k \in \mathbb{Z}`: the parameter's domain, not an answer.
 _PARAMETER_DOMAIN = re.compile(
     r"\s*(?:[,;]|\\text\s*\{\s*,?\s*(?:for|where)\s*\})\s*(?:\\text\s*\{\s*(?:for|where)\s*\}\s*)?"
@@ -190,7 +190,10 @@ _ATTACHED_UNIT = re.compile(r"(?<=\d)(?P<unit>[A-Za-z]{2,3}|m(?=\s*\^))\s*(?:\^\
 @lru_cache(maxsize=NORMALIZE_CACHE_SIZE)
 def normalize(text: str) -> str:
     """The answer in the spelling the literal comparisons and the parser expect."""
-    text = _without_trailing_backslash(repair_escapes(latex_symbols(text)).strip())
+    # one space for every run of whitespace, first: no rewrite below then backtracks over a run
+    # (a reference is read in the calling process, where no deadline holds)
+    text = repair_escapes(latex_symbols(text)).strip()
+    text = " ".join(_without_trailing_backslash(text).split())
     text = strip_wrappers(_ELLIPSIS.sub(r"\\variable{dots}", text))  # `1, 2, \ldots, n`
     text = plaintext.as_latex(text)
     text = _COMMA_THEN_NEGATIVE_SPACE.sub(",", text)
