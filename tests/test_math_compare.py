@@ -239,6 +239,10 @@ TIMES_AND_RATIOS_GUARDS = [
 
 NUMBERS_FIXED = [
     ("1+2i", unboxed("i(2-i)"), C),  # i alone is the imaginary unit
+    # a degree inside trigonometry is pi/180
+    ("\\frac{\\sqrt{6}-\\sqrt{2}}{4}", unboxed("\\sin 15^\\circ"), C),
+    ("\\cos x", unboxed("\\sin(90^{\\circ}-x)"), C),
+    ("\\frac{\\sqrt{2}}{2}", unboxed("\\cos 45\u00b0"), C),
     ("20", unboxed("10 - 10i^2"), C),
     # scientific notation shows its digits too
     ("\\frac{1}{432}", unboxed("2.314814814815 \\times 10^{-3}"), C),
@@ -258,6 +262,8 @@ NUMBERS_GUARDS = [  # the digits an answer shows still count
     ("\\frac{1}{432}", unboxed("2.3149 \\times 10^{-3}"), W),
     ("299792458", unboxed("3.00 \\times 10^{8}"), W),
     ("2i+1", unboxed("2i+2"), W),
+    ("\\frac{1}{2}", unboxed("\\sin 45^\\circ"), W),
+    ("30", unboxed("30^\\circ"), C),
     # an exact value stated with the rounded one the reference asks for: the rounded value, when
     # the exact value rounds to it
     ("0.333", unboxed("\\frac{1}{3} \\approx 0.333"), C),

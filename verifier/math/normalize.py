@@ -113,6 +113,8 @@ _DEGREE_SIGN = (r"(?:\^\s*(?:\{\s*)?\\(?:circ|textcirc|textdegree)\s*\}?|"
                 r"\\(?:circ|textcirc|textdegree|degree)\b)")
 _DEGREES = re.compile(_DEGREE_SIGN + r"(?:\s*(?:\\text\s*\{\s*)?[CF](?![A-Za-z])\s*\}?)?|"
                       r"\^\s*\{\s*\\text\{\s*o\s*\}\s*\}")
+_TRIGONOMETRY = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)(?![A-Za-z])")
+_DEGREE_NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*" + _DEGREE_SIGN)
 # An angle in degrees, minutes and seconds: `60^\circ 42'`, `12^{\circ} 30' 15''`, `60°42′`.
 _MINUTE_SIGN = r"(?:'|\^\s*\{?\s*\\prime\s*\}?|\\prime\b)"
 _SECOND_SIGN = r"(?:''|\"|\^\s*\{?\s*\\prime\s*\\prime\s*\}?|\\prime\s*\\prime\b|\\dprime\b)"
@@ -212,6 +214,8 @@ def normalize(text: str) -> str:
     text = _SPACING.sub(" ", text)
     text = _CURRENCY.sub("", text)
     text = _DEGREES_MINUTES.sub(_angle_in_degrees, text)
+    if _TRIGONOMETRY.search(text):  # `\\sin 15^\\circ`: inside trigonometry a degree is pi/180
+        text = _DEGREE_NUMBER.sub(r"(\\frac{\1\\pi}{180})", text)
     text = _DEGREES.sub("", text)
     text = _PERCENT_WORD.sub(r"\\%", text)
     text = _RELATION_SPELLING.sub(lambda m: _RELATION_SYMBOLS[m[0]], text)
