@@ -95,6 +95,7 @@ ROWS = [
     ("bare_approximation", "\\frac{1}{3}", "\\frac{1}{3} \\approx 0.333", True),
     ("bare_approximation", "0.333", "\\frac{1}{3} \\approx 0.333", True),
     ("bare_approximation", "0.333", "\\frac{1}{4} \\approx 0.333", False),
+    ("bare_approximation", "3", "3 \\approx 4", False),
     ("bare_scientific", "\\frac{1}{432}", "2.314814814815 \\times 10^{-3}", True),
     ("bare_scientific", "6.02\\times 10^{23}", "6.02e23", True),
     ("bare_scientific", "6.674\\times 10^{-11}", "6.67\\times 10^{-11}", False),

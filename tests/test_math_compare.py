@@ -271,6 +271,9 @@ NUMBERS_GUARDS = [  # the digits an answer shows still count
     ("0.333", unboxed("\\frac{1}{4} \\approx 0.333"), W),
     ("3.14", unboxed("\\pi \\approx 3.15"), W),
     ("\\pi", unboxed("\\pi \\approx 3.14"), C),
+    ("3", unboxed("3 \\approx 4"), W),  # two values, not a value and its rounding
+    ("\\frac{2}{3}", unboxed("\\frac{2}{3} \\approx 0.67"), C),
+    ("2^{100}", unboxed("2^{100} \\approx 1.27 \\times 10^{30}"), C),
     ("\\frac{1}{12}", unboxed("0.0833333333333333"), C),
     ("3.14", unboxed("\\frac{22}{7}"), W),  # a fraction must be the decimal itself
     ("0.3", unboxed("\\frac{1}{3}"), W),

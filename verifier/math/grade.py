@@ -111,6 +111,8 @@ def _judge(prediction: str, gold: Gold, options: MathOptions | None) -> Verdict:
             return Verdict(Status.correct)
         return Verdict(Status.wrong, refusal)
 
+    if _approximates_another_value(prediction):
+        return Verdict(Status.wrong, "hedged answer: its approximation is another value")
     hedged = parsed = two_values = False
     for reading in readings(text):
         several = len(split_top_level(reading)) > 1
@@ -188,14 +190,26 @@ def _states_the_rounded_reference(prediction: str, gold: Gold,
                                   options: MathOptions | None) -> bool:
     """`\\frac{1}{3} \\approx 0.333` against the decimal reference 0.333: the rounded value it
     states is the reference, and its exact value rounds to that."""
-    stated = approximation(prediction)
-    if stated is None:
-        return False
-    exact, rounded = (parse_latex(part) for part in stated)
-    if not (is_number(exact) and is_number(rounded)) or not consistent(exact, rounded):
+    stated = _stated_values(prediction)
+    if stated is None or not consistent(*stated):
         return False
     return any(reading.expr is not None and is_number(reading.expr)
-               and equivalent(reading.expr, rounded, options) for reading in gold.readings)
+               and equivalent(reading.expr, stated[1], options) for reading in gold.readings)
+
+
+def _approximates_another_value(prediction: str) -> bool:
+    """`3 \\approx 4`: two values, not a value and its rounding."""
+    stated = _stated_values(prediction)
+    return stated is not None and not consistent(*stated)
+
+
+def _stated_values(prediction: str) -> tuple[Any, Any] | None:
+    """The exact value and the rounded one an answer states with `\\approx`, both numbers."""
+    stated = approximation(prediction)
+    if stated is None:
+        return None
+    exact, rounded = (parse_latex(part) for part in stated)
+    return (exact, rounded) if is_number(exact) and is_number(rounded) else None
 
 
 def _offers_alternatives(expr: Any) -> bool:
