@@ -177,6 +177,7 @@ CHOICES_FIXED = [  # several options to choose, in any spelling and order
     ("\\text{A, C}", unboxed("AC"), C),
     ("\\text{(A), (C)}", unboxed("(A)(C)"), C),
     ("ABD", unboxed("A, B \\text{ and } D"), C),
+    ("BCD", unboxed("\\text{(B)(C)(D)}"), C),
     ("E", unboxed("E: A polygenic risk score is used"), C),  # an option and its text
     ("E", unboxed("(E) A polygenic risk score is used"), C),
 ]
@@ -244,6 +245,7 @@ NUMBERS_FIXED = [
     ("\\cos x", unboxed("\\sin(90^{\\circ}-x)"), C),
     ("\\frac{\\sqrt{2}}{2}", unboxed("\\cos 45\u00b0"), C),
     ("20", unboxed("10 - 10i^2"), C),
+    ("12", unboxed("(3)(4)"), C),  # numbers in juxtaposed brackets multiply
     # scientific notation shows its digits too
     ("\\frac{1}{432}", unboxed("2.314814814815 \\times 10^{-3}"), C),
     ("299792458", unboxed("2.99792458 \\times 10^{8}"), C),
@@ -262,6 +264,7 @@ NUMBERS_GUARDS = [  # the digits an answer shows still count
     ("\\frac{1}{432}", unboxed("2.3149 \\times 10^{-3}"), W),
     ("299792458", unboxed("3.00 \\times 10^{8}"), W),
     ("2i+1", unboxed("2i+2"), W),
+    ("7", unboxed("(3)(4)"), W),
     ("\\frac{1}{2}", unboxed("\\sin 45^\\circ"), W),
     ("30", unboxed("30^\\circ"), C),
     # an exact value stated with the rounded one the reference asks for: the rounded value, when

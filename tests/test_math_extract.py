@@ -316,6 +316,11 @@ BARE_ANSWERS = [
     ("B", "B, D", "wrong"),
     ("\\frac{x}{x+1}", "So f(x) = x/(x+2).", "wrong"),
     ("6", "Thus the 5-digit number has 6 digits.", "correct"),
+    # a formula is read whole, or not at all
+    ("20", "The area is 4 x 5 = 20.", "correct"),
+    ("5", "Result - 5", "correct"),
+    ("12", "The total is (3)(4) = 12", "correct"),
+    ("5", "we get x = 5 (check: 2 + 3 = 5)", "correct"),
 ]
 
 

@@ -75,6 +75,10 @@ def formula_around(text: str, start: int, end: int) -> str | None:
         first -= 1
     while last + 1 < len(pieces) and _joined(text, pieces[last], pieces[last + 1]):
         last += 1
+    if first > 0 and _is_formula(text[pieces[first - 1][0]:pieces[first - 1][1]]):
+        return None  # `4 x 5 = 20`: what comes before is math too, read another way
+    while first < at and _OPERATOR_PIECE.fullmatch(text[pieces[first][0]:pieces[first][1]]):
+        first += 1  # "Result - 5": a dash in prose is no sign
     formula = text[pieces[first][0]:pieces[last][1]].rstrip(_SENTENCE_PUNCTUATION)
     if _LABELLED_NUMBER.fullmatch(formula) or not _balanced(formula):
         return None

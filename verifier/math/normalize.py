@@ -178,6 +178,7 @@ _APPROX = re.compile(r"\\approx|\\simeq")
 _LABEL = re.compile(r"[A-Za-z](?:_\{?[\w]+\}?)?")
 _SCIENTIFIC = re.compile(r"(?<![\w.\\])(\d+(?:\.\d+)?)\s*[eE]\s*([+-]?\d+)(?![\w.])")
 _REPEATING_DECIMAL = re.compile(r"(?<![\d.])(\d*)\.(\d*)\\(?:overline|bar|dot)\s*\{(\d+)\}")
+_JUXTAPOSED_GROUPS = re.compile(r"(?<=\d)\)\s*\((?=-?\d)")  # numbers only: `(A)(C)` are choices
 _LEADING_DECIMAL_POINT = re.compile(r"(?<![\w.}])\.(?=\d)")
 
 # Units after a value: `5\text{ cm}^2`, `125 miles`, `12 hours ago`, `100m^2`.
@@ -223,6 +224,7 @@ def normalize(text: str) -> str:
         text = _IDENTICALLY.sub("=", text)
     text = _REPEATING_DECIMAL.sub(_repeating_as_fraction, text)
     text = _LEADING_DECIMAL_POINT.sub("0.", text)
+    text = _JUXTAPOSED_GROUPS.sub(r")\\cdot(", text)  # `(3)(4)` is 12 (the parser adds them)
     text = _SCIENTIFIC.sub(r"\1\\times 10^{\2}", text)
     text = _MULTIPLIER.sub(  # `3 million` is 3 \times 10^{6}, not 3 of some unit
         lambda m: f" \\times 10^{{{_POWER_OF[(m['text'] or m['word']).lower()]}}}", text)
