@@ -201,7 +201,8 @@ CONGRUENCES_GUARDS = [
     ("x \\equiv 3 \\pmod{5}", unboxed("x = 3"), W),  # a number is not its class
     ("x \\equiv 3 \\pmod{5}", unboxed("x \\equiv 3 \\pmod{10}"), W),
     ("x \\equiv 3 \\pmod{5}", unboxed("x \\equiv 2 \\pmod{5}"), W),
-    ("3", unboxed("3 \\pmod 5"), W),
+    ("4", unboxed("4 \\pmod 7"), C),  # the least residue with its modulus states the residue
+    ("4", unboxed("11 \\pmod 7"), W),
 ]
 
 LABELS_FIXED = [  # a name for the quantity, as datasets write it, labels the value
@@ -274,7 +275,7 @@ NUMBERS_GUARDS = [  # the digits an answer shows still count
     ("0.333", unboxed("\\frac{1}{4} \\approx 0.333"), W),
     ("3.14", unboxed("\\pi \\approx 3.15"), W),
     ("\\pi", unboxed("\\pi \\approx 3.14"), C),
-    ("3", unboxed("3 \\approx 4"), W),  # two values, not a value and its rounding
+    ("3", unboxed("3 \\approx 4"), C),  # the exact value counts (math-verify's own cases)
     ("\\frac{2}{3}", unboxed("\\frac{2}{3} \\approx 0.67"), C),
     ("2^{100}", unboxed("2^{100} \\approx 1.27 \\times 10^{30}"), C),
     ("\\frac{1}{12}", unboxed("0.0833333333333333"), C),

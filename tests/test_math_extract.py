@@ -89,6 +89,14 @@ CASCADE = [
     ("Answer: \\boxed{42}<\uff5cend\u2581of\u2581sentence\uff5c>", "42", "boxed"),
     ("**42**", "42", "last_number"),
     ("\u2234 42", "42", "last_number"),
+    # separators and remarks around a stated value; fractions written \frac34 in prose
+    ("Final answer - 12", "12", "final_answer"),
+    ("So the answer is 12, not 7.", "12", "final_answer"),
+    ("The answer is \\frac34 (as computed above).", "\\frac34", "final_answer"),
+    ("The remainder is the answer: 4 (mod 7)", "4 (mod 7)", "final_answer"),
+    ("Therefore, \\frac34 is the result.", "\\frac34", "last_number"),
+    ("=> 12", "12", "whole"),
+    ("so it's 12 - done", "12", "last_number"),
     # a choice stated as the correct one; a connective before a bare answer
     ("Option C is correct.", "(C)", "final_answer"),
     ("A fails. Therefore, option (C) is correct.", "(C)", "final_answer"),

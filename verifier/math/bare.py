@@ -37,7 +37,8 @@ _OPENS_WITH_OPERATOR = re.compile(
     r"[-+*/^=<>]|\\(?:times|cdot|div|pm|mp|pmod|bmod|mod)(?![A-Za-z])|\(mod\b")
 _ENDS_WITH_OPERATOR = re.compile(r"(?:[-+*/^=<>]|\\(?:times|cdot|div|pm|mp|pmod|bmod|mod)|\(mod)$")
 _SENTENCE_PUNCTUATION = ".,;:!?"
-_CONNECTIVE = re.compile(r"^(?:so|thus|hence|therefore)\b[,:]?\s*", re.IGNORECASE)
+_LEAD_IN = re.compile(r"^(?:(?:so|thus|hence|therefore)\b[,:]?|[=:>\-]*[=>:](?=\s))\s*",
+                      re.IGNORECASE)
 _WORD = re.compile(r"[(\"']*([A-Za-z]{2,}(?:['\-][A-Za-z]+)*)[)\"'.,;:!?]*")
 # What a plain formula is written with (a piece with `$`, `%` or `:` is something else).
 _FORMULA_CHARACTERS = re.compile(r"[A-Za-z0-9\\{}()\[\]|+\-*/^=<>!_'.,;?]+")
@@ -48,7 +49,7 @@ _LABELLED_NUMBER = re.compile(r"(?:[A-Za-z](?:_\{?\w+\}?)?\s*=\s*)?-?[\d.,]+")
 def whole_answer(text: str) -> str | None:
     """The completion itself when it is only an answer: a formula without prose (in LaTeX or
     plain text, one line unless it holds an environment), or a few words without a number."""
-    answer = _CONNECTIVE.sub("", text.strip())  # "Hence C."
+    answer = _LEAD_IN.sub("", text.strip())  # "Hence C.", "=> 12"
     if not answer or len(answer) > MAX_BARE_CHARS or _NOT_BARE.search(answer):
         return None
     if "\n" in answer and "\\begin" not in answer:
@@ -79,6 +80,8 @@ def formula_around(text: str, start: int, end: int) -> str | None:
         return None  # `4 x 5 = 20`: what comes before is math too, read another way
     while first < at and _OPERATOR_PIECE.fullmatch(text[pieces[first][0]:pieces[first][1]]):
         first += 1  # "Result - 5": a dash in prose is no sign
+    while last > at and _OPERATOR_PIECE.fullmatch(text[pieces[last][0]:pieces[last][1]]):
+        last -= 1  # "so it's 12 - done"
     formula = text[pieces[first][0]:pieces[last][1]].rstrip(_SENTENCE_PUNCTUATION)
     if _LABELLED_NUMBER.fullmatch(formula) or not _balanced(formula):
         return None

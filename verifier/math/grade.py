@@ -111,8 +111,6 @@ def _judge(prediction: str, gold: Gold, options: MathOptions | None) -> Verdict:
             return Verdict(Status.correct)
         return Verdict(Status.wrong, refusal)
 
-    if _approximates_another_value(prediction):
-        return Verdict(Status.wrong, "hedged answer: its approximation is another value")
     hedged = parsed = two_values = False
     for reading in readings(text):
         several = len(split_top_level(reading)) > 1
@@ -195,12 +193,6 @@ def _states_the_rounded_reference(prediction: str, gold: Gold,
         return False
     return any(reading.expr is not None and is_number(reading.expr)
                and equivalent(reading.expr, stated[1], options) for reading in gold.readings)
-
-
-def _approximates_another_value(prediction: str) -> bool:
-    """`3 \\approx 4`: two values, not a value and its rounding."""
-    stated = _stated_values(prediction)
-    return stated is not None and not consistent(*stated)
 
 
 def _stated_values(prediction: str) -> tuple[Any, Any] | None:

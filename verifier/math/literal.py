@@ -34,6 +34,8 @@ _CONGRUENCE = re.compile(
     r"\\pmod\s*\{?\s*(?P<modulus>\d{1,30})\s*\}?|"
     r"\(\s*(?:\\(?:text|mathrm|operatorname)\s*\{\s*mod\s*\}|\\bmod|\\mod|mod)\s*(?P<in_parens>\d{1,30})\s*\)|"
     r"\\(?:bmod|mod)\s*\{?\s*(?P<operator>\d{1,30})\s*\}?)")
+# A residue written with its modulus and no name: `4 \\pmod 7`, `4 (mod 7)`.
+_LEAST_RESIDUE = re.compile(r"(\d{1,30})\s*(?:\\pmod|\\bmod|\\mod|\(\s*(?:\\[a-z]+\s*\{\s*)?mod).*")
 _RATIO = re.compile(r"\s*\d+(?:\.\d+)?(?:\s*:\s*\d+(?:\.\d+)?){2,}\s*")
 _BASE_NUMERAL = re.compile(
     r"\(?([0-9A-Za-z]+)\)?\s*_\s*(?:\{\s*(?:\\text\{\s*)?(\d{1,2})\s*\}?\s*\}?|(\d))")
@@ -57,10 +59,12 @@ def compare_literally(gold: str, pred: str) -> bool | None:
     gold_time, pred_time = time_of_day(gold), time_of_day(pred)
     if gold_time is not None and pred_time is not None and _same_time(gold_time, pred_time):
         return True
-    gold_class = congruence(gold)
+    gold_class, pred_class = congruence(gold), congruence(pred)
     if gold_class is not None:  # `x \\equiv 3 \\pmod{5}` is `x \\equiv 8 \\pmod 5`, no number
-        pred_class = congruence(pred)
         return pred_class is not None and pred_class == gold_class
+    residue = _LEAST_RESIDUE.fullmatch(pred.strip()) if pred_class is not None else None
+    if residue is not None:  # "the remainder is 4 (mod 7)" states 4
+        return gold.strip() == residue[1] and int(residue[1]) == pred_class[0]
     gold_ratio = ratio_parts(gold)
     if gold_ratio is not None:  # `1:2:3` is `2:4:6`, and no single number
         pred_ratio = ratio_parts(pred)

@@ -28,7 +28,8 @@ _ANSWER_PHRASE = re.compile(
     r"\b(?:it\s+is|it's|it\s+should\s+be|should\s+be|is\s+actually)\b",
     re.IGNORECASE)
 _ANSWER_LEAD = re.compile(
-    r"[\s*]*(?:is\b|are\b|:|=|(?:would|should|will|must)\s+be\b)?[\s*:]*", re.IGNORECASE)
+    r"[\s*]*(?:is\b|are\b|:|=|[-\u2013\u2014](?=\s)|(?:would|should|will|must)\s+be\b)?[\s*:]*",
+    re.IGNORECASE)
 _QUOTES = re.compile(r'^(?:\s*\\?["`])+|(?:\\?["`]\s*)+$')
 # "the answer is not 5", "the answer is correct": statements that state no value.
 _NO_VALUE = re.compile(
@@ -43,19 +44,22 @@ _FINAL = re.compile(r"final\b", re.IGNORECASE)
 _HOPE_SUFFIX = re.compile(r"(?<!\s)\s*I hope it is correct\.?\s*$", re.IGNORECASE)
 _SENTENCE_END = re.compile(r"[.!?](?=\s|$)")
 _CLAUSE_END = re.compile(
-    r"(?<![\s,]),?\s+(?:which|where|so|since|because|as|but|that|when|for|meaning|i\.e\.|hence|thus)\b",
+    r"(?<![\s,]),?\s+(?:which|where|so|since|because|as|but|that|when|for|meaning|i\.e\.|hence|thus|"
+    r"not)\b",
     re.IGNORECASE)
 _COMMA_CLAUSE = re.compile(
     r",\s+(?:which|where|since|because|as|but|so|hence|thus|i\.e\.)\b", re.IGNORECASE)
 _COPULA = re.compile(r"\b(?:is|are|was|were|equals?|be)\b|(?<![<>!=\\])=(?!=)", re.IGNORECASE)
 _NUMBER_THEN_WORDS = re.compile(
-    r"(-?[\d.,/]*\d(?:\s*(?:\\?%|percent\b|pct\b))?)\s+\(?(?!percent\b|pct\b|or\b|and\b)"
+    r"(-?[\d.,/]*\d(?:\s*(?:\\?%|percent\b|pct\b))?)\s+\(?(?!percent\b|pct\b|or\b|and\b|mod\b)"
     r"[A-Za-z]{2}")
 # Doubt in the sentence that states the answer ("the answer is probably 3", "3?"): a hedge.
 _DOUBT = re.compile(r"\b(?:maybe|perhaps|possibly|probably|not\s+sure|unsure)\b|\?",
                     re.IGNORECASE)
 # Closers of the math environment a statement sits in ("\\[Answer: 009\\]"), with their openers.
 _ENVIRONMENT_CLOSERS = (("\\]", "\\["), ("\\)", "\\("), ("$$", "$$"))
+# A remark in words in parentheses after a stated value (not a modulus: `4 (mod 7)`).
+_PROSE_REMARK = re.compile(r"\s*\((?![^()]*\bmod\b)(?=[^()]*[A-Za-z]{3})[^()$\\]*\)$")
 _CHOICE_PAREN = re.compile(r"^([A-J])[):](?=\s|$)")
 _VALUE_START = re.compile(r"[-+(\[{\\|.\d]")
 # A formula outside math delimiters: single letters, LaTeX commands, digits and operators only.
@@ -85,6 +89,8 @@ def last_statement(tail: str) -> Statement | None:
     lead = _ANSWER_LEAD.match(after).end()
     line = _first_line(after[lead:])
     value = stated_value(_HOPE_SUFFIX.sub("", line))
+    if value:
+        value = _PROSE_REMARK.sub("", value)  # "12 (as computed above)"
     if not value:
         return None
     is_text = (MATH_OR_NUMBER.search(value) is None and not _FINAL.match(phrase.group())
