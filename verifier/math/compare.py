@@ -44,6 +44,7 @@ from sympy import (
     MatrixExpr,
     Ne,
     Number,
+    Rational,
     Reals,
     StrictGreaterThan,
     StrictLessThan,
@@ -55,6 +56,10 @@ from sympy import (
 )
 from sympy.core.function import AppliedUndef
 from sympy.core.relational import Relational
+from sympy.functions.elementary.trigonometric import (
+    InverseTrigonometricFunction,
+    TrigonometricFunction,
+)
 from sympy.sets.sets import Set
 
 from rl_client.schemas import MathOptions
@@ -65,6 +70,12 @@ from verifier.math.numbers import consistent, exact_decimal, is_number, numbers_
 MAX_ELEMENTS = 64
 
 _DEFAULT = MathOptions()
+# Sample points where a difference is evaluated before any simplification (arbitrary values,
+# none a root of anything an answer is likely to write), at SAMPLE_DIGITS digits.
+SAMPLE_DIGITS = 30
+_SAMPLE_POINTS = (Rational(4142, 10007), Rational(7321, 9973), Rational(-5377, 8191),
+                  Rational(12713, 8009))
+_SAMPLE_ZERO = Rational(1, 10**15)
 # A subscript that is a word describing the quantity (`max`, `total`), not an index.
 _DESCRIBED = re.compile(r"(?<=[A-Za-z])_[A-Za-z]{2,}$")
 
@@ -324,6 +335,8 @@ def _proportional(gold: Basic, pred: Basic, positive: bool) -> bool:
         return False
     ratio = cancel(gold / pred)
     if ratio.free_symbols:
+        if _varies(ratio):
+            return False  # not a constant: simplify would only take long to say so
         ratio = simplify(ratio)
     if ratio.free_symbols or not ratio.is_number:
         return False
@@ -337,9 +350,15 @@ def _solution_sets_equal(gold: Basic, pred: Basic, options: MathOptions) -> bool
     """Relations in one and the same variable that hold on the same set (`x^2 < 4` and
     `-2 < x < 2`)."""
     symbols = gold.free_symbols
-    if len(symbols) != 1 or pred.free_symbols != symbols:
+    if len(symbols) != 1 or pred.free_symbols != symbols or _periodic(gold) or _periodic(pred):
         return False
     return _collections_equal(_as_set(gold), _as_set(pred), options)
+
+
+def _periodic(relation: Basic) -> bool:
+    """A relation with a trigonometric function in it: its solutions repeat without end, and
+    solving for them takes sympy long (they are compared as relations only)."""
+    return relation.has(TrigonometricFunction, InverseTrigonometricFunction)
 
 
 def _are_alternatives(expr: Any) -> bool:
@@ -480,7 +499,36 @@ def _expressions_equal(gold: Any, pred: Any) -> bool:
         difference = difference.xreplace({unit: I})
     if difference.is_rational_function():
         return cancel(difference) == 0
+    if _nonzero_somewhere(difference):
+        return False  # not zero at a sample point: no simplification can make it zero
     return simplify(difference).is_zero is True
+
+
+def _sample_values(expr: Basic, shift: int) -> Basic | None:
+    """The expression's value with each variable at an arbitrary point (two sets of points),
+    or None when that is not a finite number."""
+    symbols = sorted(expr.free_symbols, key=str)
+    point = {symbol: _SAMPLE_POINTS[(i + shift) % len(_SAMPLE_POINTS)]
+             for i, symbol in enumerate(symbols)}
+    value = expr.evalf(SAMPLE_DIGITS, subs=point)
+    return value if value.is_number and value.is_finite else None
+
+
+def _nonzero_somewhere(expr: Basic) -> bool:
+    """Whether the expression is clearly not zero at one of the sample points."""
+    for shift in (0, 1):
+        value = _sample_values(expr, shift)
+        if value is not None and abs(value) > _SAMPLE_ZERO:
+            return True
+    return False
+
+
+def _varies(expr: Basic) -> bool:
+    """Whether the expression clearly takes two different values at the sample points."""
+    first, second = _sample_values(expr, 0), _sample_values(expr, 1)
+    if first is None or second is None:
+        return False
+    return abs(first - second) > _SAMPLE_ZERO * (1 + abs(first) + abs(second))
 
 
 def _imaginary_unit(expr: Expr) -> Symbol | None:

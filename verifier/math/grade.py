@@ -162,6 +162,12 @@ def warm_up() -> None:
     grade("2x + 1 = 5", "x = 2")
     grade("x > 1", "-x < -1")
     grade("[-2, 7]", "-2 \\le x \\le 7")
+    # trigonometry, logarithms and functions: their grammar paths and sympy's lazy imports
+    grade("\\cos(x) = \\frac{1}{2}", "\\sin(x) = \\frac{1}{2}")
+    grade("\\sec^2 x", "\\tan^2 x + 1")
+    grade("\\log_2 8 + \\ln e^{2}", "5")
+    grade("f(t) = t^2", "f(x) = x^2")
+    grade("(1, \\infty)", "\\{x \\mid x > 1\\}")
 
 
 def _restates_one_answer(text: str, gold: Gold, options: MathOptions | None) -> bool:
