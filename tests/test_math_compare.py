@@ -25,6 +25,9 @@ EQUATIONS_FIXED = [  # the same line, plane or curve: one equation a non-zero mu
     ("x^2 + y^2 = 1", unboxed("2y^2 + 2x^2 = 2"), C),
 ]
 EQUATIONS_GUARDS = [
+    # a sum to n is compared as written, never evaluated at a sample n
+    ("F_n = \\sum_{k=0}^{n-1} F_k F_{n-k-1}", unboxed("F_n = \\sum_{k=0}^{n-1} F_{n-k-1} F_k"), C),
+    ("\\sin(x)=\\frac{42}{59}", unboxed("\\cos(x)=\\frac{42}{59}"), W),
     ("x^2 + y^2 = 1", unboxed("x^2 + y^2 = 2"), W),
     ("y = x + 1", unboxed("y = x - 1"), W),
     ("a + 3z = 0", unboxed("0"), W),  # an equation is not its right-hand side

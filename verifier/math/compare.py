@@ -28,34 +28,44 @@ from typing import Any, NamedTuple
 from latex2sympy2_extended.latex2sympy2 import is_expr_of_only_symbols
 from math_verify.grader import unwrap_fcs
 from sympy import (
+    Abs,
     And,
     Basic,
     Complement,
+    Derivative,
     Eq,
     Expr,
     FiniteSet,
     Float,
+    Function,
     GreaterThan,
     I,
+    Integral,
     Intersection,
     Interval,
     LessThan,
+    Limit,
     MatrixBase,
     MatrixExpr,
     Ne,
     Number,
+    Product,
     Rational,
     Reals,
     StrictGreaterThan,
     StrictLessThan,
+    Sum,
     Symbol,
     Tuple,
     Union,
     cancel,
+    exp,
+    log,
     simplify,
 )
 from sympy.core.function import AppliedUndef
 from sympy.core.relational import Relational
+from sympy.functions.elementary.hyperbolic import HyperbolicFunction
 from sympy.functions.elementary.trigonometric import (
     InverseTrigonometricFunction,
     TrigonometricFunction,
@@ -76,6 +86,8 @@ SAMPLE_DIGITS = 30
 _SAMPLE_POINTS = (Rational(4142, 10007), Rational(7321, 9973), Rational(-5377, 8191),
                   Rational(12713, 8009))
 _SAMPLE_ZERO = Rational(1, 10**15)
+_ELEMENTARY = (TrigonometricFunction, InverseTrigonometricFunction, HyperbolicFunction, exp, log,
+               Abs)
 # A subscript that is a word describing the quantity (`max`, `total`), not an index.
 _DESCRIBED = re.compile(r"(?<=[A-Za-z])_[A-Za-z]{2,}$")
 
@@ -506,7 +518,11 @@ def _expressions_equal(gold: Any, pred: Any) -> bool:
 
 def _sample_values(expr: Basic, shift: int) -> Basic | None:
     """The expression's value with each variable at an arbitrary point (two sets of points),
-    or None when that is not a finite number."""
+    or None when that is not a finite number or the expression is more than elementary
+    functions (a sum to `n` evaluated at a fractional n takes sympy minutes)."""
+    if any(not isinstance(function, _ELEMENTARY) for function in expr.atoms(Function)) or (
+            expr.has(Sum, Product, Integral, Limit, Derivative)):
+        return None
     symbols = sorted(expr.free_symbols, key=str)
     point = {symbol: _SAMPLE_POINTS[(i + shift) % len(_SAMPLE_POINTS)]
              for i, symbol in enumerate(symbols)}
