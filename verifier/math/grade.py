@@ -88,16 +88,7 @@ def grade(prediction: str, gold_text: str, options: MathOptions | None = None,
         if on_gold_parse:
             on_gold_parse(False)
 
-    try:
-        return _judge(prediction, gold, options)
-    except MemoryError:
-        raise
-    except Exception as exc:  # an answer never makes the verifier fail: it is not an answer
-        return Verdict(Status.wrong, f"the answer could not be checked: {type(exc).__name__}")
-
-
-def _judge(prediction: str, gold: Gold, options: MathOptions | None) -> Verdict:
-    refusal = _screen(prediction, gold)
+    refusal = _screen(prediction, gold)  # before any rewrite: what is refused is not read
     if refusal and refusal != _OR_HEDGE:
         return Verdict(Status.infra_error, gold.error) if gold.error else Verdict(
             Status.wrong, refusal)
