@@ -2,10 +2,10 @@
 
 `check_math` finds the reference's answer and the completion's final answer in the calling
 process (plain string work: `reference.py`, and `extract.py` over `verifier.answer_region`,
-`statements.py`, `spans.py` and `plaintext.py`), then has the calling thread's helper process
-compare them under a hard deadline (`isolation.py` runs `grade.py`: `normalize.py`,
-`setbuilder.py`, `shape.py`, `literal.py`, `parse.py`, `compare.py`, `numbers.py`). Nothing
-from the request is ever evaluated as code.
+`statements.py`, `spans.py`, `bare.py` and `plaintext.py`), then has the calling thread's
+helper process compare them under a hard deadline (`isolation.py` runs `grade.py`:
+`normalize.py`, `setbuilder.py`, `shape.py`, `literal.py`, `parse.py`, `compare.py`,
+`numbers.py`). Nothing from the request is ever evaluated as code.
 """
 
 from __future__ import annotations
