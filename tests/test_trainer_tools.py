@@ -1,0 +1,240 @@
+"""Tool-integrated rollouts against the real service's sessions: turns, masks, the call limit,
+every failure visible in the trajectory, sessions always deleted. The engine is scripted (it
+writes fixed text by the stop rules of a real one); the engines themselves are tested with
+tools in tests/test_trainer_tools_engines.py."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from collections.abc import Callable
+
+import pytest
+
+from rl_client import AsyncVerifierClient
+from tests.client_proxy import ScriptedProxy
+from tests.trainer_tools_helpers import (
+    BEHAVIOUR_LOGPROB,
+    TOKENIZER,
+    ScriptedEngine,
+    encode,
+    open_sessions,
+    tools_config,
+)
+from trainer.code_tool import VerifierCodeTool
+from trainer.config import ToolsConfig
+from trainer.tool_rollout import ToolRollout, clip_output, tool_stats
+from trainer.types import Completion, Sampling
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+PROMPT = TOKENIZER("6*7=")["input_ids"]
+FAST_FAILURE = {"max_retries": 1, "backoff_s": 0.01, "backoff_max_s": 0.02, "timeout": 20}
+
+
+def blocks_then_answer(*blocks: str, answer: str = "42") -> Callable[[str], str]:
+    """A policy that writes the blocks one per turn, then the answer."""
+    def script(context: str) -> str:
+        turn = context.count("<output>")
+        return f"<code>{blocks[turn]}</code>" if turn < len(blocks) else answer
+    return script
+
+
+def roll(url: str, engine: ScriptedEngine, config: ToolsConfig, *, n: int = 1,
+         max_new_tokens: int = 200, client_options: dict | None = None,
+         prompts: list[list[int]] | None = None) -> list[Completion]:
+    async def run() -> list[Completion]:
+        async with AsyncVerifierClient(url, **(client_options or {})) as client:
+            rollout = ToolRollout(config, VerifierCodeTool(client, config), TOKENIZER)
+
+            async def engine_round(contexts, sampling):
+                return engine.generate(contexts, sampling), engine.version
+
+            groups, _ = await rollout.generate(prompts or [PROMPT], Sampling(
+                n=n, max_new_tokens=max_new_tokens), engine_round)
+            return [c for group in groups for c in group]
+    return asyncio.run(run())
+
+
+def tool_texts(completion: Completion) -> list[str]:
+    return [TOKENIZER.decode(completion.token_ids[s.start:s.end])
+            for s in completion.segments if s.is_tool]
+
+
+def test_a_block_runs_and_its_output_is_appended_as_context_the_loss_never_sees(verifier_url):
+    before = open_sessions(verifier_url)
+    engine = ScriptedEngine(blocks_then_answer("6*7"), version=3)
+    [completion] = roll(verifier_url, engine, tools_config())
+    assert completion.text == "<code>6*7</code><output>42</output>42"
+    assert [(s.is_tool, s.version, s.tool_status) for s in completion.segments] == [
+        (False, 3, None), (True, None, "ok"), (False, 3, None)]
+    first, output, answer = completion.segments
+    assert completion.token_ids == encode("<code>6*7</code><output>42</output>42") + [
+        TOKENIZER.eos_token_id]
+    assert (first.start, first.end) == (0, len("<code>6*7</code>"))
+    assert output.end - output.start == len("<output>42</output>")
+    # the mask is 0 on the output's tokens exactly; their log-probs are placeholders
+    assert completion.loss_mask == ([1] * first.end + [0] * (output.end - output.start)
+                                    + [1] * (answer.end - answer.start))
+    assert [lp for lp, m in zip(completion.logprobs, completion.loss_mask, strict=True)
+            if m] == [BEHAVIOUR_LOGPROB] * completion.policy_tokens
+    assert not completion.truncated
+    # the second round's context is the prompt, the block and the output: the model reads it
+    assert engine.rounds[1][0] == ["6*7=<code>6*7</code><output>42</output>"]
+    assert open_sessions(verifier_url) == before  # the session was deleted
+
+
+def test_blocks_of_one_trajectory_share_a_session_and_trajectories_never_do(verifier_url):
+    engine = ScriptedEngine(blocks_then_answer("x = 20", "x * 2 + 2"))
+    completions = roll(verifier_url, engine, tools_config(), n=3)
+    assert len(completions) == 3
+    for completion in completions:  # state kept between the blocks of a trajectory
+        assert tool_texts(completion) == ["<output></output>", "<output>42</output>"]
+    stateless = roll(verifier_url, engine, tools_config(stateful=False))[0]
+    assert "NameError" in tool_texts(stateless)[1]  # /run_code: each block alone
+    assert [s.tool_status for s in stateless.segments if s.is_tool] == ["ok", "error"]
+
+
+def test_the_call_limit_is_respected_and_later_blocks_are_plain_text(verifier_url):
+    calls = []
+
+    def always_code(context: str) -> str:
+        calls.append(context)
+        return "<code>print(1)</code>"
+
+    [completion] = roll(verifier_url, ScriptedEngine(always_code), tools_config(max_calls=2),
+                        max_new_tokens=120)
+    assert [s.tool_status for s in completion.segments if s.is_tool] == ["ok", "ok"]
+    assert completion.text.count("<output>") == 2
+    assert completion.text.count("<code>") > 3  # generation went on through later blocks
+    assert completion.truncated and len(completion.token_ids) == 120
+    assert tool_stats([completion])["tool_calls"] == 2
+
+
+def test_a_stop_at_a_close_with_no_open_before_it_is_not_a_block(verifier_url):
+    """With Markdown fences the opening "```python" begins with the close "```": generation
+    stops there first, runs nothing, and goes on to the real close."""
+    def fenced(context: str) -> str:
+        if "```output" in context:
+            return "The answer is 42."
+        if context.endswith("```"):  # stopped at the opening fence's own backticks
+            return "python\nprint(6 * 7)\n```\n"
+        return "Let me compute.\n```python\nprint(6 * 7)\n```\n"
+
+    engine = ScriptedEngine(fenced)
+    defaults = ToolsConfig()  # Markdown fences
+    [completion] = roll(verifier_url, engine, tools_config(
+        code_open=defaults.code_open, code_close=defaults.code_close,
+        output_open=defaults.output_open, output_close=defaults.output_close))
+    assert completion.text == ("Let me compute.\n```python\nprint(6 * 7)\n```"
+                               "\n```output\n42\n```\nThe answer is 42.")
+    assert [s.is_tool for s in completion.segments] == [False, True, False]
+    assert len(engine.rounds) == 3  # opening fence, closing fence, the answer
+
+
+@pytest.mark.parametrize(("block", "status", "shown"), [
+    ("1 / 0", "error", "ZeroDivisionError: division by zero"),
+    ("while True: pass", "timeout", "[timeout: the code was killed after 1 s; the session "
+                                    "restarted: its variables, imports and files are gone]"),
+    ("print('x' * 500)", "ok", "...[372 characters cut]..."),
+])
+def test_what_the_code_does_is_what_the_policy_reads(verifier_url, block, status, shown):
+    engine = ScriptedEngine(blocks_then_answer("y = 1", block, "y"))
+    [completion] = roll(verifier_url, engine, tools_config(timeout_s=1, max_output_chars=128),
+                        max_new_tokens=600)
+    outputs = tool_texts(completion)
+    assert [s.tool_status for s in completion.segments if s.is_tool][1] == status
+    assert shown in outputs[1]
+    # after a timeout the session restarted empty: the next block sees its state gone
+    assert ("NameError" in outputs[2]) == (status == "timeout")
+
+
+def test_a_service_that_is_down_is_an_error_outcome_not_a_crash(tmp_path):
+    from verifier.local import free_port
+
+    dead = f"http://127.0.0.1:{free_port()}"
+    engine = ScriptedEngine(blocks_then_answer("6*7"))
+    [completion] = roll(dead, engine, tools_config(), client_options=FAST_FAILURE)
+    [output] = [s for s in completion.segments if s.is_tool]
+    assert output.tool_status == "service_error"
+    assert "[tool error: no answer from the code service (VerifierUnavailable)" in completion.text
+    assert completion.text.endswith("</output>42")  # the policy went on after it
+    stats = tool_stats([completion])
+    assert stats["tool_errors"] == 1 and stats["tool_outcomes"] == {"service_error": 1}
+
+
+def test_busy_through_every_retry_and_a_lost_session_are_visible(verifier_url):
+    before = open_sessions(verifier_url)
+    with ScriptedProxy(verifier_url) as proxy:
+        # the first call: 504 through every retry (its session is never created)
+        proxy.script.refusals = [(504, {}), (504, {})]
+        engine = ScriptedEngine(blocks_then_answer("1", "2", "3"))
+        [busy] = roll(proxy.url, engine, tools_config(), client_options=FAST_FAILURE,
+                      max_new_tokens=600)
+
+        # the second block's run: the session is lost with its worker (410)
+        write = blocks_then_answer("x = 5", "x", "x")
+
+        def losing(context: str) -> str:
+            if context.count("<output>") == 1:
+                proxy.script.refusals = [(410, {})]
+            return write(context)
+
+        [lost] = roll(proxy.url, ScriptedEngine(losing), tools_config(),
+                      client_options=FAST_FAILURE, max_new_tokens=600)
+    assert [s.tool_status for s in busy.segments if s.is_tool] == ["service_error", "ok", "ok"]
+    assert busy.text.endswith("<output>3</output>42")
+    assert [s.tool_status for s in lost.segments if s.is_tool] == ["ok", "session_lost", "error"]
+    assert "[tool error: the session was lost" in lost.text
+    assert "NameError" in tool_texts(lost)[2]  # a new session: the lost one's state is gone
+    assert open_sessions(verifier_url) == before
+
+
+def test_sessions_are_deleted_when_the_engine_fails_mid_rollout(verifier_url):
+    before = open_sessions(verifier_url)
+    engine = ScriptedEngine(blocks_then_answer("x = 1", "x"), fail_at_round=1)
+    with pytest.raises(RuntimeError, match="engine failed mid-rollout"):
+        roll(verifier_url, engine, tools_config(), n=4)
+    assert len(engine.rounds) == 1  # the sessions had been opened by the first round's blocks
+    assert open_sessions(verifier_url) == before
+
+
+def test_sessions_are_deleted_when_the_rollout_is_cancelled_during_a_call(verifier_url):
+    before = open_sessions(verifier_url)
+    config = tools_config(timeout_s=30)
+    engine = ScriptedEngine(blocks_then_answer("import time; time.sleep(30)"))
+
+    async def cancel_mid_call() -> None:
+        async with AsyncVerifierClient(verifier_url) as client:
+            rollout = ToolRollout(config, VerifierCodeTool(client, config), TOKENIZER)
+
+            async def engine_round(contexts, sampling):
+                return engine.generate(contexts, sampling), engine.version
+
+            task = asyncio.create_task(rollout.generate(
+                [PROMPT], Sampling(n=2, max_new_tokens=100), engine_round))
+            for _ in range(600):  # until both sessions exist and run their code
+                await asyncio.sleep(0.1)
+                if open_sessions(verifier_url) - before == 2:
+                    break
+            assert open_sessions(verifier_url) - before == 2
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+
+    asyncio.run(cancel_mid_call())
+    assert open_sessions(verifier_url) == before
+
+
+def test_the_token_budget_covers_outputs_and_cuts_one_that_does_not_fit(verifier_url):
+    engine = ScriptedEngine(blocks_then_answer("print('7' * 50)"))
+    budget = len("<code>print('7' * 50)</code>") + 20
+    [completion] = roll(verifier_url, engine, tools_config(), max_new_tokens=budget)
+    assert len(completion.token_ids) == budget and completion.truncated
+    assert completion.segments[-1].is_tool and completion.loss_mask[-1] == 0
+    assert len(engine.rounds) == 1  # nothing left for the policy after the output
+
+
+def test_output_is_cut_in_the_middle_with_a_marker():
+    assert clip_output("abc", 16) == "abc"
+    cut = clip_output("a" * 50 + "b" * 50, 20)
+    assert cut == "a" * 10 + "\n...[80 characters cut]...\n" + "b" * 10
