@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import shutil
+import threading
 from collections.abc import Callable
 
 import pytest
+import torch
 
 from rl_client import AsyncVerifierClient
 from tests.client_proxy import ScriptedProxy
@@ -23,8 +25,11 @@ from tests.trainer_tools_helpers import (
 )
 from trainer.code_tool import VerifierCodeTool
 from trainer.config import ToolsConfig
+from trainer.data import Prompt
+from trainer.loop import train_loop
+from trainer.pipeline import Pipeline
 from trainer.tool_rollout import ToolRollout, clip_output, tool_stats
-from trainer.types import Completion, Sampling
+from trainer.types import Completion, Group, Sampling
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 PROMPT = TOKENIZER("6*7=")["input_ids"]
@@ -238,3 +243,121 @@ def test_output_is_cut_in_the_middle_with_a_marker():
     assert clip_output("abc", 16) == "abc"
     cut = clip_output("a" * 50 + "b" * 50, 20)
     assert cut == "a" * 10 + "\n...[80 characters cut]...\n" + "b" * 10
+
+
+class StepRewarder:
+    async def score(self, prompt: Prompt, completions: list[Completion]):
+        rewards = [float(c.text.endswith(str(prompt.answer))) for c in completions]
+        return rewards, ["correct" if r else "wrong" for r in rewards]
+
+
+class WaitingLearner:
+    """Records what it trains on; step 0's update waits until `ready` is set."""
+
+    def __init__(self, ready: threading.Event | None = None) -> None:
+        self.model = torch.nn.Linear(1, 1)
+        self.ready = ready
+        self.trained: dict[int, list[Group]] = {}
+
+    def train_step(self, groups: list[Group], step: int) -> dict:
+        if step == 0 and self.ready is not None:
+            assert self.ready.wait(300), "step 1's rollout never started"
+        self.trained[step] = groups
+        return {}
+
+
+class VersionGate:
+    """A CodeTool whose runs of `code` wait (before running for real) until the engine holds
+    `version`: a weight update lands while that block runs."""
+
+    def __init__(self, tool: VerifierCodeTool, engine: ScriptedEngine, code: str,
+                 version: int) -> None:
+        self.tool, self.engine, self.code, self.version = tool, engine, code, version
+
+    def session(self) -> GatedSession:
+        return GatedSession(self, self.tool.session())
+
+
+class GatedSession:
+    def __init__(self, gate: VersionGate, inner) -> None:
+        self.gate, self.inner = gate, inner
+
+    async def run(self, code: str):
+        gate = self.gate
+        for _ in range(3000):
+            if code != gate.code or gate.engine.version >= gate.version:
+                return await self.inner.run(code)
+            await asyncio.sleep(0.1)
+        raise AssertionError(f"the engine never took version {gate.version}")
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+
+def run_tool_pipeline(url: str, engine: ScriptedEngine, learner, k: int, steps: int,
+                      gate: tuple[str, int] | None = None) -> list[dict]:
+    prompts = [Prompt(text=f"{a}*7=", token_ids=TOKENIZER(f"{a}*7=")["input_ids"],
+                      answer=str(a * 7)) for a in range(10)]
+    config = tools_config()
+    records: list[dict] = []
+
+    async def run() -> None:
+        async with AsyncVerifierClient(url) as client:
+            tool = VerifierCodeTool(client, config)
+            rollout = ToolRollout(config, tool if gate is None else VersionGate(
+                tool, engine, *gate), TOKENIZER)
+            pipeline = Pipeline(engine, StepRewarder(), prompts,
+                                Sampling(n=2, max_new_tokens=60), prompts_per_step=1,
+                                max_staleness=k, tools=rollout)
+            await train_loop(pipeline, learner, range(steps), log=records.append)
+
+    asyncio.run(run())
+    return records
+
+
+def multiply_by_seven(context: str) -> str:
+    a = context.split("*")[0]
+    return f"<code>{a}*7</code>" if "<output>" not in context else context.split("<output>")[
+        1].split("</output>")[0]
+
+
+def test_async_a_trajectory_spanning_a_weight_update_keeps_its_first_version(verifier_url):
+    """k = 1: step 1's trajectories start on version 0 while step 0 trains; version 1 lands
+    while their block runs, so the rest of each is sampled by version 1. Each segment says
+    which; the group keeps version 0 (its oldest tokens) for the staleness bound."""
+    before = open_sessions(verifier_url)
+
+    class Engine(ScriptedEngine):
+        def generate(self, prompts, sampling):
+            out = super().generate(prompts, sampling)
+            if any(c.startswith("1*7=") for c in self.rounds[-1][0]):
+                step_one_started.set()
+            return out
+
+    step_one_started = threading.Event()
+    engine = Engine(multiply_by_seven)
+    learner = WaitingLearner(step_one_started)
+    records = run_tool_pipeline(verifier_url, engine, learner, k=1, steps=3, gate=("1*7", 1))
+    [group] = learner.trained[1]
+    assert group.version == 0
+    for completion in group.completions:
+        assert completion.text == "<code>1*7</code><output>7</output>7"
+        assert [s.version for s in completion.segments] == [0, None, 1]
+    assert records[1]["samples_spanning_versions"] == 2
+    assert records[1]["staleness_max"] == 1 and records[1]["stale_dropped"] == 0
+    assert all(r["tool_calls"] == 2 and r["tool_errors"] == 0 for r in records)
+    assert records[0]["reward_mean"] == 1.0
+    assert open_sessions(verifier_url) == before
+
+
+def test_sync_every_segment_comes_from_the_steps_own_version(verifier_url):
+    engine = ScriptedEngine(multiply_by_seven)
+    learner = WaitingLearner()
+    records = run_tool_pipeline(verifier_url, engine, learner, k=0, steps=3)
+    for step, [group] in learner.trained.items():
+        assert group.version == step
+        assert {s.version for c in group.completions for s in c.segments if not s.is_tool} == {
+            step}
+    assert [r["tool_calls"] for r in records] == [2, 2, 2]
+    assert all(r["samples_spanning_versions"] == 0 for r in records)
+    assert all(r["tool_outcomes"] == {"ok": 2} and r["tool_time_s"] > 0 for r in records)
