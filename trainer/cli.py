@@ -49,7 +49,7 @@ DEMO_TOOL_SETTINGS = {
     "model": {**DEMO_SETTINGS["model"], "tiny_warmup_steps": 300, "tiny_warmup_correct": 0.7},
     "data": {"source": "synthetic", "synthetic_op": "*", "synthetic_min_operand": 32,
              "synthetic_max_operand": 99},
-    "rollout": {**DEMO_SETTINGS["rollout"], "max_new_tokens": 40, "chunk_prompts": 2},
+    "rollout": {**DEMO_SETTINGS["rollout"], "max_new_tokens": 48, "chunk_prompts": 2},
     "tools": {"enabled": True, "max_calls": 2, "code_open": "<code>", "code_close": "</code>",
               "output_open": "<output>", "output_close": "</output>", "max_output_chars": 64,
               "timeout_s": 5.0},
@@ -65,12 +65,14 @@ def _exit_cleanly_on_sigterm() -> None:
 
 
 def _overrides(settings: dict, prefix: str = "") -> list[str]:
+    """`key=value` overrides, each value written as JSON (which YAML reads as such: "*" and
+    "<code>" stay strings)."""
     out = []
     for key, value in settings.items():
         if isinstance(value, dict):
             out += _overrides(value, f"{prefix}{key}.")
         else:
-            out.append(f"{prefix}{key}={value}")
+            out.append(f"{prefix}{key}={json.dumps(value)}")
     return out
 
 

@@ -85,7 +85,8 @@ class AlgoConfig:
     max_grad_norm: float = 1.0
     minibatches: int = 1  # optimizer steps per batch (> 1 makes the PPO clip bite)
     # Sequences per forward/backward (gradient accumulation). Activations grow with it: at 64,
-    # a 0.5B model's 1.5k-token sequences keep over 100 GB without gradient checkpointing
+    # a 0.5B model's 1.5k-token sequences would keep over 100 GB without gradient
+    # checkpointing (by arithmetic on the shapes; no GPU run has measured it)
     micro_batch_size: int = 8
     logprob_chunk_tokens: int = 1024  # completion tokens per [chunk, vocab] fp32 softmax
 

@@ -12,13 +12,14 @@ The sampling loop is written out here instead of calling `model.generate`, which
 logits processor the model's generation_config.json names (repetition_penalty,
 no_repeat_ngram_size, bad words, min_length, typical_p, ...: hub models ship several), so its
 tokens come from a distribution no one reports; and which keeps every step's vocabulary-wide
-scores ([n, T, V]: about 100 GB at the GPU config's sizes). Here the distribution is exactly
-the one above, the sampled token's log-prob is gathered step by step (a few [n, V] rows live at
-a time), and a sequence stops at any EOS id of the tokenizer or of generation_config, as vLLM's
-do, and at the stop strings a tool rollout asks for (`Sampling.stop`: looked for in the text of
-its newest tokens, kept in the completion, as vLLM's include_stop_str_in_output). On a GPU
-the engine works on a CUDA stream of its own, so its kernels can overlap the learner's (which
-use the default stream) when rollout runs ahead (k >= 1).
+scores ([n, T, V]: about 100 GB at the GPU config's sizes, by arithmetic). Here the
+distribution is exactly the one above, the sampled token's log-prob is gathered step by step (a
+few [n, V] rows live at a time), and a sequence stops at any EOS id of the tokenizer or of
+generation_config, as vLLM's do, and at the stop strings a tool rollout asks for
+(`Sampling.stop`: looked for in the text of its newest tokens, kept in the completion, as
+vLLM's include_stop_str_in_output). On a GPU the engine works on a CUDA stream of its own, so
+its kernels can overlap the learner's (which use the default stream) when rollout runs ahead
+(k >= 1).
 """
 
 from __future__ import annotations
