@@ -3,11 +3,13 @@ DIR` and `grpo demo`."""
 
 from __future__ import annotations
 
+import importlib
 import json
 import signal
 import sys
 import time
 from pathlib import Path
+from types import ModuleType
 from typing import Annotated
 
 import typer
@@ -18,6 +20,13 @@ from trainer.config import load_config
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Compact asynchronous GRPO trainer rewarded by the verifier service.")
+
+# The trainer's own dependencies (the `trainer` extra), which the service's install leaves out,
+# and how to install them with torch's CPU build: PyPI carries only the multi-GB CUDA builds.
+# The docs give the same command (tests/test_trainer_cli_install.py holds them together).
+TRAINER_PACKAGES = ("torch", "transformers", "tokenizers", "safetensors", "matplotlib")
+TRAINER_INSTALL = ('-m pip install --extra-index-url https://download.pytorch.org/whl/cpu '
+                   '"torch==2.13.0+cpu" -e ".[trainer]"')
 
 # The demo: a tiny char-level Llama learns `a+b=` (answers checked by the verifier's math
 # checker) through the async pipeline with staleness bound 1, in a few minutes on 2 CPU cores.
@@ -64,6 +73,23 @@ def _exit_cleanly_on_sigterm() -> None:
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
 
 
+def _run_module() -> ModuleType:
+    """trainer.run, or an exit naming the install command when the trainer's dependencies are
+    missing (a bare ModuleNotFoundError says what, not how)."""
+    try:
+        return importlib.import_module("trainer.run")
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").partition(".")[0] not in TRAINER_PACKAGES:
+            raise
+        Console(stderr=True).print(
+            f"error: the trainer needs {exc.name}, which is not installed here. "
+            "Install the trainer's dependencies, with torch's CPU build (enough for `grpo "
+            "demo`; on a GPU machine, install its CUDA build of torch first), from the "
+            f"repository's root:\n  {sys.executable} {TRAINER_INSTALL}",
+            markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(1) from None
+
+
 def _overrides(settings: dict, prefix: str = "") -> list[str]:
     """`key=value` overrides, each value written as JSON (which YAML reads as such: "*" and
     "<code>" stay strings)."""
@@ -84,8 +110,7 @@ def train(
         "--set", help="Override a config key, e.g. --set algo.lr=1e-5 (repeatable).")] = None,
 ) -> None:
     """Train with GRPO as configured."""
-    from trainer.run import train as run_training
-
+    run_training = _run_module().train
     _exit_cleanly_on_sigterm()
     try:
         cfg = load_config(config, overrides or [])
@@ -111,8 +136,7 @@ def evaluate(
         help="Write the figures here as JSON; default: CHECKPOINT/eval.json.")] = None,
 ) -> None:
     """Score a checkpoint on the held-out split: greedy accuracy, pass@k, reward by kind."""
-    from trainer.run import evaluate_checkpoint
-
+    evaluate_checkpoint = _run_module().evaluate_checkpoint
     _exit_cleanly_on_sigterm()
     beside = checkpoint.parent / "config.yaml"  # what `grpo train` wrote for the run
     run_config = config or (beside if beside.exists() else None)
@@ -154,8 +178,8 @@ def demo(
                         "sandbox mid-generation (products of two-digit numbers).")] = False,
 ) -> None:
     """Train a tiny locally built model on a synthetic math task, rewarded by the verifier."""
+    run_training = _run_module().train
     from trainer.metrics import read_metrics
-    from trainer.run import train as run_training
 
     _exit_cleanly_on_sigterm()
     settings = (_overrides(DEMO_TOOL_SETTINGS if tools else DEMO_SETTINGS)

@@ -11,6 +11,7 @@ from the request is ever evaluated as code.
 from __future__ import annotations
 
 from rl_client.schemas import MathItem, Result, Status
+from verifier.config import setting_default
 from verifier.math.extract import extract_answer
 from verifier.math.isolation import grading_process
 from verifier.math.reference import answer_is_list, reference_answer
@@ -21,7 +22,7 @@ DETAIL_ANSWER_CHARS = 200
 _REWARDS = {Status.correct: 1.0, Status.infra_error: None}
 
 
-def check_math(item: MathItem, timeout_s: float = 1.0) -> Result:
+def check_math(item: MathItem, timeout_s: float = setting_default("math_timeout_s")) -> Result:
     """Score one math item. Never raises; returns within about `timeout_s` once warm (twice
     that when the helper has not parsed this reference before).
 
