@@ -338,7 +338,8 @@ def test_tool_output_tokens_are_context_never_trained_on():
                              + 0.1 * (logp - logp_ref) ** 2 / 2)
                 delta = float(logp_ref - logp.detach())
                 kls.append(math.exp(delta) - delta - 1)
-                entropies.append(float(-(logp_all[position].exp() * logp_all[position]).sum()))
+                row_logp = logp_all[position].detach()
+                entropies.append(float(-(row_logp.exp() * row_logp).sum()))
     torch.stack(terms).mean().backward()
     for ours, theirs in zip(grads, expected.parameters(), strict=True):
         torch.testing.assert_close(ours, theirs.grad, atol=1e-6, rtol=1e-4)

@@ -62,9 +62,9 @@ DEMO_TOOL_SETTINGS = {
     "tools": {"enabled": True, "max_calls": 2, "code_open": "<code>", "code_close": "</code>",
               "output_open": "<output>", "output_close": "</output>", "max_output_chars": 64,
               "timeout_s": 5.0},
-    "pipeline": {"steps": 40, "prompts_per_step": 4, "max_staleness": 1},
-    "eval": {"every": 20, "holdout": 16, "samples": 4, "pass_k": [1, 4]},
-    "save_every": 20,
+    "pipeline": {"steps": 30, "prompts_per_step": 4, "max_staleness": 1},
+    "eval": {"every": 15, "holdout": 16, "samples": 4, "pass_k": [1, 4]},
+    "save_every": 15,
 }
 
 
