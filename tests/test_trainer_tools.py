@@ -6,6 +6,7 @@ tools in tests/test_trainer_tools_engines.py."""
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
 import threading
 from collections.abc import Callable
@@ -24,7 +25,7 @@ from tests.trainer_tools_helpers import (
     tools_config,
 )
 from trainer.code_tool import VerifierCodeTool
-from trainer.config import ToolsConfig
+from trainer.config import ToolsConfig, load_config
 from trainer.data import Prompt
 from trainer.loop import train_loop
 from trainer.pipeline import Pipeline
@@ -361,3 +362,17 @@ def test_sync_every_segment_comes_from_the_steps_own_version(verifier_url):
     assert [r["tool_calls"] for r in records] == [2, 2, 2]
     assert all(r["samples_spanning_versions"] == 0 for r in records)
     assert all(r["tool_outcomes"] == {"ok": 2} and r["tool_time_s"] > 0 for r in records)
+
+
+@pytest.mark.parametrize(("override", "message"), [
+    ("tools.max_calls=0", "tools.max_calls must be >= 1"),
+    ("tools.max_output_chars=8", "tools.max_output_chars >= 16"),
+    ("tools.timeout_s=0", "tools.timeout_s must be in (0, 60]"),
+    ("tools.memory_mb=8", "tools.memory_mb in [16, 8192]"),
+    ("tools.session_ttl_s=0", "tools.session_ttl_s must be > 0"),
+    ("tools.code_close=''", "tools.code_open and tools.code_close must not be empty"),
+    ("data.synthetic_min_operand=20", "data.synthetic_min_operand must be in"),
+])
+def test_tools_settings_out_of_range_are_refused(override, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_config(None, ["tools.enabled=true", override])

@@ -188,12 +188,15 @@ def test_grpo_train_with_tools_colocated_and_async_then_grpo_eval(tool_model, ve
     assert all(r["staleness_max"] <= pipeline["max_staleness"] for r in rows)
     fresh = [r for r in rows if r["samples_trained"] and r["staleness_max"] == 0]
     assert all(r["mismatch_abs_max"] < 1e-4 for r in fresh)  # the sampled tokens' log-probs
-    assert [r["step"] for r in read_metrics(out, "eval")] == [0, 2]
+    evals = read_metrics(out, "eval")
+    assert [r["step"] for r in evals] == [0, 2]
+    assert all(r["tool_calls_per_sample"] > 0 and r["tool_errors"] == 0 for r in evals)
 
     result = runner.invoke(app, ["eval", "--checkpoint", str(out / "checkpoint")])
     assert result.exit_code == 0, result.output
     figures = json.loads((out / "checkpoint" / "eval.json").read_text())
     assert figures["prompts"] == 2 and figures["greedy_accuracy"] is not None
+    assert figures["tool_calls_per_sample"] > 0  # grpo eval generates through the tools too
     assert open_sessions(verifier_url) == before
 
 

@@ -233,6 +233,8 @@ def _resolve(config: Config) -> Config:
     if not 0 < tools.timeout_s <= 60 or not 16 <= tools.memory_mb <= 8192:
         raise ValueError("tools.timeout_s must be in (0, 60] and tools.memory_mb in "
                          "[16, 8192] (a session's limits)")
+    if tools.session_ttl_s <= 0:
+        raise ValueError("tools.session_ttl_s must be > 0")
     data = config.data
     if not 0 <= data.synthetic_min_operand <= data.synthetic_max_operand:
         raise ValueError("data.synthetic_min_operand must be in [0, synthetic_max_operand]")

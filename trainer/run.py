@@ -98,7 +98,7 @@ def build_evaluator(config: Config, prompts: list[Prompt], rewarder: Rewarder) -
                         temperature=(rollout.temperature if evaluation.temperature is None
                                      else evaluation.temperature), top_p=rollout.top_p)
     return Evaluator(prompts, rewarder, sampling, evaluation.pass_k, greedy=evaluation.greedy,
-                     chunk_prompts=rollout.chunk_prompts)
+                     chunk_prompts=rollout.chunk_prompts, tools=config.tools.enabled)
 
 
 def build_tools(config: Config, client: AsyncVerifierClient, tokenizer: Any
