@@ -36,6 +36,7 @@ def test_the_tools_yaml_is_the_configs_own_defaults(tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(3000)  # minutes on 2 free cores; far more on loaded ones
 @pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 def test_the_tools_demo_runs_as_written(tmp_path):
     block = subsection_block("bash")

