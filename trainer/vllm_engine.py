@@ -147,6 +147,7 @@ class VLLMServerPool:
             "model": self.model_name, "prompt": prompt, "n": sampling.n,
             "max_tokens": sampling.max_new_tokens, "temperature": sampling.temperature,
             "top_p": sampling.top_p, "logprobs": 0, "return_tokens_as_token_ids": True,
+            # stop strings: at most 4 (the OpenAI API's limit, which vllm serve keeps)
             "stop": list(sampling.stop), "include_stop_str_in_output": True,
             **_NEUTRAL_SAMPLING,
         })
