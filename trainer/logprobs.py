@@ -55,22 +55,21 @@ def pack(sequences: list[tuple[list[int], list[int]]], pad_token_id: int,
     ids = [p + c + [pad_token_id] * (width - len(p) - len(c)) for p, c in sequences]
     attention = [[1] * (len(p) + len(c)) + [0] * (width - len(p) - len(c)) for p, c in sequences]
     masks = loss_masks or [None] * len(sequences)
-    trained = [[j for j in range(len(c)) if m is None or m[j]]
+    trained = [range(len(c)) if m is None else [j for j, keep in enumerate(m) if keep]
                for (_, c), m in zip(sequences, masks, strict=True)]
     rows = [i for i, kept in enumerate(trained) for _ in kept]
     cols = [j for kept in trained for j in kept]
     positions = [len(p) - 1 + j for (p, _), kept in zip(sequences, trained, strict=True)
                  for j in kept]
-    completion_width = max(len(c) for _, c in sequences)
-    mask = [[False] * completion_width for _ in sequences]
-    for i, j in zip(rows, cols, strict=True):
-        mask[i][j] = True
     input_ids = torch.tensor(ids, device=device)
-    rows_t, positions_t = torch.tensor(rows, device=device), torch.tensor(positions, device=device)
+    rows_t, cols_t = torch.tensor(rows, device=device), torch.tensor(cols, device=device)
+    positions_t = torch.tensor(positions, device=device)
+    mask = torch.zeros(len(sequences), max(len(c) for _, c in sequences), dtype=torch.bool,
+                       device=device)
+    mask[rows_t, cols_t] = True
     return PackedBatch(input_ids=input_ids, attention_mask=torch.tensor(attention, device=device),
-                       rows=rows_t, cols=torch.tensor(cols, device=device), positions=positions_t,
-                       targets=input_ids[rows_t, positions_t + 1],
-                       mask=torch.tensor(mask, device=device))
+                       rows=rows_t, cols=cols_t, positions=positions_t,
+                       targets=input_ids[rows_t, positions_t + 1], mask=mask)
 
 
 def decoder_and_head(model: Any) -> tuple[Any, torch.nn.Module]:
