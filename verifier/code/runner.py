@@ -33,6 +33,7 @@ from rl_client.schemas import (
 )
 from verifier.code import appended, interactive, testset
 from verifier.code.asserts import BrokenTests, Call, one_value_each, plan
+from verifier.code.bytecode import jail_bytecode
 from verifier.code.compare import NotJSONLike, json_like, stdout_matches, values_equal
 from verifier.code.extract import extract_code
 from verifier.code.judges import OUTPUT, JudgeVerdict, PreparedJudge, prepare_judge
@@ -150,6 +151,7 @@ class _Submission:
     checker: PreparedJudge | None = None
     interactor: PreparedJudge | None = None
     sampling: dict[str, Any] = field(default_factory=dict)  # what subsampling kept, if it did
+    bytecode: str | None = None  # Python compiled here for the jail (bytecode.py), "" if not
 
 
 def _harness_records(channel: bytes, nonce: str) -> list[dict]:
@@ -420,20 +422,24 @@ class CodeRunner:
         nonce = secrets.token_hex(16)
         stdin = b""
         payload: bytes | None = None
+        if language.name == "python" and sub.bytecode is None:
+            sub.bytecode = jail_bytecode(sub.code, self.backend.bytecode_magic()) or ""
         if isinstance(tests, StdioTests):
             stdin = tests.cases[index].input.encode()  # the one copy the worker makes
             if language.name == "python":
-                payload = _payload("stdio", {"code": sub.code, "nonce": nonce})
+                payload = _payload("stdio", {"code": sub.code, "nonce": nonce,
+                                             "bytecode": sub.bytecode})
         elif isinstance(tests, CallTests):
             case = tests.cases[index]
             call = Call(tests.fn_name, tuple(case.args), case.kwargs)
             payload = _payload("calls", {"code": sub.code, "nonce": nonce, "methods": True,
-                                         "calls": [call.wire()]})
+                                         "calls": [call.wire()], "bytecode": sub.bytecode})
         elif language.name != "python":  # the tests are in the program: the epilogue's record
             payload = json.dumps({"nonce": nonce, "passed": True}).encode() + b"\n"
         else:
             assert_plan = plan(tests.code)
             payload = _payload(assert_plan.mode, {"code": sub.code, "nonce": nonce,
+                                                  "bytecode": sub.bytecode,
                                                   **assert_plan.payload()})
         python = language.name == "python"
         warm = python and payload is not None and self.settings.python_warm
