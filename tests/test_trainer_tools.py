@@ -376,3 +376,26 @@ def test_sync_every_segment_comes_from_the_steps_own_version(verifier_url):
 def test_tools_settings_out_of_range_are_refused(override, message):
     with pytest.raises(ValueError, match=re.escape(message)):
         load_config(None, ["tools.enabled=true", override])
+
+
+@pytest.mark.parametrize(("code", "reason"), [
+    ("x" * 4_000_001, "4000001 characters is over the limit of 4000000"),
+    ('s = "\ud800"', "a lone surrogate"),
+])
+def test_code_the_service_would_refuse_is_an_outcome_not_a_crash(verifier_url, code, reason):
+    """Text a tokenizer decoded can be no request at all (too large, not UTF-8): the client
+    refuses it before sending, and the policy reads why."""
+    config = tools_config()
+
+    async def run():
+        async with AsyncVerifierClient(verifier_url) as client:
+            session = VerifierCodeTool(client, config).session()
+            try:
+                return await session.run(code), await session.run("6 * 7")
+            finally:
+                await session.close()
+
+    refused, after = asyncio.run(run())
+    assert refused.status == "error" and refused.output.startswith("[the code was not run: ")
+    assert reason in refused.output
+    assert (after.status, after.output) == ("ok", "42")  # the session goes on

@@ -8,6 +8,8 @@ way a call can end becomes text the policy reads, never an exception or a silent
     error                   the output and the traceback (the state is kept)
     timeout, memory_limit,  the output so far and a note that the code was killed and the
     output_limit            session restarted empty (its variables are gone)
+    error (not run)         the code refused as a request (too large, not text: 413, 422, or
+                            the client's own check), with the reason
     infra_error             the service failed to run it
     service_error           no answer: the service down, or busy (429/504) through every retry
     session_lost            the session is gone with its worker (410): the next block opens a
@@ -22,6 +24,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+
+from pydantic import ValidationError
 
 from rl_client import (
     AsyncSession,
@@ -38,6 +42,15 @@ from trainer.types import ToolOutcome
 log = logging.getLogger("trainer")
 
 RESTARTED = "the session restarted: its variables, imports and files are gone"
+# Answers that refuse the code itself (too large, not text): the code's fault, not the tool's
+REFUSED = frozenset({413, 422})
+
+
+def _refused(reason: Exception) -> str:
+    """The reason in a line: a validation error's first message, else the error's first line."""
+    errors = reason.errors() if isinstance(reason, ValidationError) else None
+    why = errors[0]["msg"] if errors else str(reason).splitlines()[0]
+    return f"[the code was not run: {why[:200]}]"
 
 
 def _joined(*parts: str | None) -> str:
@@ -107,10 +120,15 @@ class VerifierCodeSession:
                                                "service's worker; the code may not have run; "
                                                "its variables, imports and files are gone]")
         except VerifierError as failure:
-            log.warning("tool call: %s", failure)
-            status, output = "service_error", (f"[tool error: no answer from the code service "
-                                               f"({type(failure).__name__}); the code may not "
-                                               f"have run]")
+            if failure.status_code in REFUSED:
+                status, output = "error", _refused(failure)
+            else:
+                log.warning("tool call: %s", failure)
+                status, output = "service_error", (f"[tool error: no answer from the code "
+                                                   f"service ({type(failure).__name__}); the "
+                                                   f"code may not have run]")
+        except ValueError as refused:  # the client's own check of the request
+            status, output = "error", _refused(refused)
         return ToolOutcome(status, output, time.perf_counter() - started)
 
     async def _run(self, code: str) -> tuple[str, str]:
