@@ -47,6 +47,27 @@ DEMO_SETTINGS = {
 }
 
 
+# `grpo demo --tools`: tool-integrated rollouts end to end. Products of two-digit numbers (four
+# digits each) that the tiny model cannot compute but can copy into a code block; the block
+# runs in a session of the verifier's sandbox, its output is appended, the model copies it as
+# its answer. The warm-up shows it the tool on 70% of its targets and random guesses on the
+# rest, so RL has tool use to reinforce. What it shows is the mechanics (turns, masks,
+# versions, the tool's metrics); the tiny model's copying is far from perfect.
+DEMO_TOOL_SETTINGS = {
+    **DEMO_SETTINGS,
+    "model": {**DEMO_SETTINGS["model"], "tiny_warmup_steps": 300, "tiny_warmup_correct": 0.7},
+    "data": {"source": "synthetic", "synthetic_op": "*", "synthetic_min_operand": 32,
+             "synthetic_max_operand": 99},
+    "rollout": {**DEMO_SETTINGS["rollout"], "max_new_tokens": 48, "chunk_prompts": 2},
+    "tools": {"enabled": True, "max_calls": 2, "code_open": "<code>", "code_close": "</code>",
+              "output_open": "<output>", "output_close": "</output>", "max_output_chars": 64,
+              "timeout_s": 5.0},
+    "pipeline": {"steps": 30, "prompts_per_step": 4, "max_staleness": 1},
+    "eval": {"every": 15, "holdout": 16, "samples": 4, "pass_k": [1, 4]},
+    "save_every": 15,
+}
+
+
 def _exit_cleanly_on_sigterm() -> None:
     """SIGTERM becomes SystemExit, so the embedded verifier and engines are shut down."""
     signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
@@ -70,12 +91,14 @@ def _run_module() -> ModuleType:
 
 
 def _overrides(settings: dict, prefix: str = "") -> list[str]:
+    """`key=value` overrides, each value written as JSON (which YAML reads as such: "*" and
+    "<code>" stay strings)."""
     out = []
     for key, value in settings.items():
         if isinstance(value, dict):
             out += _overrides(value, f"{prefix}{key}.")
         else:
-            out.append(f"{prefix}{key}={value}")
+            out.append(f"{prefix}{key}={json.dumps(value)}")
     return out
 
 
@@ -150,13 +173,17 @@ def demo(
         help="Use this verifier service instead of starting one embedded.")] = None,
     overrides: Annotated[list[str] | None, typer.Option(
         "--set", help="Override a demo setting, e.g. --set pipeline.steps=50.")] = None,
+    tools: Annotated[bool, typer.Option(
+        "--tools", help="Tool-integrated rollouts: the model's code runs in the verifier's "
+                        "sandbox mid-generation (products of two-digit numbers).")] = False,
 ) -> None:
     """Train a tiny locally built model on a synthetic math task, rewarded by the verifier."""
     run_training = _run_module().train
     from trainer.metrics import read_metrics
 
     _exit_cleanly_on_sigterm()
-    settings = _overrides(DEMO_SETTINGS) + [f"out_dir={out}", "resume=false"]
+    settings = (_overrides(DEMO_TOOL_SETTINGS if tools else DEMO_SETTINGS)
+                + [f"out_dir={out}", "resume=false"])
     if verifier_url:
         settings.append(f"verifier.url={verifier_url}")
     cfg = load_config(None, settings + (overrides or []))
@@ -165,14 +192,22 @@ def demo(
     started = time.perf_counter()
     run_training(cfg)
     wall = time.perf_counter() - started
-    rewards = [r["reward_mean"] or 0.0 for r in read_metrics(out)]
-    first, last = sum(rewards[:10]) / 10, sum(rewards[-10:]) / 10
-    table = Table(title="grpo demo")
-    for column in ("steps", "reward first 10", "reward last 10", "rise", "wall s"):
+    rows = read_metrics(out)
+    figures = {"reward": [r["reward_mean"] or 0.0 for r in rows]}
+    if tools:
+        figures["tool calls/sample"] = [r["tool_calls_per_sample"] for r in rows]
+    table = Table(title="grpo demo" + (" --tools" if tools else ""))
+    for column in ("figure", "first 10 steps", "last 10 steps", "rise"):
         table.add_column(column, justify="right")
-    table.add_row(str(len(rewards)), f"{first:.3f}", f"{last:.3f}", f"{last - first:+.3f}",
-                  f"{wall:.0f}")
+    for name, values in figures.items():
+        first, last = sum(values[:10]) / 10, sum(values[-10:]) / 10
+        table.add_row(name, f"{first:.3f}", f"{last:.3f}", f"{last - first:+.3f}")
     Console().print(table)
+    summary = f"{len(rows)} steps in {wall:.0f} s"
+    if tools:
+        summary += (f"; tool calls {sum(r['tool_calls'] for r in rows)}, failed "
+                    f"{sum(r['tool_errors'] for r in rows)}")
+    typer.echo(summary)
     typer.echo(f"metrics: {out / 'metrics.jsonl'}\ncurves: {out / 'curves.png'}")
 
 
