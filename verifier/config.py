@@ -74,6 +74,9 @@ class Settings(BaseSettings):
     job_ttl_s: int = Field(3_600, ge=1)
     # Code runs (each worker process's own)
     python_warm: bool = True
+    # Assert tests that are not plain calls run in the solution's own process (no language
+    # but Python can keep them out of its reach): `refuse` answers such items infra_error.
+    in_process_tests: Literal["allow", "refuse"] = "allow"
     output_limit_mb: float = Field(8.0, gt=0)
     compile_time_s: float = Field(30.0, gt=0)
     # A problem's time limit, as a dataset states it, is for fast runtimes: each language's CPU
@@ -110,7 +113,7 @@ class Settings(BaseSettings):
     log_level: str = "info"
     log_format: Literal["text", "json"] = "text"
 
-    @field_validator("sandbox", "log_level", "log_format", mode="before")
+    @field_validator("sandbox", "log_level", "log_format", "in_process_tests", mode="before")
     @classmethod
     def _lower_case(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
