@@ -81,7 +81,8 @@ RUST_ATTACKS = {
     "output flood": _RUST_CTOR.format("for _ in 0..(1u64 << 24) { println!(\"[0,1]\"); }"),
     "garbage on the channel": _RUST_CTOR.format(
         "use std::io::Write; use std::os::unix::io::FromRawFd; let mut output = unsafe { "
-        "std::fs::File::from_raw_fd(3) }; let _ = output.write_all(b\"{\\\"passed\\\": true}\\n[\");"),
+        "std::fs::File::from_raw_fd(3) }; "
+        "let _ = output.write_all(b\"{\\\"passed\\\": true}\\n[\");"),
 }
 RUST_IN_PROCESS_ONLY = {"equality that lies", "record forged from a static initialiser"}
 
@@ -96,8 +97,9 @@ D_TESTS = {
                  "    assert(candidate([1L, 2L], 3L) == [3L, 6L]);\n"
                  "    assert(candidate([], 3L) == []);\n    assert(half(3L) == 1.5);\n}\n"
                  "void main(){}"),
-    "loop": ("unittest\n{\n    foreach (k; 1 .. 4)\n        assert(scale([1L, 2L], k) == [k, 2 * k]);"
-             "\n    assert(half(3L) == 1.5);\n}\nvoid main(){}"),
+    "loop": ("unittest\n{\n    foreach (k; 1 .. 4)\n"
+             "        assert(scale([1L, 2L], k) == [k, 2 * k]);\n    assert(half(3L) == 1.5);\n}\n"
+             "void main(){}"),
 }
 D_ATTACKS = {
     "assertHandler that returns": (
@@ -212,7 +214,8 @@ RACKET_TESTS = {
     "equal": ("(require rackunit)\n(define candidate scale)\n"
               "(check-equal? (candidate (list 1 2) 3) (list 3 6))\n(check-equal? (half 3) 1.5)\n"),
     "loop": ("(require rackunit)\n(for ([k (in-range 1 4)])\n"
-             "  (check-equal? (scale (list 1 2) k) (list k (* 2 k))))\n(check-true (= (half 3) 1.5))\n"),
+             "  (check-equal? (scale (list 1 2) k) (list k (* 2 k))))\n"
+             "(check-true (= (half 3) 1.5))\n"),
 }
 RACKET_ATTACKS = {
     "check-equal? and require redefined": (
