@@ -248,14 +248,32 @@ RUST = [
     (Check("close", 2.5, tolerance=1e-6), "2.5", False),
     (Check("equal", 10 ** 30), 10 ** 30 + 1, False),
 ]
+# Haskell records a value as (the show of its type, its show).
 HASKELL = [
-    (Check("equal", 14), 14.0, True),  # 14 :: Double
-    (Check("equal", 14), Single(14.0), True),
-    (Check("equal", 1.5), 1, False),
-    (Check("equal", 0.1), Single(0.10000000149011612), True),
-    (Check("equal", [("a", 1)]), [("a", 1.0)], True),
-    (Check("equal", "ab"), ["a", "b"], False),
-    (Check("equal", 10 ** 400), 1e308, False),  # no OverflowError escapes
+    (Check("equal", 14), ("Double", "14.0"), True),  # 14 :: Double
+    (Check("equal", 14), ("Float", "14.0"), True),
+    (Check("equal", 14), ("Integer", "14"), True),
+    (Check("equal", 1.5), ("Int", "1"), False),
+    (Check("equal", 0.1), ("Float", "0.1"), True),  # 0.1 :: Float, shown as it round-trips
+    (Check("equal", 0.1), ("Double", "0.1"), True),
+    (Check("equal", 0.3000001), ("Float", "0.3"), False),
+    (Check("equal", [("a", 1)]), ("[([Char],Double)]", '[("a",1.0)]'), True),
+    (Check("equal", Some([-1, 2])), ("Maybe [Int]", "Just [-1,2]"), True),
+    (Check("equal", None), ("Maybe Int", "Nothing"), True),
+    (Check("equal", (1, "a\u00e9\x01")), ("(Int,[Char])", '(1,"a\\233\\SOH")'), True),
+    (Check("equal", math.inf), ("Double", "Infinity"), True),
+    (Check("equal", math.nan), ("Double", "NaN"), False),
+    (Check("equal", "a"), ("Char", "'a'"), False),  # a Char is not a String
+    (Check("equal", 1), ("Ratio Integer", "1 % 1"), False),
+    (Check("equal", 1, negated=True), ("Ratio Integer", "1 % 1"), True),
+    (Check("equal", [1]), ("[Color]", "[Red]"), False),
+    (Check("equal", 1), 1, False),  # not a record the driver writes
+    (Check("truth"), ("Bool", "True"), True),
+    (Check("truth", negated=True), ("Bool", "False"), True),
+    (Check("close", 2.5, tolerance=1e-6), ("Float", "2.5000002"), True),
+    (Check("close", 2.5, tolerance=1e-8), ("Float", "2.5000002"), False),
+    (Check("equal", 10 ** 400), ("Double", "1.0e308"), False),  # no OverflowError escapes
+    (Check("equal", 1), ("Int", "[" * 5000 + "]" * 5000), False),
 ]
 D = [
     (Check("equal", 3), 3.0, True),  # D compares as C++ does

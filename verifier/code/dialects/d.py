@@ -5,6 +5,7 @@
     { auto result = candidate(ARGS); assert(!result.isNull && result.get == K); }
     { auto result = candidate(ARGS); assert(result[0].isNull); assert(!result[1].isNull && ...); }
 
+(the last: each element of a tuple result checked, those not named not).
 Recognised besides: top-level `import`s, several unittest blocks, `assert(CALL != K)`, the
 truth of a call (`assert(CALL)`, `assert(!CALL)`), `assert(abs(CALL - K) < T)` (`fabs` too),
 and a message after the condition. Literals: integers (`3L`, `3UL`), floats (`2.5`, `2.5f` a
@@ -52,7 +53,8 @@ from verifier.code.dialects.cursor import (
 )
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
 from verifier.code.dialects.scanner import punctuation, scan
-from verifier.code.dialects.values import Map, Some
+from verifier.code.dialects.typed import map_literal
+from verifier.code.dialects.values import Some
 
 _TOKEN = re.compile(r"""
     (?P<space>[ \t\r\f\v]+)
@@ -197,7 +199,7 @@ class LiteralParser(Cursor):
                 raise NotPlainCalls("expected ']'")
         if pairs and items:
             raise NotPlainCalls("an array of pairs and items")
-        return Map(tuple(pairs)) if pairs else items
+        return map_literal(pairs) if pairs else items
 
 
 def literal(tokens: list[Token]) -> Any:
@@ -212,45 +214,60 @@ def literal(tokens: list[Token]) -> Any:
 _SERIALISER = r"""
 extern(C) __gshared string[] rt_options = ["testmode=run-main"];
 struct __VerifierCalls {
+    static void integer(ref string text, ulong magnitude, bool negative) {
+        char[24] digits;
+        size_t at = digits.length;
+        do { digits[--at] = cast(char) ('0' + magnitude % 10); magnitude /= 10; }
+        while (magnitude > 0);
+        if (negative) digits[--at] = '-';
+        text ~= digits[at .. $];
+    }
     static void put(T)(ref string text, auto ref T value) {
         import std.traits : isAssociativeArray, isArray, isBoolean, isFloatingPoint,
-            isInstanceOf, isIntegral, isSomeChar, isSomeString, Unqual;
+            isInstanceOf, isIntegral, isSigned, isSomeChar, isSomeString, Unqual;
         import std.typecons : Nullable, isTuple;
-        import std.conv : to;
-        import std.format : format;
-        import std.utf : toUTF8;
         alias U = Unqual!T;
         static if (isBoolean!U) {
             text ~= value ? "true" : "false";
         } else static if (isSomeChar!U) {
-            text ~= to!string(cast(uint) value);
+            integer(text, cast(uint) value, false);
+        } else static if (isIntegral!U && isSigned!U) {
+            integer(text, value < 0 ? -cast(ulong) value : cast(ulong) value, value < 0);
         } else static if (isIntegral!U) {
-            text ~= to!string(value);
+            integer(text, value, false);
         } else static if (isFloatingPoint!U) {
+            import core.stdc.stdio : snprintf;
             double number = value;
             if (number != number) text ~= "[\"f\",\"nan\"]";
             else if (number == double.infinity) text ~= "[\"f\",\"inf\"]";
             else if (number == -double.infinity) text ~= "[\"f\",\"-inf\"]";
             else {
-                string digits = format("%.17g", number);
-                text ~= digits;
+                char[40] digits;
+                int length = snprintf(digits.ptr, digits.length, "%.17g", number);
+                text ~= digits[0 .. length];
                 bool integral = true;
-                foreach (c; digits) integral = integral && (c == '-' || (c >= '0' && c <= '9'));
+                foreach (c; digits[0 .. length])
+                    integral = integral && (c == '-' || (c >= '0' && c <= '9'));
                 if (integral) text ~= ".0";
             }
         } else static if (isSomeString!U) {
-            string bytes;
-            try {
-                bytes = toUTF8(value);
-            } catch (Exception) {
-                text ~= "[\"x\",\"invalid text\"]";
-                return;
+            static if (is(typeof(value[0]) : const(char))) {
+                const(char)[] bytes = value;
+            } else {
+                import std.utf : toUTF8;
+                string bytes;
+                try {
+                    bytes = toUTF8(value);
+                } catch (Exception) {
+                    text ~= "[\"x\",\"invalid text\"]";
+                    return;
+                }
             }
             static immutable hex = "0123456789abcdef";
             text ~= "[\"b\",\"";
-            foreach (ubyte c; cast(immutable(ubyte)[]) bytes) {
-                text ~= hex[c >> 4];
-                text ~= hex[c & 15];
+            foreach (char c; bytes) {
+                text ~= hex[(cast(ubyte) c) >> 4];
+                text ~= hex[(cast(ubyte) c) & 15];
             }
             text ~= "\"]";
         } else static if (isInstanceOf!(Nullable, U)) {
@@ -291,9 +308,10 @@ struct __VerifierCalls {
         }
     }
     static void record(T)(size_t site, auto ref T value) {
-        import std.conv : to;
         import core.sys.posix.unistd : write;
-        string text = "[" ~ to!string(site) ~ ",";
+        string text = "[";
+        integer(text, site, false);
+        text ~= ",";
         put(text, value);
         text ~= "]\n";
         const(char)[] left = text;
@@ -400,12 +418,12 @@ class DDialect(Dialect):
         if not parts:
             raise NotPlainCalls("a result never checked")
         if None in parts:
-            expected = parts[None]
-        elif sorted(parts) == list(range(len(parts))):
-            expected = tuple(parts[i] for i in range(len(parts)))
+            check = Check("equal", parts[None], how="result")
+        elif all(0 <= index < 64 for index in parts):
+            check = Check("equal", tuple(sorted(parts.items())), how="elements")
         else:
-            raise NotPlainCalls("a tuple result checked in part")
-        sites.append(Site(body[0].line, call, Check("equal", expected, how="result")))
+            raise NotPlainCalls("a tuple result indexed out of range")
+        sites.append(Site(body[0].line, call, check))
         return f"__VerifierCalls.record({len(sites) - 1}, {call});"
 
     def _site(self, tests: str, tokens: list[Token], line: int, aliases: set[str]) -> Site:
@@ -475,6 +493,10 @@ class DDialect(Dialect):
             if check.kind == "equal":
                 if check.how == "result":
                     return _result_equal(value, check.expected)
+                if check.how == "elements":
+                    return isinstance(value, tuple) and all(
+                        index < len(value) and _result_equal(value[index], expected)
+                        for index, expected in check.expected)
                 return equal(value, check.expected) != check.negated
             if check.kind == "close":
                 if type(value) not in (int, float) or type(value) is bool:
@@ -593,15 +615,12 @@ def _result_check(tokens: list[Token]) -> tuple[int | None, Any]:
 
 
 def _result_equal(value: Any, expected: Any) -> bool:
-    """A result block's checks: a Nullable must be null (None) or hold its value (Some), a
-    tuple element by element; anything else as `==`."""
-    if expected is None or isinstance(expected, Some):
-        if expected is None:
-            return value is None
+    """A result block's check: a Nullable must be null (None) or hold its value (Some);
+    anything else as `==`."""
+    if expected is None:
+        return value is None
+    if isinstance(expected, Some):
         return isinstance(value, Some) and equal(value.value, expected.value)
-    if isinstance(expected, tuple) and any(e is None or isinstance(e, Some) for e in expected):
-        return (isinstance(value, tuple) and len(value) == len(expected)
-                and all(_result_equal(v, e) for v, e in zip(value, expected, strict=True)))
     return equal(value, expected)
 
 

@@ -15,15 +15,17 @@ type of the call's result, as Haskell types it: an integer literal equals a Doub
 its value, `0.1` against a Float is the Float nearest 0.1 (typed.py).
 
 The program is the solution with our imports (qualified, under names of our own) after its
-own, then the driver: a class of our own recording a value of each standard type (integers,
-floats, Bool, Char lists as strings, lists, tuples, Maybe), and a `main` making the calls.
-`ExtendedDefaultRules` lets a polymorphic result default as the tests' `==` would have made it.
+own, then the driver: a `main` making the calls and recording each value as Haskell shows it,
+with the show of its type (haskell_values.py reads them back: a Float's numbers are single
+precision). `ExtendedDefaultRules` lets a polymorphic result default as the tests' `==` would
+have made it. A result type with no Show does not compile, as it would not have against a
+literal; one shown as no literal (a Char, a Ratio, the solution's own) equals nothing.
 
-In-process tests (anything else) get the Prelude names they use, operators included,
-qualified through an import of the Prelude named per program (a solution's own `error`,
-`==`, `when` or hidden Prelude do not reach them) and `RebindableSyntax` turned off after the
-solution's pragmas (its `ifThenElse` does not either). A solution's own result type with a
-lying `Eq`, or an overlapping `Eq` instance, still does (README).
+In-process tests (anything else) get the Prelude names they use, operators included (and
+Control.Monad's and Data.List's), qualified through imports named per program (a solution's
+own `error`, `==`, `unless` or hidden Prelude do not reach them) and `RebindableSyntax`
+turned off after the solution's pragmas (its `ifThenElse` does not either). A solution's own
+result type with a lying `Eq`, or an overlapping `Eq` instance, still does (README).
 """
 
 from __future__ import annotations
@@ -40,164 +42,16 @@ from verifier.code.dialects.core import (
     Site,
     sites_within_bounds,
 )
-from verifier.code.dialects.cursor import Cursor, bounded, depth, is_name, token_at
+from verifier.code.dialects.cursor import depth, is_name, token_at
+from verifier.code.dialects.haskell_values import (
+    LiteralParser,
+    column,
+    literal,
+    recorded,
+    tokenize,
+)
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
-from verifier.code.dialects.scanner import scan
 from verifier.code.dialects.typed import close, typed_equal
-from verifier.code.dialects.values import Some
-
-_SYMBOL = r"!#$%&*+./<=>?@\\^|~:\-"
-_TOKEN = re.compile(r"""
-    (?P<space>[ \t\r\f\v]+)
-  | (?P<newline>\n)
-  | (?P<comment>--+(?![""" + _SYMBOL + r"""])[^\n]*)
-  | (?P<opener>\{-)
-  | (?P<string>"(?:[^"\\\n]|\\(?:\s+\\|.))*")
-  | (?P<name>(?:[A-Z][A-Za-z0-9_']*\.)*[A-Za-z_][A-Za-z0-9_']*
-             |(?:[A-Z][A-Za-z0-9_']*\.)+[""" + _SYMBOL + r"""]+)
-  | (?P<char>'(?:[^'\\\n]|\\[^'\n]{1,10})')
-  | (?P<number>0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+
-               |[0-9][0-9_]*(?:\.[0-9][0-9_]*)?(?:[eE][+-]?[0-9]+)?)
-  | (?P<punct>[(),;\[\]`{}]|[""" + _SYMBOL + r"""]+)
-""", re.X | re.S)
-
-
-def tokenize(source: str) -> list[Token]:
-    return scan(source, _TOKEN, {"{-": "-}"})
-
-
-def column(source: str, token: Token) -> int:
-    return token.start - (source.rfind("\n", 0, token.start) + 1)
-
-
-# --------------------------------------------------------------------------- literals
-
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "'": "'",
-            "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
-_ASCII_CONTROLS = ("NUL SOH STX ETX EOT ENQ ACK BEL BS HT LF VT FF CR SO SI DLE DC1 DC2 DC3 DC4 "
-                   "NAK SYN ETB CAN EM SUB ESC FS GS RS US SP DEL")
-_ASCII_NAMES = _ASCII_CONTROLS.split()
-
-
-def string_value(text: str) -> str:
-    """A Haskell string literal's value: its escapes (`\\n`, `\\123`, `\\x7f`, `\\o17`, `\\NUL`,
-    `\\^A`), `\\&` and gaps resolved."""
-    body, out, position = text[1:-1], [], 0
-    while position < len(body):
-        char = body[position]
-        if char != "\\":
-            out.append(char)
-            position += 1
-            continue
-        rest = body[position + 1:]
-        if found := re.match(r"\s+\\", rest):
-            position += 1 + len(found.group())
-            continue
-        if rest.startswith("&"):
-            position += 2
-            continue
-        if found := re.match(r"[0-9]+|x[0-9a-fA-F]+|o[0-7]+", rest):
-            digits = found.group()
-            code = int(digits[1:], 16 if digits[0] == "x" else 8) if digits[0] in "xo" else int(
-                digits)
-            if code > 0x10FFFF:
-                raise NotPlainCalls("a character out of range")
-            out.append(chr(code))
-            position += 1 + len(digits)
-            continue
-        if rest[:1] == "^" and len(rest) > 1 and "@" <= rest[1] <= "_":
-            out.append(chr(ord(rest[1]) - 64))
-            position += 3
-            continue
-        named = next((n for n in sorted(_ASCII_NAMES, key=len, reverse=True)
-                      if rest.startswith(n)), None)
-        if named is not None:
-            out.append(chr(32 if named == "SP" else 127 if named == "DEL" else
-                           _ASCII_NAMES.index(named)))
-            position += 1 + len(named)
-            continue
-        if rest[:1] in _ESCAPES:
-            out.append(_ESCAPES[rest[0]])
-            position += 2
-            continue
-        raise NotPlainCalls("an unknown escape")
-    return "".join(out)
-
-
-def number_value(text: str) -> int | float:
-    digits = text.replace("_", "")
-    if digits[:2].lower() in ("0x", "0o", "0b"):
-        return int(digits, 0)
-    if "." in digits or "e" in digits.lower():
-        return float(digits)
-    return int(digits)
-
-
-class _Char:
-    """A Char literal: an argument may hold one; an expected value may not (a Char is
-    recorded as a value that equals nothing, so such tests run in-process)."""
-
-
-class LiteralParser(Cursor):
-    """A Haskell literal expression (see the module doc) into the model of values.py; with
-    `chars`, Char literals are read (as markers) rather than refused."""
-
-    def __init__(self, tokens: list[Token], chars: bool = False) -> None:
-        super().__init__(tokens)
-        self.chars = chars
-
-    def value(self, depth: int = 0) -> Any:
-        depth = bounded(depth)
-        if self.take("-"):
-            found = self.value(depth)
-            if type(found) not in (int, float):
-                raise NotPlainCalls("a minus before something else than a number")
-            return -found
-        if self.take("Just"):
-            return Some(self.atom(depth))
-        return self.atom(depth)
-
-    def atom(self, depth: int) -> Any:
-        depth = bounded(depth)
-        token = self.next()
-        if token.kind == "number":
-            return number_value(token.text)
-        if token.kind == "string":
-            return string_value(token.text)
-        if token.kind == "char":
-            if not self.chars:
-                raise NotPlainCalls("a Char literal")
-            return _Char()
-        if is_name(token, "True", "False"):
-            return token.text == "True"
-        if is_name(token, "Nothing"):
-            return None
-        if is_punct(token, "["):
-            items, _ = self._items("]", depth)
-            return items
-        if is_punct(token, "("):
-            items, commas = self._items(")", depth)
-            return items[0] if len(items) == 1 and not commas else tuple(items)
-        raise NotPlainCalls(f"line {token.line}: {token.text!r} is not a literal")
-
-    def _items(self, closer: str, depth: int) -> tuple[list[Any], bool]:
-        items: list[Any] = []
-        commas = False
-        while not self.take(closer):
-            if items:
-                self.expect(",")
-                commas = True
-            items.append(self.value(depth))
-            if self.at(".."):
-                raise NotPlainCalls("a range")
-        return items, commas
-
-
-def literal(tokens: list[Token]) -> Any:
-    parser = LiteralParser(tokens)
-    found = parser.value()
-    parser.end()
-    return found
 
 
 def _argument(tokens: list[Token]) -> None:
@@ -212,96 +66,23 @@ def _argument(tokens: list[Token]) -> None:
 
 _IMPORTS = """import qualified Prelude as VerifierP
 import qualified System.IO as VerifierIO
-import qualified Data.Char as VerifierChar
-import qualified Data.Int as VerifierInt
-import qualified Data.Word as VerifierWord
+import qualified Data.Typeable as VerifierTypeable
 """
+# The driver's own: a value recorded as the show of its type and its show, JSON strings.
 _SERIALISER = r"""
-class VerifierCallsRecord a where
-  verifierCallsPut :: a -> VerifierP.ShowS
-  verifierCallsPutList :: [a] -> VerifierP.ShowS
-  verifierCallsPutList values = verifierCallsItems "l" (VerifierP.map verifierCallsPut values)
-
-verifierCallsItems :: VerifierP.String -> [VerifierP.ShowS] -> VerifierP.ShowS
-verifierCallsItems tag parts rest = "[\"" VerifierP.++ tag VerifierP.++ "\"" VerifierP.++
-  VerifierP.foldr (\part following -> ',' : part following) (']' : rest) parts
-
-verifierCallsDouble :: VerifierP.Double -> VerifierP.ShowS
-verifierCallsDouble number
-  | VerifierP.isNaN number = VerifierP.showString "[\"f\",\"nan\"]"
-  | VerifierP.isInfinite number = VerifierP.showString (if number VerifierP.> 0
-      then "[\"f\",\"inf\"]" else "[\"f\",\"-inf\"]")
-  | VerifierP.otherwise = VerifierP.shows number
-
 verifierCallsText :: VerifierP.String -> VerifierP.ShowS
 verifierCallsText text rest = '"' : VerifierP.foldr escape ('"' : rest) text
   where
-    escape c following
-      | c VerifierP.== '"' = '\\' : '"' : following
-      | c VerifierP.== '\\' = '\\' : '\\' : following
-      | VerifierChar.ord c VerifierP.< 32 VerifierP.|| VerifierChar.ord c VerifierP.> 126 =
-          unit (VerifierChar.ord c) following
-      | VerifierP.otherwise = c : following
-    unit code following
-      | code VerifierP.> 65535 = let low = code VerifierP.- 65536 in
-          hex (55296 VerifierP.+ VerifierP.div low 1024)
-            (hex (56320 VerifierP.+ VerifierP.mod low 1024) following)
-      | VerifierP.otherwise = hex code following
-    hex code following = '\\' : 'u' : VerifierP.map digit [12, 8, 4, 0] VerifierP.++ following
-      where digit shift = "0123456789abcdef" VerifierP.!! VerifierP.mod
-              (VerifierP.div code (2 VerifierP.^ (shift :: VerifierP.Int))) 16
+    escape '"' following = '\\' : '"' : following
+    escape '\\' following = '\\' : '\\' : following
+    escape c following = c : following
 
-instance VerifierCallsRecord VerifierP.Int where verifierCallsPut = VerifierP.shows
-instance VerifierCallsRecord VerifierP.Integer where verifierCallsPut = VerifierP.shows
-instance VerifierCallsRecord VerifierP.Word where verifierCallsPut = VerifierP.shows
-instance VerifierCallsRecord VerifierInt.Int8 where verifierCallsPut = VerifierP.shows
-instance VerifierCallsRecord VerifierInt.Int16 where verifierCallsPut = VerifierP.shows
-instance VerifierCallsRecord VerifierInt.Int32 where verifierCallsPut = VerifierP.shows
-instance VerifierCallsRecord VerifierInt.Int64 where verifierCallsPut = VerifierP.shows
-instance VerifierCallsRecord VerifierWord.Word8 where verifierCallsPut = VerifierP.shows
-instance VerifierCallsRecord VerifierWord.Word16 where verifierCallsPut = VerifierP.shows
-instance VerifierCallsRecord VerifierWord.Word32 where verifierCallsPut = VerifierP.shows
-instance VerifierCallsRecord VerifierWord.Word64 where verifierCallsPut = VerifierP.shows
-instance VerifierCallsRecord VerifierP.Double where verifierCallsPut = verifierCallsDouble
-instance VerifierCallsRecord VerifierP.Float where
-  verifierCallsPut number
-    | VerifierP.isNaN number VerifierP.|| VerifierP.isInfinite number = \rest ->
-        "[\"f32\"," VerifierP.++ verifierCallsDouble (if VerifierP.isNaN number
-          then 0 VerifierP./ 0 else if number VerifierP.> 0 then 1 VerifierP./ 0
-          else -1 VerifierP./ 0) (']' : rest)
-    | VerifierP.otherwise = \rest -> "[\"f32\"," VerifierP.++
-        verifierCallsDouble (VerifierP.fromRational (VerifierP.toRational number)) (']' : rest)
-instance VerifierCallsRecord VerifierP.Bool where
-  verifierCallsPut value = VerifierP.showString (if value then "true" else "false")
-instance VerifierCallsRecord VerifierP.Char where
-  verifierCallsPut _ = VerifierP.showString "[\"x\",\"char\"]"
-  verifierCallsPutList = verifierCallsText
-instance VerifierCallsRecord a => VerifierCallsRecord [a] where
-  verifierCallsPut = verifierCallsPutList
-instance VerifierCallsRecord a => VerifierCallsRecord (VerifierP.Maybe a) where
-  verifierCallsPut VerifierP.Nothing = VerifierP.showString "null"
-  verifierCallsPut (VerifierP.Just value) = verifierCallsItems "?" [verifierCallsPut value]
-instance VerifierCallsRecord () where verifierCallsPut () = verifierCallsItems "t" []
-instance (VerifierCallsRecord a, VerifierCallsRecord b) => VerifierCallsRecord (a, b) where
-  verifierCallsPut (a, b) = verifierCallsItems "t" [verifierCallsPut a, verifierCallsPut b]
-instance (VerifierCallsRecord a, VerifierCallsRecord b, VerifierCallsRecord c) =>
-    VerifierCallsRecord (a, b, c) where
-  verifierCallsPut (a, b, c) = verifierCallsItems "t"
-    [verifierCallsPut a, verifierCallsPut b, verifierCallsPut c]
-instance (VerifierCallsRecord a, VerifierCallsRecord b, VerifierCallsRecord c,
-          VerifierCallsRecord d) => VerifierCallsRecord (a, b, c, d) where
-  verifierCallsPut (a, b, c, d) = verifierCallsItems "t"
-    [verifierCallsPut a, verifierCallsPut b, verifierCallsPut c, verifierCallsPut d]
-instance (VerifierCallsRecord a, VerifierCallsRecord b, VerifierCallsRecord c,
-          VerifierCallsRecord d, VerifierCallsRecord e) => VerifierCallsRecord (a, b, c, d, e)
-    where
-  verifierCallsPut (a, b, c, d, e) = verifierCallsItems "t"
-    [verifierCallsPut a, verifierCallsPut b, verifierCallsPut c, verifierCallsPut d,
-     verifierCallsPut e]
-
-verifierCallsRecord :: VerifierCallsRecord a => VerifierP.Int -> a -> VerifierP.IO ()
+verifierCallsRecord :: (VerifierP.Show a, VerifierTypeable.Typeable a) =>
+  VerifierP.Int -> a -> VerifierP.IO ()
 verifierCallsRecord site value = do
-  let text = '[' : VerifierP.shows site (',' : verifierCallsPut value "]\n")
+  let text = '[' : VerifierP.shows site (",[\"t\"," VerifierP.++ verifierCallsText
+        (VerifierP.show (VerifierTypeable.typeOf value)) (',' : verifierCallsText
+        (VerifierP.show value) "]]\n"))
   VerifierP.foldr VerifierP.seq (VerifierP.return ()) text
   channel <- VerifierIO.openFile "/proc/self/fd/3" VerifierIO.AppendMode
   VerifierIO.hPutStr channel text
@@ -452,6 +233,7 @@ class HaskellDialect(Dialect):
         return source_of(tests, tokens)
 
     def holds(self, check: Check, value: Any) -> bool:
+        value = recorded(value)
         if check.kind == "truth":
             return type(value) is bool and value != check.negated
         if check.kind == "equal":
@@ -483,9 +265,10 @@ class HaskellDialect(Dialect):
             last = token.end
         rewritten.append(tests[last:])
         pragmas, header, body = split_header(solution)
+        imports = "".join(f"import qualified {module} as {alias}\n"
+                          for module in ("Prelude", "Control.Monad", "Data.List"))
         program = appended.assemble(
-            self.language, f"{pragmas}{{-# LANGUAGE NoRebindableSyntax #-}}\n{header}"
-                           f"import qualified Prelude as {alias}\n"
+            self.language, f"{pragmas}{{-# LANGUAGE NoRebindableSyntax #-}}\n{header}{imports}"
                            f"{_implicit_prelude(pragmas, header)}{body}", "".join(rewritten))
         epilogue = appended.APPENDED[self.language].epilogue
         return program.replace(epilogue, _EPILOGUE.replace("P.", f"{alias}."))
@@ -584,7 +367,8 @@ _EPILOGUE = ("\nmain :: P.IO ()\nmain = verifierMain P.>> P.readFile \"/proc/sel
              "P.appendFile \"/proc/self/fd/3\"\n")
 # Syntax that looks like an operator but is not one the Prelude exports.
 _SYNTAX = {"=", "::", "->", "<-", "|", "\\", "@", "~", "=>", ".."}
-# The Prelude's exports (GHC 9), values and operators: what in-process tests may use from it.
+# The Prelude's exports (GHC 9), values, constructors and operators, and the Control.Monad and
+# Data.List names tests use: what in-process tests may take from them, qualified.
 _PRELUDE_NAMES = """
 abs acos acosh all and any appendFile asTypeOf asin asinh atan atan2 atanh break ceiling
 compare concat concatMap const cos cosh curry cycle decodeFloat div divMod drop dropWhile
@@ -602,5 +386,8 @@ splitAt sqrt subtract succ sum tail take takeWhile tan tanh toEnum toInteger toR
 traverse truncate uncurry undefined unlines until unwords unzip unzip3 userError words
 writeFile zip zip3 zipWith zipWith3 True False Just Nothing Left Right LT EQ GT
 == /= < <= > >= + - * / ^ ^^ ** && || . $ $! ++ !! <$> <$ <*> *> <* >>= >> =<< <>
+forM forM_ when unless replicateM replicateM_ foldM foldM_ zipWithM zipWithM_ void guard
+sort sortBy sortOn nub nubBy group groupBy isPrefixOf isSuffixOf isInfixOf intercalate
+intersperse transpose partition foldl' insert delete union intersect subsequences permutations
 """
 PRELUDE = frozenset(_PRELUDE_NAMES.split())

@@ -47,6 +47,7 @@ from verifier.code.dialects.core import (
     sites_within_bounds,
 )
 from verifier.code.dialects.sexp import Node, read
+from verifier.code.dialects.typed import map_literal
 from verifier.code.dialects.values import Map
 
 _CHECKS = {"check-equal?": 2, "check-not-equal?": 2, "check-within": 3, "check-eqv?": 2,
@@ -133,7 +134,7 @@ def literal(node: Node, depth: int = 0, quoted: bool = False) -> Any:
     if node.kind == "vector":
         return tuple(literal(item, depth + 1, True) for item in node.items)
     if node.kind == "hash":
-        return Map(tuple(_pair(item, depth + 1) for item in node.items))
+        return map_literal([_pair(item, depth + 1) for item in node.items])
     if quoted:
         return [literal(item, depth + 1, True) for item in node.items]
     head = node.head()
@@ -145,8 +146,8 @@ def literal(node: Node, depth: int = 0, quoted: bool = False) -> Any:
     if head == "quote" and len(arguments) == 1:
         return literal(arguments[0], depth + 1, True)
     if head == "hash" and len(arguments) % 2 == 0:
-        return Map(tuple((literal(arguments[i], depth + 1), literal(arguments[i + 1], depth + 1))
-                         for i in range(0, len(arguments), 2)))
+        return map_literal([(literal(arguments[i], depth + 1), literal(arguments[i + 1], depth + 1))
+                            for i in range(0, len(arguments), 2)])
     if head == "cons" and len(arguments) == 2:
         rest = literal(arguments[1], depth + 1)
         if type(rest) is not list:

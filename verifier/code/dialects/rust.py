@@ -44,7 +44,7 @@ from verifier.code.dialects.core import (
 from verifier.code.dialects.cursor import Cursor, bounded, depth, is_name, token_at, unwrapped
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
 from verifier.code.dialects.scanner import punctuation, scan
-from verifier.code.dialects.typed import close, typed_equal
+from verifier.code.dialects.typed import close, map_literal, typed_equal
 from verifier.code.dialects.values import Map, SetOf, Some
 
 _TOKEN = re.compile(r"""
@@ -296,7 +296,7 @@ class LiteralParser(Cursor):
             return SetOf(tuple(inner))
         if not all(type(entry) is tuple and len(entry) == 2 for entry in inner):
             raise NotPlainCalls("a map of something else than pairs")
-        return Map(tuple(inner))
+        return map_literal(inner)
 
 
 def literal(tokens: list[Token]) -> Any:
@@ -346,6 +346,7 @@ mod __verifier_calls {
     pub trait Record {
         fn put(&self, out: &mut String);
     }
+    #[inline]
     fn text(out: &mut String, value: &str) {
         const DIGITS: &[u8; 16] = b"0123456789abcdef";
         out.push('"');
@@ -363,6 +364,7 @@ mod __verifier_calls {
         }
         out.push('"');
     }
+    #[inline]
     fn float(out: &mut String, value: f64) {
         if value.is_nan() {
             out.push_str("[\"f\",\"nan\"]");
@@ -381,43 +383,45 @@ mod __verifier_calls {
     }
     macro_rules! __verifier_integers {
         ($($t:ty),*) => {$(impl Record for $t {
-            fn put(&self, out: &mut String) { out.push_str(&self.to_string()); }
+            #[inline] fn put(&self, out: &mut String) { out.push_str(&self.to_string()); }
         })*};
     }
     __verifier_integers!(i8, i16, i32, i64, i128, isize, u8, u16, u32, u64, u128, usize);
     impl Record for bool {
-        fn put(&self, out: &mut String) { out.push_str(if *self { "true" } else { "false" }); }
+        #[inline] fn put(&self, out: &mut String) {
+            out.push_str(if *self { "true" } else { "false" });
+        }
     }
     impl Record for f64 {
-        fn put(&self, out: &mut String) { float(out, *self); }
+        #[inline] fn put(&self, out: &mut String) { float(out, *self); }
     }
     impl Record for f32 {
-        fn put(&self, out: &mut String) {
+        #[inline] fn put(&self, out: &mut String) {
             out.push_str("[\"f32\",");
             float(out, *self as f64);
             out.push(']');
         }
     }
     impl Record for char {
-        fn put(&self, out: &mut String) { out.push_str("[\"x\",\"char\"]"); }
+        #[inline] fn put(&self, out: &mut String) { out.push_str("[\"x\",\"char\"]"); }
     }
     impl Record for str {
-        fn put(&self, out: &mut String) { text(out, self); }
+        #[inline] fn put(&self, out: &mut String) { text(out, self); }
     }
     impl Record for String {
-        fn put(&self, out: &mut String) { text(out, self); }
+        #[inline] fn put(&self, out: &mut String) { text(out, self); }
     }
     impl Record for () {
-        fn put(&self, out: &mut String) { out.push_str("[\"t\"]"); }
+        #[inline] fn put(&self, out: &mut String) { out.push_str("[\"t\"]"); }
     }
     impl<T: Record + ?Sized> Record for &T {
-        fn put(&self, out: &mut String) { (**self).put(out); }
+        #[inline] fn put(&self, out: &mut String) { (**self).put(out); }
     }
     impl<T: Record + ?Sized> Record for &mut T {
-        fn put(&self, out: &mut String) { (**self).put(out); }
+        #[inline] fn put(&self, out: &mut String) { (**self).put(out); }
     }
     impl<T: Record + ?Sized> Record for Box<T> {
-        fn put(&self, out: &mut String) { (**self).put(out); }
+        #[inline] fn put(&self, out: &mut String) { (**self).put(out); }
     }
     fn items<'a, T: Record + 'a, I: __verifier_calls_std::iter::Iterator<Item = &'a T>>(
             out: &mut String, tag: &str, values: I) {
@@ -429,22 +433,22 @@ mod __verifier_calls {
         out.push(']');
     }
     impl<T: Record> Record for [T] {
-        fn put(&self, out: &mut String) { items(out, "[\"l\"", self.iter()); }
+        #[inline] fn put(&self, out: &mut String) { items(out, "[\"l\"", self.iter()); }
     }
     impl<T: Record, const N: usize> Record for [T; N] {
-        fn put(&self, out: &mut String) { items(out, "[\"l\"", self.iter()); }
+        #[inline] fn put(&self, out: &mut String) { items(out, "[\"l\"", self.iter()); }
     }
     impl<T: Record> Record for Vec<T> {
-        fn put(&self, out: &mut String) { items(out, "[\"l\"", self.iter()); }
+        #[inline] fn put(&self, out: &mut String) { items(out, "[\"l\"", self.iter()); }
     }
     impl<T: Record> Record for VecDeque<T> {
-        fn put(&self, out: &mut String) { items(out, "[\"l\"", self.iter()); }
+        #[inline] fn put(&self, out: &mut String) { items(out, "[\"l\"", self.iter()); }
     }
     impl<T: Record, S> Record for HashSet<T, S> {
-        fn put(&self, out: &mut String) { items(out, "[\"s\"", self.iter()); }
+        #[inline] fn put(&self, out: &mut String) { items(out, "[\"s\"", self.iter()); }
     }
     impl<T: Record> Record for BTreeSet<T> {
-        fn put(&self, out: &mut String) { items(out, "[\"s\"", self.iter()); }
+        #[inline] fn put(&self, out: &mut String) { items(out, "[\"s\"", self.iter()); }
     }
     fn entries<'a, K: Record + 'a, V: Record + 'a,
                I: __verifier_calls_std::iter::Iterator<Item = (&'a K, &'a V)>>(
@@ -459,13 +463,13 @@ mod __verifier_calls {
         out.push(']');
     }
     impl<K: Record, V: Record, S> Record for HashMap<K, V, S> {
-        fn put(&self, out: &mut String) { entries(out, self.iter()); }
+        #[inline] fn put(&self, out: &mut String) { entries(out, self.iter()); }
     }
     impl<K: Record, V: Record> Record for BTreeMap<K, V> {
-        fn put(&self, out: &mut String) { entries(out, self.iter()); }
+        #[inline] fn put(&self, out: &mut String) { entries(out, self.iter()); }
     }
     impl<T: Record> Record for Option<T> {
-        fn put(&self, out: &mut String) {
+        #[inline] fn put(&self, out: &mut String) {
             match self {
                 Some(value) => {
                     out.push_str("[\"?\",");
@@ -478,7 +482,7 @@ mod __verifier_calls {
     }
     macro_rules! __verifier_tuples {
         ($(($($name:ident),+)),*) => {$(impl<$($name: Record),+> Record for ($($name,)+) {
-            fn put(&self, out: &mut String) {
+            #[inline] fn put(&self, out: &mut String) {
                 let ($($name,)+) = self;
                 out.push_str("[\"t\"");
                 $(out.push(','); $name.put(out);)+

@@ -103,6 +103,16 @@ def _same_entries(actual: tuple, expected: tuple, integers_are_polymorphic: bool
     return True
 
 
+def map_literal(pairs: list[tuple[Any, Any]] | tuple[tuple[Any, Any], ...]) -> Map:
+    """A map written as a literal: a key written twice holds its last value, as every
+    language's map literal (or `from` of pairs) has it."""
+    entries: dict[Any, tuple[Any, Any]] = {}
+    for key, value in pairs:
+        entries.pop(_key(key), None)
+        entries[_key(key)] = (key, value)
+    return Map(tuple(entries.values()))
+
+
 def _key(value: Any) -> Any:
     """A hashable stand-in for a map key: equal keys (as `typed_equal` has them) share it."""
     if type(value) in (bool, str, bytes, int):
