@@ -426,22 +426,27 @@ def test_racket_solution_is_data_it_cannot_end():
 
 # --------------------------------------------------------------------------- robustness
 
+_PIECES = ["(", ")", "[", "]", "{", "}", '"', "'", ",", ";", ";;", "==", "=", "-", "~", "/*",
+           "(*", "{-", "#|", "\\", "\n", "1e", "0x", "#\\", "#hash(", "|", "`", "assert(",
+           "assert_eq!(", "check-equal?", "let ", " in ", "Just ", "vec![", "r#\""]
+
+
 def _mutations(source: str, count: int, seed: int) -> list[str]:
+    """Variants of `source`, each a few edits away: a stretch cut out, a stretch of it or a
+    piece of some language's syntax put in somewhere."""
     rng = random.Random(seed)
-    pieces = ["(", ")", "[", "]", "{", "}", '"', "'", ",", ";", ";;", "==", "=", "-", "~",
-              "/*", "(*", "{-", "#|", "\\", "\n", "1e", "0x", "#\\", "#hash(", "|", "`",
-              "assert(", "assert_eq!(", "check-equal?", "let ", " in ", "Just ", "vec![", "r#\""]
-    out = []
+    variants = []
     for _ in range(count):
-        text = list(source)
+        text = source
         for _ in range(rng.randint(1, 6)):
+            start, end = sorted(rng.randrange(len(text) + 1) for _ in range(2))
+            end = min(end, start + 8)
             at = rng.randrange(len(text) + 1)
-            if rng.random() < 0.5 and text:
-                del text[min(at, len(text) - 1)]
-            else:
-                text.insert(at, rng.choice(pieces))
-        out.append("".join(text))
-    return out
+            text = rng.choice([text[:start] + text[end:],
+                               text[:at] + rng.choice(_PIECES) + text[at:],
+                               text[:at] + text[start:end] + text[at:]])
+        variants.append(text)
+    return variants
 
 
 @pytest.mark.parametrize("language", sorted(MULTIPLE))

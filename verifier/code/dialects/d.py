@@ -29,6 +29,7 @@ return, does not reach it), ending the run by raw system calls.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from verifier.code import appended
@@ -47,12 +48,22 @@ from verifier.code.dialects.cursor import (
     bounded,
     depth,
     is_name,
+    negated,
     semicolon,
+    statements,
     token_at,
     unwrapped,
 )
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
-from verifier.code.dialects.scanner import punctuation, scan
+from verifier.code.dialects.scanner import (
+    Escape,
+    bytes_of,
+    character,
+    punctuation,
+    resolve,
+    scan,
+    simple,
+)
 from verifier.code.dialects.typed import map_literal
 from verifier.code.dialects.values import Some
 
@@ -81,39 +92,18 @@ def tokenize(source: str) -> list[Token]:
 
 # --------------------------------------------------------------------------- literals
 
-_ESCAPES = {"n": 10, "t": 9, "r": 13, "0": 0, "\\": 92, '"': 34, "'": 39, "a": 7, "b": 8,
-            "f": 12, "v": 11, "?": 63}
+_ESCAPES: list[Escape] = [
+    (re.compile(r"x([0-9a-fA-F]{2})"), lambda found: bytes([int(found.group(1), 16)])),
+    (re.compile(r"u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})"),
+     lambda found: character(int(found.group(1) or found.group(2), 16))),
+    (re.compile(r"[0-7]{1,3}"), lambda found: bytes([int(found.group(), 8) & 0xFF])),
+    simple({"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "a": "\a",
+            "b": "\b", "f": "\f", "v": "\v", "?": "?"}),
+]
 
 
 def _unescape(body: str) -> bytes:
-    out = bytearray()
-    position = 0
-    while position < len(body):
-        char = body[position]
-        if char != "\\":
-            out += char.encode("utf-8", errors="surrogatepass")
-            position += 1
-            continue
-        escape = body[position + 1:position + 2]
-        found = re.match(r"x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8})|([0-7]{1,3})",
-                         body[position + 1:])
-        if found and found.group(1):
-            out.append(int(found.group(1), 16))
-        elif found and (found.group(2) or found.group(3)):
-            code = int(found.group(2) or found.group(3), 16)
-            if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-                raise NotPlainCalls("a bad unicode escape")
-            out += chr(code).encode("utf-8")
-        elif found and found.group(4) and not (escape == "0" and len(found.group(4)) == 1):
-            out.append(int(found.group(4), 8) & 0xFF)
-        elif escape in _ESCAPES:
-            out.append(_ESCAPES[escape])
-            position += 2
-            continue
-        else:
-            raise NotPlainCalls("an unknown escape")
-        position += 1 + len(found.group())
-    return bytes(out)
+    return bytes_of(resolve(body, _ESCAPES))
 
 
 def string_value(text: str) -> bytes:
@@ -140,16 +130,19 @@ def number_value(text: str) -> int | float:
     return float32(value) if found.group(2) else value
 
 
+@dataclass(frozen=True)
+class _Pair:
+    key: Any
+    value: Any
+
+
 class LiteralParser(Cursor):
     """A D literal expression (see the module doc) into the model of values.py."""
 
     def value(self, depth: int = 0) -> Any:
         depth = bounded(depth)
         if self.take("-"):
-            found = self.value(depth)
-            if type(found) not in (int, float):
-                raise NotPlainCalls("a minus before something else than a number")
-            return -found
+            return negated(self.value(depth))
         found = self._primary(depth)
         if self.at(".") and is_name(self.peek(1), "nullable"):
             self.position += 2
@@ -179,27 +172,20 @@ class LiteralParser(Cursor):
         if is_punct(token, "["):
             return self._array(depth)
         if is_name(token, "tuple") and self.take("("):
-            items = []
-            while not self.take(")"):
-                items.append(self.value(depth))
-                if not self.take(",") and not self.at(")"):
-                    raise NotPlainCalls("expected ')'")
-            return tuple(items)
+            return tuple(self.items(")", ",", lambda: self.value(depth))[0])
         raise NotPlainCalls(f"line {token.line}: {token.text!r} is not a literal")
 
     def _array(self, depth: int) -> Any:
-        items, pairs = [], []
-        while not self.take("]"):
-            item = self.value(depth)
-            if self.take(":"):
-                pairs.append((item, self.value(depth)))
-            else:
-                items.append(item)
-            if not self.take(",") and not self.at("]"):
-                raise NotPlainCalls("expected ']'")
-        if pairs and items:
+        entries = self.items("]", ",", lambda: self._entry(depth))[0]
+        pairs = [entry for entry in entries if isinstance(entry, _Pair)]
+        if pairs and len(pairs) != len(entries):
             raise NotPlainCalls("an array of pairs and items")
-        return map_literal(pairs) if pairs else items
+        return map_literal([(pair.key, pair.value) for pair in pairs]) if pairs else entries
+
+    def _entry(self, depth: int) -> Any:
+        """An array's item, or an associative array's `key: value`."""
+        item = self.value(depth)
+        return _Pair(item, self.value(depth)) if self.take(":") else item
 
 
 def literal(tokens: list[Token]) -> Any:
@@ -210,6 +196,7 @@ def literal(tokens: list[Token]) -> Any:
 
 
 # --------------------------------------------------------------------------- the driver
+
 
 _SERIALISER = r"""
 extern(C) __gshared string[] rt_options = ["testmode=run-main"];
@@ -363,21 +350,11 @@ class DDialect(Dialect):
         """A unittest's statements as the driver's scope: aliases kept, checks recorded."""
         lines: list[str] = ["{"]
         aliases: set[str] = set()
-        position = 0
-        while position < len(body):
-            token = body[position]
-            if is_punct(token, ";"):
-                position += 1
-                continue
+        for statement in statements(body):
+            token = statement[0]
             if is_punct(token, "{"):
-                end = closing(body, position)
-                lines.append(self._result_block(tests, body[position + 1:end], aliases, sites))
-                position = end + 1
-                continue
-            end = semicolon(body, position)
-            statement = body[position:end]
-            position = end + 1
-            if is_name(token, "alias"):
+                lines.append(self._result_block(tests, statement[1:-1], aliases, sites))
+            elif is_name(token, "alias"):
                 lines.append(_alias(tests, statement, aliases))
             elif is_name(token, "assert") and is_punct(token_at(statement, 1), "(") and closing(
                     statement, 1) == len(statement) - 1:
@@ -394,20 +371,12 @@ class DDialect(Dialect):
         """`{ auto result = CALL; assert(...result...); ... }`: one call, its checks on
         `result` (`isNull`, `!isNull && get == K`, `== K`, per tuple element `result[i]`)
         folded into one expected value."""
-        end = semicolon(body, 0)
-        declaration = body[:end]
-        if [t.text for t in declaration[:3]] != ["auto", "result", "="]:
+        found = list(statements(body))
+        if not found or [t.text for t in found[0][:3]] != ["auto", "result", "="]:
             raise NotPlainCalls("a block that is not a Nullable check")
-        call = self._call(tests, declaration[3:], aliases)
+        call = self._call(tests, found[0][3:], aliases)
         parts: dict[int | None, Any] = {}
-        position = end + 1
-        while position < len(body):
-            if is_punct(body[position], ";"):
-                position += 1
-                continue
-            end = semicolon(body, position)
-            statement = body[position:end]
-            position = end + 1
+        for statement in found[1:]:
             if not (is_name(statement[0], "assert") and is_punct(token_at(statement, 1), "(")
                     and closing(statement, 1) == len(statement) - 1):
                 raise NotPlainCalls(f"line {statement[0].line}: not an assert on the result")

@@ -42,7 +42,7 @@ from verifier.code.dialects.core import (
     Site,
     sites_within_bounds,
 )
-from verifier.code.dialects.cursor import depth, is_name, token_at
+from verifier.code.dialects.cursor import applied, depth, is_name, token_at
 from verifier.code.dialects.haskell_values import (
     LiteralParser,
     column,
@@ -51,7 +51,7 @@ from verifier.code.dialects.haskell_values import (
     tokenize,
 )
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
-from verifier.code.dialects.typed import close, typed_equal
+from verifier.code.dialects.typed import typed_holds
 
 
 def _argument(tokens: list[Token]) -> None:
@@ -221,26 +221,11 @@ class HaskellDialect(Dialect):
                 0].text in ("if", "then", "else", "let", "in", "do", "case", "of", "where",
                             "error", "not"):
             raise NotPlainCalls("not a call")
-        position = 1
-        while position < len(tokens):
-            token = tokens[position]
-            end = closing(tokens, position) if is_punct(token, "(", "[") else position
-            argument = tokens[position:end + 1]
-            if any(is_name(t, *aliases) for t in argument):
-                raise NotPlainCalls(f"line {token.line}: an argument that is not a literal")
-            _argument(argument)
-            position = end + 1
+        applied(tokens, aliases, _argument)
         return source_of(tests, tokens)
 
     def holds(self, check: Check, value: Any) -> bool:
-        value = recorded(value)
-        if check.kind == "truth":
-            return type(value) is bool and value != check.negated
-        if check.kind == "equal":
-            return typed_equal(value, check.expected, True) != check.negated
-        if check.kind == "close":
-            return close(value, check.expected, check.tolerance, check.strict)
-        return False
+        return typed_holds(check, recorded(value), integers_are_polymorphic=True)
 
     # ------------------------------------------------------------------- in-process
 

@@ -16,9 +16,9 @@ from typing import Any
 
 from verifier.code.dialects.clike import float32
 from verifier.code.dialects.core import NotPlainCalls
-from verifier.code.dialects.cursor import Cursor, bounded, is_name
+from verifier.code.dialects.cursor import Cursor, bounded, is_name, negated
 from verifier.code.dialects.lexer import Token, is_punct
-from verifier.code.dialects.scanner import scan
+from verifier.code.dialects.scanner import Escape, character, resolve, scan, simple, text_of
 from verifier.code.dialects.values import Opaque, Single, Some
 
 _SYMBOL = r"!#$%&*+./<=>?@\\^|~:\-"
@@ -47,56 +47,29 @@ def column(source: str, token: Token) -> int:
 
 # --------------------------------------------------------------------------- literals
 
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "'": "'",
-            "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+
 _ASCII_CONTROLS = ("NUL SOH STX ETX EOT ENQ ACK BEL BS HT LF VT FF CR SO SI DLE DC1 DC2 DC3 DC4 "
                    "NAK SYN ETB CAN EM SUB ESC FS GS RS US SP DEL")
 _ASCII_NAMES = _ASCII_CONTROLS.split()
+_ASCII_CODES = {name: 32 if name == "SP" else 127 if name == "DEL" else code
+                for code, name in enumerate(_ASCII_NAMES)}
+_ESCAPES: list[Escape] = [
+    (re.compile(r"\s+\\|&"), lambda found: ""),  # a gap, an empty escape
+    (re.compile(r"[0-9]+"), lambda found: character(int(found.group()))),
+    (re.compile(r"x([0-9a-fA-F]+)"), lambda found: character(int(found.group(1), 16))),
+    (re.compile(r"o([0-7]+)"), lambda found: character(int(found.group(1), 8))),
+    (re.compile(r"\^([@-_])"), lambda found: chr(ord(found.group(1)) - 64)),
+    (re.compile("|".join(sorted(_ASCII_NAMES, key=len, reverse=True))),
+     lambda found: chr(_ASCII_CODES[found.group()])),
+    simple({"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'", "a": "\a",
+            "b": "\b", "f": "\f", "v": "\v"}),
+]
 
 
 def string_value(text: str) -> str:
-    """A Haskell string literal's value: its escapes (`\\n`, `\\123`, `\\x7f`, `\\o17`, `\\NUL`,
-    `\\^A`), `\\&` and gaps resolved."""
-    body, out, position = text[1:-1], [], 0
-    while position < len(body):
-        char = body[position]
-        if char != "\\":
-            out.append(char)
-            position += 1
-            continue
-        rest = body[position + 1:]
-        if found := re.match(r"\s+\\", rest):
-            position += 1 + len(found.group())
-            continue
-        if rest.startswith("&"):
-            position += 2
-            continue
-        if found := re.match(r"[0-9]+|x[0-9a-fA-F]+|o[0-7]+", rest):
-            digits = found.group()
-            code = int(digits[1:], 16 if digits[0] == "x" else 8) if digits[0] in "xo" else int(
-                digits)
-            if code > 0x10FFFF:
-                raise NotPlainCalls("a character out of range")
-            out.append(chr(code))
-            position += 1 + len(digits)
-            continue
-        if rest[:1] == "^" and len(rest) > 1 and "@" <= rest[1] <= "_":
-            out.append(chr(ord(rest[1]) - 64))
-            position += 3
-            continue
-        named = next((n for n in sorted(_ASCII_NAMES, key=len, reverse=True)
-                      if rest.startswith(n)), None)
-        if named is not None:
-            out.append(chr(32 if named == "SP" else 127 if named == "DEL" else
-                           _ASCII_NAMES.index(named)))
-            position += 1 + len(named)
-            continue
-        if rest[:1] in _ESCAPES:
-            out.append(_ESCAPES[rest[0]])
-            position += 2
-            continue
-        raise NotPlainCalls("an unknown escape")
-    return "".join(out)
+    """A Haskell string literal's value: its escapes (`\\n`, `\\123`, `\\x7f`, `\\o17`,
+    `\\NUL`, `\\^A`), `\\&` and gaps resolved."""
+    return text_of(resolve(text[1:-1], _ESCAPES))
 
 
 def number_value(text: str) -> int | float:
@@ -126,10 +99,7 @@ class LiteralParser(Cursor):
     def value(self, depth: int = 0) -> Any:
         depth = bounded(depth)
         if self.take("-"):
-            found = self.value(depth)
-            if type(found) not in (int, float):
-                raise NotPlainCalls("a minus before something else than a number")
-            return -found
+            return negated(self.value(depth))
         if self.take("Just"):
             return Some(self.atom(depth))
         return self.atom(depth)
@@ -152,24 +122,11 @@ class LiteralParser(Cursor):
         if self.shown and is_name(token, "NaN", "Infinity"):
             return float(token.text.lower().replace("infinity", "inf"))
         if is_punct(token, "["):
-            items, _ = self._items("]", depth)
-            return items
+            return self.items("]", ",", lambda: self.value(depth))[0]
         if is_punct(token, "("):
-            items, commas = self._items(")", depth)
+            items, commas = self.items(")", ",", lambda: self.value(depth))
             return items[0] if len(items) == 1 and not commas else tuple(items)
         raise NotPlainCalls(f"line {token.line}: {token.text!r} is not a literal")
-
-    def _items(self, closer: str, depth: int) -> tuple[list[Any], bool]:
-        items: list[Any] = []
-        commas = False
-        while not self.take(closer):
-            if items:
-                self.expect(",")
-                commas = True
-            items.append(self.value(depth))
-            if self.at(".."):
-                raise NotPlainCalls("a range")
-        return items, commas
 
 
 def literal(tokens: list[Token]) -> Any:
@@ -180,6 +137,7 @@ def literal(tokens: list[Token]) -> Any:
 
 
 # --------------------------------------------------------------------------- recorded values
+
 
 MAX_SHOWN = 50 << 20  # characters of one recorded value
 

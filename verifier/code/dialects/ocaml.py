@@ -43,9 +43,25 @@ from verifier.code.dialects.core import (
     Site,
     sites_within_bounds,
 )
-from verifier.code.dialects.cursor import Cursor, bounded, depth, is_name, token_at
+from verifier.code.dialects.cursor import (
+    Cursor,
+    applied,
+    bounded,
+    depth,
+    is_name,
+    negated,
+    token_at,
+)
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
-from verifier.code.dialects.scanner import punctuation, scan
+from verifier.code.dialects.scanner import (
+    Escape,
+    bytes_of,
+    character,
+    punctuation,
+    resolve,
+    scan,
+    simple,
+)
 
 _SYMBOLS = r"!$%&*+\-./:<=>?@^|~"
 _TOKEN = re.compile(r"""
@@ -68,42 +84,26 @@ def tokenize(source: str) -> list[Token]:
 
 # --------------------------------------------------------------------------- literals
 
-_ESCAPES = {"n": 10, "t": 9, "r": 13, "b": 8, "\\": 92, '"': 34, "'": 39, " ": 32}
+
+def _byte(code: int) -> bytes:
+    if code > 255:
+        raise NotPlainCalls("an escape out of range")
+    return bytes([code])
+
+
+_ESCAPES: list[Escape] = [
+    (re.compile(r"[0-9]{3}"), lambda found: _byte(int(found.group()))),
+    (re.compile(r"x([0-9a-fA-F]{2})"), lambda found: _byte(int(found.group(1), 16))),
+    (re.compile(r"o([0-3][0-7]{2})"), lambda found: _byte(int(found.group(1), 8))),
+    (re.compile(r"u\{([0-9a-fA-F]{1,6})\}"), lambda found: character(int(found.group(1), 16))),
+    (re.compile(r"\n[ \t]*"), lambda found: ""),
+    simple({"n": "\n", "t": "\t", "r": "\r", "b": "\b", "\\": "\\", '"': '"', "'": "'",
+            " ": " "}),
+]
 
 
 def unescape(body: str) -> bytes:
-    out = bytearray()
-    position = 0
-    while position < len(body):
-        char = body[position]
-        if char != "\\":
-            out += char.encode("utf-8", errors="surrogatepass")
-            position += 1
-            continue
-        rest = body[position + 1:]
-        if found := re.match(r"[0-9]{3}", rest):
-            code = int(found.group())
-            if code > 255:
-                raise NotPlainCalls("an escape out of range")
-            out.append(code)
-            position += 4
-        elif found := re.match(r"x[0-9a-fA-F]{2}|o[0-3][0-7]{2}", rest):
-            out.append(int(found.group()[1:], 16 if rest[0] == "x" else 8))
-            position += 4
-        elif found := re.match(r"u\{([0-9a-fA-F]{1,6})\}", rest):
-            code = int(found.group(1), 16)
-            if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-                raise NotPlainCalls("a bad unicode escape")
-            out += chr(code).encode("utf-8")
-            position += 1 + len(found.group())
-        elif found := re.match(r"\n[ \t]*", rest):
-            position += 1 + len(found.group())
-        elif rest[:1] in _ESCAPES:
-            out.append(_ESCAPES[rest[0]])
-            position += 2
-        else:
-            raise NotPlainCalls("an unknown escape")
-    return bytes(out)
+    return bytes_of(resolve(body, _ESCAPES))
 
 
 def number_value(text: str) -> int | float:
@@ -139,10 +139,7 @@ class LiteralParser(Cursor):
     def value(self, depth: int = 0) -> Any:
         depth = bounded(depth)
         if self.take("-", "-."):
-            found = self.value(depth)
-            if type(found) not in (int, float):
-                raise NotPlainCalls("a minus before something else than a number")
-            return -found
+            return negated(self.value(depth))
         if self.take("Some"):
             return canonical(0, [self.atom(depth)])
         return self.atom(depth)
@@ -167,13 +164,13 @@ class LiteralParser(Cursor):
             self.expect("]")
             return (0,)
         if is_punct(token, "[") and self.take("|"):
-            items = self._sequence("|", depth)
+            items = self.items("|", ";", lambda: self.value(depth))[0]
             self.expect("]")
             if items and all(type(item) is float for item in items):
                 return (254, *items)
             return canonical(0, items)
         if is_punct(token, "["):
-            items = self._sequence("]", depth)
+            items = self.items("]", ";", lambda: self.value(depth))[0]
             result: Any = 0
             for item in reversed(items):
                 result = canonical(0, [item, result])
@@ -188,20 +185,18 @@ class LiteralParser(Cursor):
             return items[0] if len(items) == 1 else canonical(0, items)
         raise NotPlainCalls(f"line {token.line}: {token.text!r} is not a literal")
 
-    def _sequence(self, closer: str, depth: int) -> list[Any]:
-        items: list[Any] = []
-        while not self.take(closer):
-            items.append(self.value(depth))
-            if not self.take(";") and not self.at(closer):
-                raise NotPlainCalls(f"expected {closer!r}")
-        return items
-
 
 def literal(tokens: list[Token]) -> Any:
     parser = LiteralParser(tokens)
     found = parser.value()
     parser.end()
     return found
+
+
+def _argument(tokens: list[Token]) -> None:
+    parser = LiteralParser(tokens)
+    parser.atom(0)
+    parser.end()
 
 
 def structural_equal(value: Any, expected: Any) -> bool:
@@ -220,6 +215,7 @@ def structural_equal(value: Any, expected: Any) -> bool:
 
 
 # --------------------------------------------------------------------------- the driver
+
 
 _SERIALISER = r"""
 module Verifier_calls = struct
@@ -370,17 +366,7 @@ class OCamlDialect(Dialect):
                 0].text in ("assert", "not", "let", "in", "if", "then", "else", "match", "fun",
                             "function", "true", "false", "begin", "end", "raise", "failwith"):
             raise NotPlainCalls("not a call")
-        position = 1
-        while position < len(tokens):
-            token = tokens[position]
-            end = closing(tokens, position) if is_punct(token, "(", "[") else position
-            argument = tokens[position:end + 1]
-            if any(is_name(t, *aliases) for t in argument):
-                raise NotPlainCalls(f"line {token.line}: an argument that is not a literal")
-            parser = LiteralParser(argument)
-            parser.atom(0)
-            parser.end()
-            position = end + 1
+        applied(tokens, aliases, _argument)
         return source_of(tests, tokens)
 
     def holds(self, check: Check, value: Any) -> bool:

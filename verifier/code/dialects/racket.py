@@ -46,6 +46,7 @@ from verifier.code.dialects.core import (
     Site,
     sites_within_bounds,
 )
+from verifier.code.dialects.scanner import Escape, character, resolve, simple, text_of
 from verifier.code.dialects.sexp import Node, read
 from verifier.code.dialects.typed import map_literal
 from verifier.code.dialects.values import Map
@@ -57,37 +58,18 @@ _NOT_CALLEES = {"list", "quote", "vector", "hash", "cons", "let", "define", "lam
 
 # --------------------------------------------------------------------------- literals
 
-_STRING_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "v": "\v", "f": "\f",
-                   "e": "\x1b", "\\": "\\", '"': '"', "'": "'"}
+_STRING_ESCAPES: list[Escape] = [
+    (re.compile(r"[0-7]{1,3}"), lambda found: chr(int(found.group(), 8))),
+    (re.compile(r"x([0-9a-fA-F]{1,2})|u([0-9a-fA-F]{1,4})|U([0-9a-fA-F]{1,8})"),
+     lambda found: character(int(next(group for group in found.groups() if group), 16))),
+    (re.compile(r"\n[ \t]*"), lambda found: ""),
+    simple({"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "v": "\v", "f": "\f",
+            "e": "\x1b", "\\": "\\", '"': '"', "'": "'"}),
+]
 
 
 def string_value(text: str) -> str:
-    body, out, position = text[1:-1], [], 0
-    while position < len(body):
-        char = body[position]
-        if char != "\\":
-            out.append(char)
-            position += 1
-            continue
-        rest = body[position + 1:]
-        if found := re.match(r"[0-7]{1,3}", rest):
-            out.append(chr(int(found.group(), 8)))
-        elif found := re.match(r"x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}", rest):
-            code = int(found.group()[1:], 16)
-            if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-                raise NotPlainCalls("a bad unicode escape")
-            out.append(chr(code))
-        elif found := re.match(r"\n[ \t]*", rest):
-            pass
-        elif rest[:1] in _STRING_ESCAPES:
-            out.append(_STRING_ESCAPES[rest[0]])
-            position += 2
-            continue
-        else:
-            raise NotPlainCalls("an unknown escape")
-        position += 1 + len(found.group())
-    return "".join(out)
-
+    return text_of(resolve(text[1:-1], _STRING_ESCAPES))
 
 _SPECIAL = {"+inf.0": math.inf, "-inf.0": -math.inf, "+nan.0": math.nan, "-nan.0": math.nan,
             "+inf.f": math.inf, "-inf.f": -math.inf, "+nan.f": math.nan}
@@ -186,6 +168,7 @@ def _datum(node: Node, depth: int) -> bool:
 
 # --------------------------------------------------------------------------- judging
 
+
 def racket_equal(value: Any, expected: Any, tolerance: float | None = None) -> bool:
     """`equal?`, or with a tolerance `check-within`'s equal?/within."""
     if _number(expected):
@@ -223,6 +206,7 @@ def _number(value: Any) -> bool:
 
 
 # --------------------------------------------------------------------------- the program
+
 
 def _quoted(text: str) -> str:
     """`text` as a Racket string literal: nothing in it can end the literal."""

@@ -41,10 +41,26 @@ from verifier.code.dialects.core import (
     Site,
     sites_within_bounds,
 )
-from verifier.code.dialects.cursor import Cursor, bounded, depth, is_name, token_at, unwrapped
+from verifier.code.dialects.cursor import (
+    Cursor,
+    bounded,
+    depth,
+    is_name,
+    negated,
+    token_at,
+    unwrapped,
+)
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
-from verifier.code.dialects.scanner import punctuation, scan
-from verifier.code.dialects.typed import close, map_literal, typed_equal
+from verifier.code.dialects.scanner import (
+    Escape,
+    character,
+    punctuation,
+    resolve,
+    scan,
+    simple,
+    text_of,
+)
+from verifier.code.dialects.typed import map_literal, typed_holds
 from verifier.code.dialects.values import Map, SetOf, Some
 
 _TOKEN = re.compile(r"""
@@ -75,7 +91,13 @@ def tokenize(source: str) -> list[Token]:
 
 # --------------------------------------------------------------------------- literals
 
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "'": "'"}
+_ESCAPES: list[Escape] = [
+    simple({"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "'": "'"}),
+    (re.compile(r"\n[ \t\r\n]*"), lambda found: ""),  # a line continuation
+    (re.compile(r"x([0-7][0-9a-fA-F])"), lambda found: chr(int(found.group(1), 16))),
+    (re.compile(r"u\{([0-9a-fA-F_]{1,8})\}"),
+     lambda found: character(int(found.group(1).replace("_", ""), 16))),
+]
 _MAPS = {"HashMap", "BTreeMap"}
 _SETS = {"HashSet", "BTreeSet"}
 _LISTS = {"Vec", "VecDeque"}
@@ -93,34 +115,7 @@ def string_value(text: str) -> str:
         raise NotPlainCalls("a byte string")
     if text.startswith("r"):
         return text[text.index('"') + 1:text.rindex('"')]
-    body, out, position = text[1:-1], [], 0
-    while position < len(body):
-        char = body[position]
-        if char != "\\":
-            out.append(char)
-            position += 1
-            continue
-        escape = body[position + 1]
-        if escape in _ESCAPES:
-            out.append(_ESCAPES[escape])
-            position += 2
-        elif escape == "\n":  # a line continuation: the newline and the next line's indent go
-            position += 2
-            while position < len(body) and body[position] in " \t\r\n":
-                position += 1
-        elif escape == "x" and re.fullmatch(r"[0-7][0-9a-fA-F]", body[position + 2:position + 4]):
-            out.append(chr(int(body[position + 2:position + 4], 16)))
-            position += 4
-        elif escape == "u" and (found := re.match(r"\{([0-9a-fA-F_]{1,8})\}",
-                                                  body[position + 2:])):
-            code = int(found.group(1).replace("_", ""), 16)
-            if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-                raise NotPlainCalls("a bad unicode escape")
-            out.append(chr(code))
-            position += 2 + len(found.group())
-        else:
-            raise NotPlainCalls("an unknown escape")
-    return "".join(out)
+    return text_of(resolve(text[1:-1], _ESCAPES))
 
 
 def number_value(text: str) -> int | float:
@@ -154,10 +149,7 @@ class LiteralParser(Cursor):
         while self.take("&"):
             self.take("mut")
         if self.take("-"):
-            found = self.value(depth)
-            if type(found) not in (int, float):
-                raise NotPlainCalls("a minus before something else than a number")
-            return -found
+            return negated(self.value(depth))
         token = self.next()
         if token.kind == "number":
             return number_value(token.text)
@@ -181,20 +173,8 @@ class LiteralParser(Cursor):
         raise NotPlainCalls(f"line {token.line}: {token.text!r} is not a literal")
 
     def _parenthesised(self, depth: int) -> Any:
-        items, trailing = self._items(")", depth)
-        if len(items) == 1 and not trailing:
-            return items[0]
-        return tuple(items)
-
-    def _items(self, closer: str, depth: int) -> tuple[list[Any], bool]:
-        items: list[Any] = []
-        trailing = False
-        while not self.take(closer):
-            items.append(self.value(depth))
-            trailing = self.take(",")
-            if not trailing and not self.at(closer):
-                raise NotPlainCalls(f"expected {closer!r}")
-        return items, trailing
+        items, commas = self.items(")", ",", lambda: self.value(depth))
+        return items[0] if len(items) == 1 and not commas else tuple(items)
 
     def _array(self, depth: int, closer: str) -> list[Any]:
         if self.take(closer):
@@ -330,6 +310,7 @@ def _has_char(value: Any, depth: int) -> bool:
 
 
 # --------------------------------------------------------------------------- the driver
+
 
 _CRATE = "__verifier_calls_std"
 _SERIALISER = r"""
@@ -505,6 +486,7 @@ mod __verifier_calls {
 }
 """
 
+
 _ASSERTS = {"assert", "assert_eq", "assert_ne"}
 
 
@@ -655,13 +637,7 @@ class RustDialect(Dialect):
         return source_of(tests, tokens)
 
     def holds(self, check: Check, value: Any) -> bool:
-        if check.kind == "truth":
-            return type(value) is bool and value != check.negated
-        if check.kind == "equal":
-            return typed_equal(value, check.expected, False) != check.negated
-        if check.kind == "close":
-            return close(value, check.expected, check.tolerance, check.strict)
-        return False
+        return typed_holds(check, value, integers_are_polymorphic=False)
 
     # ------------------------------------------------------------------- in-process
 

@@ -10,6 +10,7 @@ kind (`number`, `string`, `char`, `name`, `punct`, ...). Raises only NotPlainCal
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from verifier.code.dialects.core import NotPlainCalls
 from verifier.code.dialects.lexer import Token
@@ -64,3 +65,48 @@ def _comment_end(source: str, position: int, opener: str, closer: str) -> int:
 def punctuation(*marks: str) -> str:
     """A regex alternative of the marks, longest first."""
     return "|".join(re.escape(mark) for mark in sorted(marks, key=len, reverse=True))
+
+
+# One kind of escape in a literal: what follows the backslash, and what it stands for.
+Escape = tuple[re.Pattern[str], Callable[[re.Match[str]], str | bytes]]
+
+
+def resolve(body: str, escapes: list[Escape]) -> list[str | bytes]:
+    """The pieces of a string literal's body: its text, and each escape resolved by the
+    first of `escapes` matching what follows its backslash; NotPlainCalls for any other."""
+    pieces: list[str | bytes] = []
+    position = 0
+    while (slash := body.find("\\", position)) >= 0:
+        pieces.append(body[position:slash])
+        for pattern, meaning in escapes:
+            if found := pattern.match(body, slash + 1):
+                pieces.append(meaning(found))
+                position = found.end()
+                break
+        else:
+            raise NotPlainCalls("an unknown escape")
+    pieces.append(body[position:])
+    return pieces
+
+
+def text_of(pieces: list[str | bytes]) -> str:
+    """The pieces of a literal of characters (whose escapes all stand for characters)."""
+    return "".join(str(piece) for piece in pieces)
+
+
+def bytes_of(pieces: list[str | bytes]) -> bytes:
+    """The pieces as bytes: text as UTF-8, as a compiler encodes a narrow literal."""
+    return b"".join(piece if type(piece) is bytes else piece.encode("utf-8", "surrogatepass")
+                    for piece in pieces)
+
+
+def character(code: int) -> str:
+    """A character by its code point; NotPlainCalls for one out of range or a surrogate."""
+    if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+        raise NotPlainCalls("a bad character escape")
+    return chr(code)
+
+
+def simple(table: dict[str, str]) -> Escape:
+    """The one-character escapes of `table` (`n` for a newline...)."""
+    return re.compile("[" + re.escape("".join(table)) + "]"), lambda found: table[found.group()]

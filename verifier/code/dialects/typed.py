@@ -16,6 +16,7 @@ import math
 from typing import Any
 
 from verifier.code.dialects.clike import float32
+from verifier.code.dialects.core import Check
 from verifier.code.dialects.values import Map, SetOf, Single, Some
 
 _SCALARS = (bool, str, bytes)
@@ -44,6 +45,18 @@ def typed_equal(value: Any, expected: Any, integers_are_polymorphic: bool) -> bo
         return isinstance(value, SetOf) and _same_entries(
             tuple((item, True) for item in value.items),
             tuple((item, True) for item in expected.items), integers_are_polymorphic)
+    return False
+
+
+def typed_holds(check: Check, value: Any, integers_are_polymorphic: bool) -> bool:
+    """A check of a typed language's assert on a recorded value: the truth of a bool, `==`
+    (or `!=`), `(value - K).abs() < T`."""
+    if check.kind == "truth":
+        return type(value) is bool and value != check.negated
+    if check.kind == "equal":
+        return typed_equal(value, check.expected, integers_are_polymorphic) != check.negated
+    if check.kind == "close":
+        return close(value, check.expected, check.tolerance, check.strict)
     return False
 
 
