@@ -221,6 +221,7 @@ _SERIALISER = r"""
 module Verifier_calls = struct
   open! Stdlib
   exception Too_large
+  external format_float : string -> float -> string = "caml_format_float"
   let channel = lazy (open_out_gen [Open_wronly; Open_append; Open_binary] 0 "/proc/self/fd/3")
   let hex = "0123456789abcdef"
   let float b x =
@@ -228,7 +229,7 @@ module Verifier_calls = struct
     | FP_nan -> Buffer.add_string b "[\"f\",\"nan\"]"
     | FP_infinite -> Buffer.add_string b (if x > 0. then "[\"f\",\"inf\"]" else "[\"f\",\"-inf\"]")
     | _ ->
-      let digits = Printf.sprintf "%.17g" x in
+      let digits = format_float "%.17g" x in
       Buffer.add_string b digits;
       if String.for_all (fun c -> c = '-' || (c >= '0' && c <= '9')) digits then
         Buffer.add_string b ".0"
