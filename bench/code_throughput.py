@@ -28,6 +28,11 @@
 6. languages: per installed language, a small stdio program's compile time (CPU and wall) and
    the per-test overhead, the wall time per test beyond the program's own CPU time (p50), in
    one slot's jail; also printed as a table on stderr.
+7. assert_calls: per language with a calls dialect, a MultiPL-E-shaped assert item judged
+   outside the solution's process (the dialect's driver) vs the same tests appended to the
+   solution and run in its process (the dialect set aside, as before dialects): compile wall
+   time and the run's wall time beyond its CPU time, medians over distinct sources, and their
+   ratios (outside / appended).
 
 Rounds are long enough (120 submissions, 30 chunks over 2 workers) that the last chunk of a
 round, when one worker idles, does not weigh on the rate: it measures steady throughput.
@@ -37,7 +42,7 @@ are in the README's Benchmarks section.
 Usage: python bench/code_throughput.py [--submissions 120] [--rounds 3] [--skip-humaneval]
                                       [--skip-service] [--judged-submissions 24]
                                       [--only-languages | --skip-languages]
-                                      [--only-humaneval]
+                                      [--only-humaneval | --only-assert-calls]
 """
 
 from __future__ import annotations
@@ -61,6 +66,7 @@ sys.path.insert(0, ROOT)
 from rl_client.schemas import CodeItem  # noqa: E402
 from tests.test_code_languages import PROGRAMS  # noqa: E402
 from verifier.code import installed_languages, process_settings, run_code_items  # noqa: E402
+from verifier.code.dialects import DIALECTS  # noqa: E402
 from verifier.local import LocalServer  # noqa: E402
 from verifier.sandbox.bubblewrap import discover_tools  # noqa: E402
 
@@ -404,6 +410,60 @@ def bench_languages(rounds: int, tests: int = 10) -> dict:
     return rows
 
 
+def _assert_examples() -> dict[str, tuple[str, str]]:
+    """Per language with a calls dialect: a right solution and MultiPL-E-shaped tests."""
+    from tests.test_code_red_team_cfamily import C_RIGHT, C_TESTS, CPP_RIGHT, CPP_TESTS
+    from tests.test_code_red_team_native import LANGUAGES
+    examples = {"c": (C_RIGHT, C_TESTS["calls"]), "cpp": (CPP_RIGHT, CPP_TESTS["multiple"])}
+    examples |= {language: (cases[0], cases[2]["multiple"])
+                 for language, cases in LANGUAGES.items()}
+    return examples
+
+
+@contextlib.contextmanager
+def _dialect_set_aside(language: str):
+    """The language as before calls dialects: its assert tests appended to the solution."""
+    dialect = DIALECTS.pop(language)
+    try:
+        yield
+    finally:
+        DIALECTS[language] = dialect
+
+
+def bench_assert_calls(rounds: int) -> dict:
+    """Per language with a calls dialect (section 7 of the module doc)."""
+    rows = {}
+    for language, (right, tests) in _assert_examples().items():
+        if language not in installed_languages() or language not in DIALECTS:
+            continue
+        figures: dict[str, dict[str, list[float]]] = {
+            mode: {"compile": [], "beyond_cpu": []} for mode in ("outside", "appended")}
+        for round_ in range(rounds + 1):  # the first round warms the toolchain up
+            for mode in ("outside", "appended"):
+                item = CodeItem(language=language, response=right + "\n" * (round_ + 1),
+                                tests={"type": "assert", "code": tests})
+                with contextlib.ExitStack() as stack:
+                    if mode == "appended":
+                        stack.enter_context(_dialect_set_aside(language))
+                    result = run_code_items([item])[0]
+                assert result.status.value == "correct", result
+                judged = "outside" if mode == "outside" else "in_process"
+                assert result.detail["judged"] == judged, result
+                if round_:
+                    built = result.detail.get("compile", {}).get("wall_ms", 0.0)
+                    test = result.detail["tests"][0]
+                    figures[mode]["compile"].append(built)
+                    figures[mode]["beyond_cpu"].append(test["wall_ms"] - test["time_ms"])
+        row = {f"{mode}_{figure}_ms": round(statistics.median(values), 1)
+               for mode, measured in figures.items() for figure, values in measured.items()}
+        for figure in ("compile", "beyond_cpu"):
+            appended = row[f"appended_{figure}_ms"]
+            row[f"{figure}_ratio"] = round(row[f"outside_{figure}_ms"] / appended, 2) if (
+                appended) else None
+        rows[language] = row
+    return rows
+
+
 def print_language_table(rows: dict) -> None:
     """The per-language figures as a table, on stderr (stdout is the JSON report)."""
     header = ("language", "compile cpu ms", "compile wall ms", "run cpu ms", "overhead ms")
@@ -425,12 +485,17 @@ def main() -> None:
     parser.add_argument("--skip-languages", action="store_true")
     parser.add_argument("--only-humaneval", action="store_true",
                         help="just HumanEval: bare, pool and service rates")
+    parser.add_argument("--only-assert-calls", action="store_true",
+                        help="just the assert tests judged outside vs appended, per language")
     args = parser.parse_args()
     report: dict = {"workers": WORKERS, "cpus": os.cpu_count(),
                     "load_avg_1m": round(os.getloadavg()[0], 2)}
-    if args.only_humaneval:
-        with _pool() as pool, Service() as service:
-            report["humaneval"] = bench_humaneval(pool, service, args.rounds)
+    if args.only_humaneval or args.only_assert_calls:
+        if args.only_humaneval:
+            with _pool() as pool, Service() as service:
+                report["humaneval"] = bench_humaneval(pool, service, args.rounds)
+        if args.only_assert_calls:
+            report["assert_calls"] = bench_assert_calls(args.rounds)
         print(json.dumps(report, indent=2))
         return
     if not args.skip_languages:
@@ -448,6 +513,7 @@ def main() -> None:
         report["judged_20_tests"] = bench_judged(pool, args.judged_submissions, args.rounds)
     report["overhead"] = bench_overhead(min(args.submissions, 40))
     report["cpp_20_tests"] = bench_cpp()
+    report["assert_calls"] = bench_assert_calls(args.rounds)
     print(json.dumps(report, indent=2))
 
 

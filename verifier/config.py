@@ -86,6 +86,9 @@ class Settings(BaseSettings):
     job_ttl_s: int = Field(3_600, ge=1)
     # Code runs (each worker process's own)
     python_warm: bool = True
+    # Assert tests that are not plain calls run in the solution's own process (no language
+    # but Python can keep them out of its reach): `refuse` answers such items infra_error.
+    in_process_tests: Literal["allow", "refuse"] = "allow"
     output_limit_mb: float = Field(8.0, gt=0)
     compile_time_s: float = Field(30.0, gt=0)
     # A problem's time limit, as a dataset states it, is for fast runtimes: each language's CPU
@@ -124,7 +127,8 @@ class Settings(BaseSettings):
     # A VERIFIER_* variable that is no setting (a typo): named in a warning, or a refused start.
     unknown_variables: Literal["warn", "refuse"] = "warn"
 
-    @field_validator("sandbox", "log_level", "log_format", "unknown_variables", mode="before")
+    @field_validator("sandbox", "log_level", "log_format", "in_process_tests",
+                     "unknown_variables", mode="before")
     @classmethod
     def _lower_case(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value

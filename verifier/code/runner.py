@@ -31,10 +31,12 @@ from rl_client.schemas import (
     Status,
     StdioTests,
 )
-from verifier.code import appended, interactive, testset
+from verifier.code import appended, dialects, interactive, testset
 from verifier.code.asserts import BrokenTests, Call, one_value_each, plan
 from verifier.code.bytecode import jail_bytecode
 from verifier.code.compare import NotJSONLike, json_like, stdout_matches, values_equal
+from verifier.code.dialects.core import CallsPlan
+from verifier.code.dialects.values import read_records
 from verifier.code.extract import extract_code
 from verifier.code.judges import OUTPUT, JudgeVerdict, PreparedJudge, prepare_judge
 from verifier.code.languages import MIB, Language, find_language, language_env, stack_mb
@@ -59,6 +61,8 @@ COMPILE_MESSAGE_CHARS = 4000
 COMPILE_MEMORY_MB = 4096  # compile_limits' memory, for a compiler's own heap settings
 COMPILE_FAILURES_KEPT = 256  # failed compilations remembered (by source), not run again
 MAX_SUPPORT_FILE_BYTES = 4 * MIB  # a file of VERIFIER_SUPPORT_FILES_DIR
+IN_PROCESS_REFUSED = ("these assert tests are not plain calls, so they would run in the solution's "
+                      "process, and this service refuses that (VERIFIER_IN_PROCESS_TESTS=refuse)")
 OOM_SIGNATURES = ("MemoryError", "std::bad_alloc", "java.lang.OutOfMemoryError",
                   "JavaScript heap out of memory", "Fatal process OOM", "memory allocation of",
                   "Cannot allocate memory", "cannot allocate memory", "out of memory",
@@ -152,6 +156,8 @@ class _Submission:
     interactor: PreparedJudge | None = None
     sampling: dict[str, Any] = field(default_factory=dict)  # what subsampling kept, if it did
     bytecode: str | None = None  # Python compiled here for the jail (bytecode.py), "" if not
+    calls: CallsPlan | None = None  # assert tests of another language than Python, as calls
+    judged: str | None = None  # where assert and call tests are judged (detail.judged)
 
 
 def _harness_records(channel: bytes, nonce: str) -> list[dict]:
@@ -250,11 +256,20 @@ class CodeRunner:
         refused = unsupported_tests(item.tests.type, language.name)
         if refused:
             return Result.infra_error(item.id, refused)
-        if isinstance(item.tests, AssertTests) and language.name == "python":
+        judged, calls = None, None
+        if isinstance(item.tests, CallTests):
+            judged = "outside"
+        elif isinstance(item.tests, AssertTests) and language.name == "python":
             try:
-                plan(item.tests.code)
+                judged = "outside" if plan(item.tests.code).mode == "calls" else "judge"
             except BrokenTests as exc:
                 return Result.infra_error(item.id, str(exc))
+        elif isinstance(item.tests, AssertTests):
+            calls = dialects.calls_plan(language.name, item.tests.code)
+            judged = "outside" if calls is not None else "in_process"
+            if calls is None and self.settings.in_process_tests == "refuse":
+                return Result.infra_error(item.id, IN_PROCESS_REFUSED, language=language.name,
+                                          judged=judged)
         code = extract_code(item.response, (language.name, *language.aliases))
         if not code.strip():
             return Result(id=item.id, reward=0.0, status=Status.no_answer,
@@ -264,10 +279,12 @@ class CodeRunner:
         if missing:
             return Result.infra_error(item.id, f"{language.name} toolchain is not installed: "
                                                f"{', '.join(missing)}")
-        if isinstance(item.tests, AssertTests) and language.name != "python":
-            code = appended.assemble(language.name, code, item.tests.code)
+        if calls is not None:
+            code = dialects.calls_program(language.name, code, calls)
+        elif isinstance(item.tests, AssertTests) and language.name != "python":
+            code = dialects.in_process_program(language.name, code, item.tests.code)
         submission = _Submission(item, language, code, tools, language.source_name(code),
-                                 sampling=sampling)
+                                 sampling=sampling, calls=calls, judged=judged)
         if language.compile is not None:
             failure = self._compile(submission)
             if failure is not None:
@@ -414,6 +431,8 @@ class CodeRunner:
             detail["sampled"] = sub.sampling
         if sub.compile_detail:
             detail["compile"] = sub.compile_detail
+        if sub.judged:
+            detail["judged"] = sub.judged
         return Result(id=item.id, reward=reward, status=status, detail=detail)
 
     def _run_case(self, sub: _Submission, index: int) -> TestVerdict:
@@ -434,6 +453,8 @@ class CodeRunner:
             call = Call(tests.fn_name, tuple(case.args), case.kwargs)
             payload = _payload("calls", {"code": sub.code, "nonce": nonce, "methods": True,
                                          "calls": [call.wire()], "bytecode": sub.bytecode})
+        elif sub.calls is not None:  # the driver records on fd 3; there is nothing to read
+            payload = b""
         elif language.name != "python":  # the tests are in the program: the epilogue's record
             payload = json.dumps({"nonce": nonce, "passed": True}).encode() + b"\n"
         else:
@@ -493,6 +514,8 @@ class CodeRunner:
         item, language, tests = sub.item, sub.language, sub.item.tests
         if outcome.error or outcome.missing_artefact:
             return TestVerdict(Status.infra_error, outcome, outcome.error or "artefact missing")
+        if sub.calls is not None:
+            return _calls_verdict(sub, outcome)
         records = _harness_records(outcome.channel, nonce) if harnessed else []
         ends = [r for r in records if "site" not in r]
         record = ends[-1] if ends else None
@@ -582,6 +605,30 @@ def _call_verdict(expected: Any, sites: list[dict], end: dict,
         return TestVerdict(Status.wrong, outcome, str(exc))
     matched = values_equal(expected, value)
     return TestVerdict(Status.correct if matched else Status.wrong, outcome)
+
+
+def _calls_verdict(sub: _Submission, outcome: RunOutcome) -> TestVerdict:
+    """Assert tests run as calls (dialects): each value the driver recorded, in order, against
+    its check; a failed check is `wrong` as a failed assert would have been, even if the run
+    went on to break a limit or crash. Then the run must have ended well with one value for
+    every call."""
+    sites = sub.calls.sites
+    recorded, fault = read_records(outcome.channel, len(sites))
+    dialect = dialects.DIALECTS[sub.language.name]
+    for site, value in zip(sites, recorded, strict=False):
+        if not dialect.holds(site.check, value):
+            return TestVerdict(Status.wrong, outcome,
+                               f"the assertion at line {site.line} of the tests failed")
+    limited = _limit_status(outcome, sub.language, sub.item.limits)
+    if limited is not None:
+        return TestVerdict(limited, outcome)
+    if fault is not None:
+        return TestVerdict(Status.wrong, outcome, fault)
+    if outcome.exit_code != 0:
+        return TestVerdict(Status.runtime_error, outcome, _exit_message(outcome))
+    if len(recorded) < len(sites):
+        return TestVerdict(Status.runtime_error, outcome, "exited before the tests finished")
+    return TestVerdict(Status.correct, outcome)
 
 
 def _support_files(directory: str) -> dict[str, bytes]:

@@ -1,0 +1,220 @@
+"""C and C++ assert tests against solutions that attack them, through the real compilers and jail.
+
+Each attack is a wrong solution (its function returns the wrong value) placed ahead of the tests
+with a trick that beat the tests when they ran in its process: preprocessor tricks, shadowing
+what the tests use, interposing the C library, static initialisers, atexit and signal handlers,
+forged records, floods and crashes. Each must earn nothing, and never an infra_error, whatever
+the tests' shape: MultiPL-E's (`auto candidate = f; assert(candidate(...) == ...)`),
+HumanEval-X's (`assert (f(...) == ...)`, `issame`, `abs(... - K) < 1e-4`), both judged outside
+the solution's process, and a shape that is not plain calls (a loop), run in its process.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from rl_client.schemas import CodeItem
+from verifier.code import run_code_items
+from verifier.config import Settings
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+
+LIMITS = {"time_s": 5, "memory_mb": 256}
+
+# C++: scale(v, k) multiplies each element of v by k (right), or adds k (wrong).
+CPP_RIGHT = ("#include <bits/stdc++.h>\nusing namespace std;\n"
+             "vector<long> scale(vector<long> v, long k) { for (auto &x : v) x *= k; return v; }\n"
+             "float half(long x) { return x / 2.0f; }\n")
+CPP_WRONG = ("#include <bits/stdc++.h>\nusing namespace std;\n"
+             "vector<long> scale(vector<long> v, long k) { for (auto &x : v) x += k; return v; }\n"
+             "float half(long x) { return x; }\n")
+CPP_TESTS = {
+    "multiple": ("#include<assert.h>\n#include<bits/stdc++.h>\nint main() {\n"
+                 "    auto candidate = scale;\n"
+                 "    assert(candidate((std::vector<long>({(long)1, (long)2})), (3)) == "
+                 "(std::vector<long>({(long)3, (long)6})));\n"
+                 "    assert(candidate((std::vector<long>()), (3)) == (std::vector<long>()));\n"
+                 "}\n"),
+    "humaneval_x": ("#undef NDEBUG\n#include<assert.h>\nbool issame(vector<long> a,vector<long>b){"
+                    "\n    if (a.size()!=b.size()) return false;\n    for (int i=0;i<a.size();i++)"
+                    "\n    {\n    if (a[i]!=b[i]) return false;\n    }\n    return true;\n}\n"
+                    "int main(){\n    assert (issame(scale({1, 2}, 3) , {3, 6}));\n"
+                    "    assert (abs(half(3) - 1.5) < 1e-4);\n}\n"),
+    "loop": ("#include <cassert>\nint main() {\n    for (long k = 1; k < 4; k++)\n"
+             "        assert(scale({1, 2}, k) == std::vector<long>({k, 2 * k}));\n}\n"),
+}
+# C: add(a, b) returns a + b (right) or a - b (wrong); name() returns "bob".
+C_RIGHT = ('#include <stdlib.h>\nint add(int a, int b) { return a + b; }\n'
+           'const char *name(void) { return "bob"; }\n')
+C_WRONG = ('#include <stdlib.h>\nint add(int a, int b) { return a - b; }\n'
+           'const char *name(void) { return "al"; }\n')
+C_TESTS = {
+    "calls": ('#include <assert.h>\n#include <string.h>\nint main() {\n    assert(add(1, 2) == 3);'
+              '\n    assert(strcmp(name(), "bob") == 0);\n    return 0;\n}\n'),
+    "loop": ("#include <assert.h>\nint main() {\n    for (int i = 1; i < 3; i++)\n"
+             "        assert(add(i, i) == 2 * i);\n    return 0;\n}\n"),
+}
+
+# Tricks a wrong solution ends with (C++ first, then C where they differ).
+CPP_ATTACKS = {
+    "NDEBUG before the tests' assert.h": "#define NDEBUG\n",
+    "assert defined away": "#undef assert\n#define assert(...) ((void)0)\n",
+    "assert that evaluates and ignores": "#include <cassert>\n#undef assert\n"
+                                         "#define assert(e) ((void)(e))\n",
+    "interposed __assert_fail": 'extern "C" void __assert_fail(const char *, const char *, '
+                                'unsigned int, const char *) { }\n',
+    "abs shadowed": "#define abs(x) 0\n",
+    "equality shadowed": "bool operator==(const std::vector<long> &, const std::vector<long> &)"
+                         " { return true; }\n",
+    "issame and main shadowed": "#define issame(...) true\n",
+    "record forged from a static initialiser": (
+        "#include <unistd.h>\nstatic int forged = [] { char b[4096]; long n = read(4, b, "
+        "sizeof b); if (n > 0) write(3, b, n); _exit(0); return 0; }();\n"),
+    "records forged from a static initialiser": (
+        '#include <unistd.h>\nstatic int forged = [] { const char r[] = "[0,[\\"l\\",3,6]]\\n'
+        '[1,[\\"l\\"]]\\n[0,1.5]\\n"; write(3, r, sizeof r - 1); _exit(0); return 0; }();\n'),
+    "exit(0) from a static initialiser": "#include <cstdlib>\n"
+                                         "static int quit = (std::exit(0), 0);\n",
+    "atexit handler that exits 0": "#include <cstdlib>\n#include <unistd.h>\n"
+                                   "static int hook = std::atexit([] { _exit(0); });\n",
+    "SIGABRT handler that exits 0": "#include <csignal>\n#include <unistd.h>\nstatic int "
+                                    "handler = (std::signal(SIGABRT, [](int) { _exit(0); }), 0);\n",
+    "terminate handler that exits 0": "#include <exception>\n#include <unistd.h>\nstatic int "
+                                      "handler = (std::set_terminate([] { _exit(0); }), 0);\n",
+    "output flood": "#include <cstdio>\nstatic int flood = [] { for (long i = 0; i < (1L << 25);"
+                    " i++) std::fputs(\"[0,1]\\n\", stdout); return 0; }();\n",
+    "garbage on the channel": '#include <unistd.h>\nstatic int junk = [] { write(3, "{\\"passed\\'
+                              '": true}\\n[", 18); return 0; }();\n',
+}
+C_ATTACKS = {
+    "NDEBUG before the tests' assert.h": "#define NDEBUG\n",
+    "assert defined away": "#include <assert.h>\n#undef assert\n#define assert(x) ((void)0)\n",
+    "interposed __assert_fail": "void __assert_fail(const char *a, const char *b, unsigned c, "
+                                "const char *d) { }\n",
+    "strcmp shadowed": "#define strcmp(a, b) 0\n",
+    "record forged from a constructor": (
+        "#include <unistd.h>\n__attribute__((constructor)) static void forge(void) { char b[4096];"
+        " long n = read(4, b, sizeof b); if (n > 0) write(3, b, n); _exit(0); }\n"),
+    "atexit handler that exits 0": "#include <unistd.h>\n#include <stdlib.h>\nstatic void out(void)"
+                                   " { _exit(0); }\n__attribute__((constructor)) static void "
+                                   "hook(void) { atexit(out); }\n",
+    "SIGABRT handler that exits 0": "#include <signal.h>\n#include <unistd.h>\nstatic void "
+                                    "out(int s) { _exit(0); }\n__attribute__((constructor)) "
+                                    "static void hook(void) { signal(SIGABRT, out); }\n",
+}
+# Tricks no program can be kept from inside its own process, where tests that are not plain
+# calls still run (README: which tests are judged outside the solution's process): copying the
+# run's record to the channel, overloading the operators the tests compare with.
+IN_PROCESS_ONLY = {"record forged from a static initialiser", "record forged from a constructor",
+                   "equality shadowed"}
+
+
+def _item(language: str, response: str, tests: str) -> CodeItem:
+    return CodeItem(language=language, response=response, limits=LIMITS,
+                    tests={"type": "assert", "code": tests})
+
+
+@pytest.mark.parametrize(("language", "right", "shapes"), [
+    ("cpp", CPP_RIGHT, CPP_TESTS), ("c", C_RIGHT, C_TESTS)])
+def test_right_solutions_pass_and_say_where_they_were_judged(language, right, shapes):
+    items = [_item(language, right, tests) for tests in shapes.values()]
+    results = run_code_items(items)
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("correct", "in_process" if shape == "loop" else "outside") for shape in shapes], results
+
+
+@pytest.mark.parametrize(("language", "wrong", "shapes", "attacks"), [
+    ("cpp", CPP_WRONG, CPP_TESTS, CPP_ATTACKS), ("c", C_WRONG, C_TESTS, C_ATTACKS)])
+def test_attacks_earn_nothing(language, wrong, shapes, attacks):
+    cases = [(attack, shape) for attack in attacks for shape in shapes
+             if not (shape == "loop" and attack in IN_PROCESS_ONLY)]
+    items = [_item(language, wrong + attacks[attack], shapes[shape]) for attack, shape in cases]
+    results = run_code_items(items)
+    won = [(case, r.status.value, r.detail.get("tests", [{}])[0].get("message"))
+           for case, r in zip(cases, results, strict=True)
+           if r.reward != 0.0 or r.status.value == "infra_error"]
+    assert not won, won
+
+
+def test_a_wrong_value_is_wrong_and_names_its_line():
+    result = run_code_items([_item("cpp", CPP_WRONG, CPP_TESTS["multiple"])])[0]
+    assert result.status.value == "wrong"
+    assert result.detail["tests"][0]["message"] == "the assertion at line 5 of the tests failed"
+    assert "3, 6" not in str(result.detail)
+
+
+def test_in_process_forgery_is_marked_and_can_be_refused():
+    # Inside its own process a program can copy the run's record to the channel: that is why
+    # such results say `judged: in_process`, and why an operator may refuse them.
+    forged = _item("cpp", CPP_WRONG + CPP_ATTACKS["record forged from a static initialiser"],
+                   CPP_TESTS["loop"])
+    result = run_code_items([forged])[0]
+    assert result.detail["judged"] == "in_process"
+    refused = run_code_items([forged], Settings(in_process_tests="refuse"))[0]
+    assert refused.status.value == "infra_error" and refused.reward is None
+    assert refused.detail["judged"] == "in_process"
+    assert "VERIFIER_IN_PROCESS_TESTS=refuse" in refused.detail["error"]
+    plain = run_code_items([_item("cpp", CPP_RIGHT, CPP_TESTS["multiple"])],
+                           Settings(in_process_tests="refuse"))[0]
+    assert plain.status.value == "correct"
+
+
+FINDER = r"""
+#include <cctype>
+#include <cstdio>
+#include <fstream>
+#include <string>
+// Looks for the expected value in everything it can read: its own program and memory.
+static std::string found() {
+    const std::string needle = std::string("zq-") + "expected-";
+    std::ifstream maps("/proc/self/maps");
+    std::ifstream memory("/proc/self/mem", std::ios::binary);
+    std::string line;
+    while (std::getline(maps, line)) {
+        unsigned long start, end;
+        char perms[8];
+        if (std::sscanf(line.c_str(), "%lx-%lx %7s", &start, &end, perms) != 3 || perms[0] != 'r'
+                || end - start > (1UL << 28)) continue;
+        std::string data(end - start, '\0');
+        memory.clear();
+        memory.seekg(start);
+        if (!memory.read(&data[0], data.size())) continue;
+        for (size_t at = data.find(needle); at != std::string::npos; at = data.find(needle, at + 1))
+            if (at + needle.size() + 2 <= data.size() && std::isdigit(data[at + needle.size()])
+                    && std::isdigit(data[at + needle.size() + 1]))
+                return data.substr(at, needle.size() + 2);
+    }
+    return "nothing";
+}
+std::string f(std::string x) { return found(); }
+"""
+
+
+def test_expected_values_are_out_of_the_solutions_reach():
+    tests = ('#include <cassert>\nint main() {\n    auto candidate = f;\n'
+             '    assert(candidate("x") == "zq-expected-91");\n}\n')
+    result = run_code_items([_item("cpp", FINDER, tests)])[0]
+    assert result.status.value == "wrong", result
+
+
+def test_a_solution_with_macros_of_its_own_still_passes():
+    # Competitive programmers' headers: the driver undefines what it uses.
+    header = ("#include <bits/stdc++.h>\nusing namespace std;\n#define int long long\n"
+              "#define put push_back\n#define record rec\n#define write wr\n")
+    right = header + ("vector<long> scale(vector<long> v, long k) { for (auto &x : v) x *= k; "
+                      "return v; }\nfloat half(long x) { return x / 2.0f; }\n")
+    result = run_code_items([_item("cpp", right, CPP_TESTS["humaneval_x"])])[0]
+    assert (result.status.value, result.detail["judged"]) == ("correct", "outside"), result
+
+
+def test_values_the_driver_cannot_write_fail_without_breaking_the_build():
+    odd = ("#include <bits/stdc++.h>\nstruct Odd { long v; bool operator==("
+           "const std::vector<long>&) const { return true; } };\n"
+           "Odd scale(std::vector<long> v, long k) { return {0}; }\n")
+    bad_pointer = ("#include <vector>\nconst char *scale(std::vector<long> v, long k) { return "
+                   "(const char *)16; }\n")
+    results = run_code_items([_item("cpp", odd, CPP_TESTS["multiple"]),
+                              _item("cpp", bad_pointer, CPP_TESTS["multiple"])])
+    assert [r.status.value for r in results] == ["wrong", "runtime_error"], results
