@@ -23,6 +23,10 @@
 6. languages: per installed language, a small stdio program's compile time (CPU and wall) and
    the per-test overhead, the wall time per test beyond the program's own CPU time (p50), in
    one slot's jail; also printed as a table on stderr.
+7. asserts: per language with a calls dialect (C, C++, JavaScript, TypeScript), an assert item
+   of 20 MultiPL-E-shape checks (judged outside the solution's process): its compile time and
+   its run's wall time beyond the program's own CPU time (p50), a distinct source per round;
+   also as a table on stderr (`--only-asserts` for just that).
 
 Rounds are long enough (120 submissions, 30 chunks over 2 workers) that the last chunk of a
 round, when one worker idles, does not weigh on the rate: it measures steady throughput.
@@ -32,6 +36,7 @@ are in the README's Benchmarks section.
 Usage: python bench/code_throughput.py [--submissions 120] [--rounds 3] [--skip-humaneval]
                                       [--skip-service] [--judged-submissions 24]
                                       [--only-languages | --skip-languages]
+                                      [--only-asserts | --skip-asserts]
 """
 
 from __future__ import annotations
@@ -323,9 +328,60 @@ def bench_languages(rounds: int, tests: int = 10) -> dict:
     return rows
 
 
+# language -> (a solution, one MultiPL-E-shape check of call i) for the asserts bench.
+ASSERT_ITEMS = {
+    "c": ("int add(int a, int b) { return a + b; }\n",
+          "#include <assert.h>\nint main() {\n%s    return 0;\n}\n",
+          lambda i: f"    assert(add({i}, {i + 1}) == {2 * i + 1});\n"),
+    "cpp": ("#include <bits/stdc++.h>\nstd::vector<long> twice(std::vector<long> v) "
+            "{ for (auto &x : v) x *= 2; return v; }\n",
+            "#include<assert.h>\n#include<bits/stdc++.h>\nint main() {\n"
+            "    auto candidate = twice;\n%s}\n",
+            lambda i: f"    assert(candidate((std::vector<long>({{(long){i}, (long){i + 1}}}))) "
+                      f"== (std::vector<long>({{(long){2 * i}, (long){2 * i + 2}}})));\n"),
+    "javascript": ("function twice(v) { return v.map((x) => 2 * x); }\n",
+                   "const assert = require('node:assert');\n\nfunction test() {\n"
+                   "  let candidate = twice;\n%s}\n\ntest();\n",
+                   lambda i: f"  assert.deepEqual(candidate([{i}, {i + 1}]),[{2 * i}, "
+                             f"{2 * i + 2}]);\n"),
+    "typescript": ("function twice(v: number[]): number[] { return v.map((x) => 2 * x); }\n",
+                   "declare var require: any;\nconst assert = require('node:assert');\n\n"
+                   "function test() {\n  let candidate = twice;\n%s}\n\ntest();\n",
+                   lambda i: f"  assert.deepEqual(candidate([{i}, {i + 1}]),[{2 * i}, "
+                             f"{2 * i + 2}]);\n"),
+}
+
+
+def bench_asserts(rounds: int, checks: int = 20) -> dict:
+    """Per language of ASSERT_ITEMS installed: an assert item's compile time (wall, median over
+    `rounds` distinct sources) and its run's wall time beyond the program's own CPU time."""
+    rows = {}
+    for language, (solution, frame, check) in ASSERT_ITEMS.items():
+        if language not in installed_languages():
+            continue
+        tests = {"type": "assert", "code": frame % "".join(check(i) for i in range(checks))}
+        run_code_items([CodeItem(language=language, response=solution, tests=tests)])  # warm
+        compile_wall, overheads, cpu = [], [], []
+        for round_ in range(rounds):
+            item = CodeItem(language=language, response=solution + "\n" * (round_ + 1),
+                            tests=tests)
+            result = run_code_items([item])[0]
+            assert result.status.value == "correct", result
+            test = result.detail["tests"][0]
+            compile_wall.append(result.detail.get("compile", {}).get("wall_ms", 0.0))
+            overheads.append(test["wall_ms"] - test["time_ms"])
+            cpu.append(test["time_ms"])
+        rows[language] = {
+            "judged": result.detail.get("judged", "in_process"),
+            "compile_wall_ms": round(statistics.median(compile_wall), 1),
+            "run_cpu_p50_ms": round(statistics.median(cpu), 2),
+            "overhead_p50_ms": round(statistics.median(overheads), 2)}
+    return rows
+
+
 def print_language_table(rows: dict) -> None:
     """The per-language figures as a table, on stderr (stdout is the JSON report)."""
-    header = ("language", "compile cpu ms", "compile wall ms", "run cpu ms", "overhead ms")
+    header = ("language", *next(iter(rows.values()), {}).keys())
     print("  ".join(f"{h:>15}" for h in header), file=sys.stderr)
     for language, row in rows.items():
         print("  ".join(f"{value:>15}" for value in (language, *row.values())), file=sys.stderr)
@@ -342,9 +398,18 @@ def main() -> None:
     parser.add_argument("--only-languages", action="store_true",
                         help="just the per-language compile times and run overheads")
     parser.add_argument("--skip-languages", action="store_true")
+    parser.add_argument("--only-asserts", action="store_true",
+                        help="just the assert items of the languages with a calls dialect")
+    parser.add_argument("--skip-asserts", action="store_true")
     args = parser.parse_args()
     report: dict = {"workers": WORKERS, "cpus": os.cpu_count(),
                     "load_avg_1m": round(os.getloadavg()[0], 2)}
+    if args.only_asserts or not (args.skip_asserts or args.only_languages):
+        report["asserts"] = bench_asserts(args.rounds)
+        print_language_table(report["asserts"])
+    if args.only_asserts:
+        print(json.dumps(report, indent=2))
+        return
     if not args.skip_languages:
         report["languages"] = bench_languages(args.rounds)
         print_language_table(report["languages"])

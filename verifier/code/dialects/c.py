@@ -8,7 +8,7 @@ that equals nothing, so any return type compiles.
 
 from __future__ import annotations
 
-from verifier.code.dialects.cfamily import CFamilyDialect, names_of
+from verifier.code.dialects.cfamily import CFamilyDialect
 
 _PRELUDE = r"""#include <stdio.h>
 #include <string.h>
@@ -78,4 +78,3 @@ class CDialect(CFamilyDialect):
     cpp = False
     prelude = _PRELUDE
     record = "__verifier_record({site}, {call});"
-    prelude_names = names_of(_PRELUDE + "int main() { return 0; }")

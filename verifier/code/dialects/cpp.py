@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from verifier.code.dialects.cfamily import CFamilyDialect, Comparator, names_of
+from verifier.code.dialects.cfamily import CFamilyDialect, Comparator
 from verifier.code.dialects.clike import CType
 from verifier.code.dialects.lexer import Token
 
@@ -179,7 +179,6 @@ class CppDialect(CFamilyDialect):
     cpp = True
     prelude = _PRELUDE
     record = "__verifier_calls::record({site}, {call});"
-    prelude_names = names_of(_PRELUDE + "int main() { return 0; }")
 
     def comparator(self, tokens: list[Token], name: str, parameters: tuple[str, str],
                    types: tuple[Any, Any]) -> Comparator | None:
