@@ -201,7 +201,7 @@ class JavaScriptDialect(Dialect):
             scope.assert_name, scope.strict = name, strict
             return
         if len(value) == 1 and value[0].kind == "name" and value[0].text not in (
-                scope.variables.keys() | scope.functions | {"undefined", "NaN", "Infinity"}):
+                scope.variables.keys() | scope.functions | _CONSTANTS.keys()):
             scope.aliases.add(name)
         else:
             scope.variables[name] = _Literals(value, scope.variables).whole()
