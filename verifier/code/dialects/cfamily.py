@@ -17,14 +17,15 @@ where CALL is `f(ARGS)` with every argument a literal or such a variable, and K 
 Anything else (loops, other statements, other helpers, other macros) is not plain calls.
 
 The driver (after the solution) undefines every name it uses, so a solution's macros cannot
-break it (`#define int long long`), then makes the calls in order and writes each value
-(`record`), as soon as it returns, on fd 3.
+break it (`#define int long long`), then makes the calls in order, records each value
+(`record`) and writes the records on fd 3 (`finish`).
 """
 
 from __future__ import annotations
 
 import functools
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -108,12 +109,15 @@ class CFamilyDialect(Dialect):
     cpp: bool
     prelude: str
     record: str
+    finish: str  # the statement that writes out what the records left in their buffer
 
     @functools.cached_property
     def prelude_names(self) -> frozenset[str]:
-        """Every name the driver's own code uses: undefined before it."""
+        """Every name the driver's own code uses, undefined before it: all but the compiler's
+        own (`__x86_64__`, `defined`)."""
         return frozenset(t.text for t in tokenize(self.prelude + "int main() { return 0; }")
-                         if t.kind == "name")
+                         if t.kind == "name" and t.text != "defined"
+                         and not re.fullmatch(r"__\w+__", t.text))
 
     def comparator(self, tokens: list[Token], name: str, parameters: tuple[str, str],
                    types: tuple[Any, Any]) -> Comparator | None:
@@ -149,7 +153,8 @@ class CFamilyDialect(Dialect):
             raise NotPlainCalls("no main")
         lines, sites = self._main(tests, main, comparators)
         driver = "\n".join([*(f"#undef {name}" for name in sorted(self.prelude_names)),
-                            self.prelude, *header, "int main() {", *lines, "return 0;", "}", ""])
+                            self.prelude, *header, "int main() {", *lines, self.finish,
+                            "return 0;", "}", ""])
         return CallsPlan(sites_within_bounds(sites), driver)
 
     def _directive(self, token: Token) -> list[str]:

@@ -41,8 +41,8 @@ template <class T, class = void> struct optional_like : std::false_type {};
 template <class T> struct optional_like<T, std::void_t<typename T::value_type,
     decltype(std::declval<const T &>().has_value()), decltype(*std::declval<const T &>())>>
     : std::true_type {};
-// One record at a time, in a buffer of its own (no allocation, no header but these), written
-// out when full and when the record ends.
+// The records, in a buffer of their own (no allocation, no header but these), written out
+// when it is full and when the calls are done: one write, not one per call.
 static char buffer[1 << 16];
 static unsigned long used = 0;
 inline void flush() {
@@ -156,7 +156,6 @@ template <class T> void record(int site, const T &value) {
     put_char(',');
     put(value);
     put_text("]\n");
-    flush();
 }
 }
 """
@@ -186,6 +185,7 @@ class CppDialect(CFamilyDialect):
     cpp = True
     prelude = _PRELUDE
     record = "__verifier_calls::record({site}, {call});"
+    finish = "__verifier_calls::flush();"
 
     def comparator(self, tokens: list[Token], name: str, parameters: tuple[str, str],
                    types: tuple[Any, Any]) -> Comparator | None:

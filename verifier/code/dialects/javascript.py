@@ -117,8 +117,9 @@ const __verifier_encode = (value, depth) => {
   }
   return out;
 };
+const __verifier_records = [];
 const __verifier_record = (site, value) => {
-  __verifier_write(3, JSON.stringify([site, __verifier_encode(value, 0)]) + '\\n');
+  __verifier_records.push(JSON.stringify([site, __verifier_encode(value, 0)]) + '\\n');
 };
 """
 
@@ -173,7 +174,8 @@ class JavaScriptDialect(Dialect):
             raise NotPlainCalls("a test function never called")
         if scope.as_arguments & scope.as_expected:
             raise NotPlainCalls("a variable both passed to a call and expected")
-        return CallsPlan(sites_within_bounds(sites), "\n".join([_DRIVER, *lines, "})();", ""]))
+        return CallsPlan(sites_within_bounds(sites), "\n".join(
+            [_DRIVER, *lines, "__verifier_write(3, __verifier_records.join(''));", "})();", ""]))
 
     def _statement(self, tests: str, statement: list[Token], scope: _Scope, lines: list[str],
                    sites: list[Site]) -> None:
