@@ -3,7 +3,8 @@ assert(candidate(ARGS) == (EXPECTED));` and HumanEval-X's `assert (f(ARGS) == K)
 `issame` helpers and `abs(f(x) - K) < 1e-4` checks.
 
 The driver's serialiser is a template (needing no header a solution lacks but <type_traits>,
-<utility> and <unistd.h>, so a driver compiles about as fast as the tests it replaces) that
+<utility> and <unistd.h>, and compiled without optimisation, so a driver compiles about as
+fast as the tests it replaces) that
 writes what the value is, whatever its declared type: an integer, char or enum as a number, a
 float exactly (`%.17g`, as a double), a string (std::string, string_view, char*) as its bytes,
 a container as a list (a map, a set as such), a tuple or pair as a tuple, an optional as an
@@ -22,6 +23,8 @@ from verifier.code.dialects.lexer import Token
 _PRELUDE = r"""#include <type_traits>
 #include <utility>
 #include <unistd.h>
+#pragma GCC push_options
+#pragma GCC optimize ("O0")
 namespace __verifier_calls {
 template <class T, class = void> struct iterable : std::false_type {};
 template <class T> struct iterable<T, std::void_t<decltype(std::declval<const T &>().begin()),
@@ -158,6 +161,7 @@ template <class T> void record(int site, const T &value) {
     put_text("]\n");
 }
 }
+#pragma GCC pop_options
 """
 
 

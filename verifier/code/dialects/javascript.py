@@ -80,48 +80,27 @@ _DECLARES = ("let", "const", "var")
 _STRINGS = ("string", "char", "template")  # the lexer's kinds: '...' is a C char
 _RESERVED_CALLEES = frozenset({"assert", "console", "require", "JSON", "Math", "eval",
                                "Function"})
-_DRIVER = """
-;(() => {
-const __verifier_write = require('fs').writeSync;
-const __verifier_encode = (value, depth) => {
-  if (value === null) return null;
-  switch (typeof value) {
-    case 'undefined': return ['u'];
-    case 'boolean': case 'string': return value;
-    case 'number':
-      if (Number.isNaN(value)) return ['f', 'nan'];
-      if (value === Infinity) return ['f', 'inf'];
-      if (value === -Infinity) return ['f', '-inf'];
-      return Object.is(value, -0) ? ['f', '-0'] : value;
-    case 'bigint': return ['i', value.toString()];
-    case 'function': case 'symbol': return ['x', typeof value];
-  }
-  if (depth > 90) return ['x', 'nested too deep'];
-  const out = [];
-  if (Array.isArray(value)) {
-    out.push('l');
-    for (let i = 0; i < value.length; i++) out.push(__verifier_encode(value[i], depth + 1));
-  } else if (value instanceof Map) {
-    out.push('m');
-    for (const [k, v] of value) {
-      out.push(__verifier_encode(k, depth + 1), __verifier_encode(v, depth + 1));
-    }
-  } else if (value instanceof Set) {
-    out.push('s');
-    for (const v of value) out.push(__verifier_encode(v, depth + 1));
-  } else if (value instanceof Date || value instanceof Promise) {
-    return ['x', value.constructor.name];
-  } else {
-    out.push('o');
-    for (const key of Object.keys(value)) out.push(key, __verifier_encode(value[key], depth + 1));
-  }
-  return out;
-};
-const __verifier_records = [];
-const __verifier_record = (site, value) => {
-  __verifier_records.push(JSON.stringify([site, __verifier_encode(value, 0)]) + '\\n');
-};
-"""
+# The driver's own code, kept short: TypeScript transpiles it with every program.
+_DRIVER = (
+    "\n;(() => {\nconst __verifier_write = require('fs').writeSync, __verifier_records = [];\n"
+    "const __verifier_encode = (v, d) => {\n"
+    "if (v === null) return null;\n"
+    "switch (typeof v) {\n"
+    "case 'undefined': return ['u'];\n"
+    "case 'boolean': case 'string': return v;\n"
+    "case 'number': return v !== v ? ['f', 'nan'] : v === 1 / 0 ? ['f', 'inf'] : "
+    "v === -1 / 0 ? ['f', '-inf'] : Object.is(v, -0) ? ['f', '-0'] : v;\n"
+    "case 'bigint': return ['i', v.toString()];\n"
+    "case 'function': case 'symbol': return ['x', typeof v];\n}\n"
+    "if (d > 90) return ['x', 'nested too deep'];\n"
+    "const e = (x) => __verifier_encode(x, d + 1);\n"
+    "if (Array.isArray(v)) return ['l', ...Array.from(v, e)];\n"
+    "if (v instanceof Map) return ['m', ...[...v].flatMap(([k, x]) => [e(k), e(x)])];\n"
+    "if (v instanceof Set) return ['s', ...[...v].map(e)];\n"
+    "if (v instanceof Date || v instanceof Promise) return ['x', v.constructor.name];\n"
+    "return ['o', ...Object.keys(v).flatMap((k) => [k, e(v[k])])];\n};\n"
+    "const __verifier_record = (site, value) => "
+    "__verifier_records.push(JSON.stringify([site, __verifier_encode(value, 0)]) + '\\n');\n")
 
 
 @dataclass
