@@ -609,9 +609,8 @@ def _call_verdict(expected: Any, sites: list[dict], end: dict,
 
 def _calls_verdict(sub: _Submission, outcome: RunOutcome) -> TestVerdict:
     """Assert tests run as calls (dialects): each value the driver recorded, in order, against
-    its check; a failed check is `wrong` as a failed assert would have been, even if the run
-    went on to break a limit or crash. Then the run must have ended well with one value for
-    every call."""
+    its check; a failed check is `wrong`, as the failed assert would have been, whatever came
+    after it. Then the run must have ended well with one value for every call."""
     sites = sub.calls.sites
     recorded, fault = read_records(outcome.channel, len(sites))
     dialect = dialects.DIALECTS[sub.language.name]

@@ -19,14 +19,15 @@ from verifier.code.dialects.core import CallsPlan, Dialect, NotPlainCalls
 from verifier.code.dialects.cpp import CppDialect
 from verifier.code.dialects.d import DDialect
 from verifier.code.dialects.haskell import HaskellDialect
+from verifier.code.dialects.javascript import JavaScriptDialect, TypeScriptDialect
 from verifier.code.dialects.ocaml import OCamlDialect
 from verifier.code.dialects.racket import RacketDialect
 from verifier.code.dialects.rust import RustDialect
 from verifier.lru import LRU
 
 DIALECTS: dict[str, Dialect] = {dialect.language: dialect for dialect in (
-    CDialect(), CppDialect(), DDialect(), HaskellDialect(), OCamlDialect(), RacketDialect(),
-    RustDialect(),
+    CDialect(), CppDialect(), DDialect(), HaskellDialect(), JavaScriptDialect(), OCamlDialect(),
+    RacketDialect(), RustDialect(), TypeScriptDialect(),
 )}
 
 # Plans of the tests seen lately: a dataset's tests come back once per sample of their problem.

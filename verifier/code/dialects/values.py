@@ -1,8 +1,8 @@
 """The values a calls run records, as the worker reads and holds them: one model for every
 language, and the records' wire form.
 
-A driver writes one line per call on the run's channel (fd 3), as soon as the call returned:
-`[site, value]` in JSON, the value encoded as
+A driver writes one line per call on the run's channel (fd 3), once the calls are done (or
+its buffer is full): `[site, value]` in JSON, the value encoded as
 
     null, true, false, numbers, strings   as themselves (a float keeps a `.` or an exponent)
     ["l", ...] list     ["t", ...] tuple     ["s", ...] set     ["m", k, v, ...] map
