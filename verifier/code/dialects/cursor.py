@@ -7,12 +7,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from verifier.code.dialects.cfamily import _at as token_at
-from verifier.code.dialects.cfamily import _depth as depth
 from verifier.code.dialects.cfamily import _statement_end as semicolon
-from verifier.code.dialects.cfamily import _unwrapped as unwrapped
 from verifier.code.dialects.core import MAX_NESTING, NotPlainCalls
-from verifier.code.dialects.lexer import Token, closing, is_punct
+from verifier.code.dialects.lexer import Token, closing, is_punct, token_at, unwrapped
+from verifier.code.dialects.lexer import depth_at as depth
 
 
 class Cursor:
