@@ -71,8 +71,15 @@ def jvm_flags(memory_mb: int) -> list[str]:
 _JVM_COMPILER_FLAGS = ("-Xmx1024m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
 
 
+# The libraries Java programs may use beyond the JDK: javatuples (MultiPL-E's Java imports
+# org.javatuples.*), Debian's libjavatuples-java. A host without it compiles what does not use it.
+JAVA_LIBRARIES = "/usr/share/java/javatuples.jar"
+GO_LIBRARIES = "/usr/share/gocode"  # a GOPATH entry: Debian's golang-*-dev packages
+
+
 def _java_run(tools: dict[str, str], source: str, memory_mb: int, code: str) -> list[str]:
-    return [tools["java"], *jvm_flags(memory_mb), "-cp", "classes", java_main_class(code)]
+    return [tools["java"], *jvm_flags(memory_mb), "-cp", f"classes:{JAVA_LIBRARIES}",
+            java_main_class(code)]
 
 
 def _jvm_library_run(library: str, main: Callable[[str], str]
@@ -156,7 +163,7 @@ LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
     Language(
         name="java", tools=("javac", "java"), source_name=java_source_name,
         compile=lambda t, s: [t["javac"], *(f"-J{flag}" for flag in _JVM_COMPILER_FLAGS),
-                              "-encoding", "UTF-8", "-d", "classes", s],
+                              "-encoding", "UTF-8", "-cp", JAVA_LIBRARIES, "-d", "classes", s],
         run=_java_run, artefacts=("classes",), memory="heap", startup_cpu_s=1.0),
     Language(
         name="javascript", tools=("node",), source_name=_fixed("main.js"), run=_node_run(""),
@@ -169,13 +176,15 @@ LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
         name="bash", tools=("bash",), source_name=_fixed("main.sh"),
         run=lambda t, s, m, c: [t["bash"], s], aliases=("sh", "shell")),
     # Go: one runtime thread for Go code and the garbage collector aiming at the limit; the
-    # build is static (no cgo) with its cache in the run's /tmp.
+    # build is static (no cgo) with its cache in the run's /tmp; GOPATH mode, with Debian's Go
+    # sources (testify, HumanEval-X's assertions: golang-github-stretchr-testify-dev).
     Language(
         name="go", tools=("go",), source_name=_fixed("main.go"),
         compile=lambda t, s: [t["go"], "build", "-o", "main", s],
         run=_native, artefacts=("main",), aliases=("golang",),
         env={"GOMAXPROCS": "1", "GOMEMLIMIT": "{memory_mb}MiB", "CGO_ENABLED": "0",
-             "GOCACHE": "/tmp/.gocache", "GOPATH": "/tmp/go", "GO111MODULE": "off"}),
+             "GOCACHE": "/tmp/.gocache", "GOPATH": f"/tmp/go:{GO_LIBRARIES}",
+             "GO111MODULE": "off"}),
     Language(
         name="typescript", tools=("tsc", "node"), source_name=_fixed("main.ts"),
         compile=lambda t, s: [t["node"], "-e", _TS_TRANSPILE, _typescript_library(t), s],
