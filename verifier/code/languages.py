@@ -108,6 +108,15 @@ def kotlin_main_class(code: str) -> str:
     return f"{package.group(1)}.MainKt" if package else "MainKt"
 
 
+# The verifier's TestMain (dialects/go.py) makes a Go program a test binary: its `func TestX(t
+# *testing.T)` tests run by `go test -c`'s main, which wants a file named *_test.go.
+GO_TEST_MAIN = "func TestMain(__verifier_m *__verifier_testing.M)"
+
+
+def go_source_name(code: str) -> str:
+    return "main_test.go" if GO_TEST_MAIN in code else "main.go"
+
+
 # TypeScript is transpiled, not type-checked (as tsx, ts-node --transpile-only, esbuild and
 # Deno's run do): Debian packages no Node type definitions, and a well-typed program that uses
 # `require` or `process` would otherwise not compile. Syntax errors are compile errors.
@@ -179,8 +188,9 @@ LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
     # build is static (no cgo) with its cache in the run's /tmp; GOPATH mode, with Debian's Go
     # sources (testify, HumanEval-X's assertions: golang-github-stretchr-testify-dev).
     Language(
-        name="go", tools=("go",), source_name=_fixed("main.go"),
-        compile=lambda t, s: [t["go"], "build", "-o", "main", s],
+        name="go", tools=("go",), source_name=go_source_name,
+        compile=lambda t, s: [t["go"], *(("test", "-c") if s.endswith("_test.go") else
+                                          ("build",)), "-o", "main", s],
         run=_native, artefacts=("main",), aliases=("golang",),
         env={"GOMAXPROCS": "1", "GOMEMLIMIT": "{memory_mb}MiB", "CGO_ENABLED": "0",
              "GOCACHE": "/tmp/.gocache", "GOPATH": f"/tmp/go:{GO_LIBRARIES}",

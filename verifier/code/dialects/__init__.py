@@ -17,11 +17,13 @@ from verifier.code import appended
 from verifier.code.dialects.c import CDialect
 from verifier.code.dialects.core import CallsPlan, Dialect, NotPlainCalls
 from verifier.code.dialects.cpp import CppDialect
+from verifier.code.dialects.csharp import CSharpDialect
+from verifier.code.dialects.go import GoDialect
 from verifier.code.dialects.java import JavaDialect
 from verifier.lru import LRU
 
 DIALECTS: dict[str, Dialect] = {dialect.language: dialect for dialect in (
-    CDialect(), CppDialect(), JavaDialect(),
+    CDialect(), CppDialect(), JavaDialect(), GoDialect(), CSharpDialect(),
 )}
 
 # Plans of the tests seen lately: a dataset's tests come back once per sample of their problem.
