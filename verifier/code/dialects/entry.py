@@ -96,3 +96,40 @@ def statements(tokens: list[Token]) -> list[list[Token]]:
             position += 1
         found.append(tokens[start:position])
     return found
+
+
+_ENDS_STATEMENT_WORDS = frozenset({"break", "continue", "fallthrough", "return"})
+
+
+def line_statements(tokens: list[Token]) -> list[list[Token]]:
+    """A body's statements where a line break ends one (Go, Kotlin, Scala): at `;`, and at a
+    line break after a token that can end a statement (Go's automatic semicolons)."""
+    found: list[list[Token]] = [[]]
+    position = 0
+    while position < len(tokens):
+        token = tokens[position]
+        if found[-1] and token.newline and _ends_statement(found[-1][-1]):
+            found.append([])
+        if is_punct(token, ";"):
+            found.append([])
+            position += 1
+            continue
+        if is_punct(token, "(", "[", "{"):
+            end = closing(tokens, position)
+            found[-1] += tokens[position:end + 1]
+            position = end + 1
+            continue
+        found[-1].append(token)
+        position += 1
+    return [statement for statement in found if statement]
+
+
+def _ends_statement(token: Token) -> bool:
+    return (token.kind in ("name", "number", "string", "char", "template")
+            and token.text not in ("else",)) and (
+        token.kind != "name" or token.text not in ("func", "if", "for", "switch", "select",
+                                                    "go", "defer", "var", "const", "type",
+                                                    "import", "package", "struct", "map",
+                                                    "chan", "interface", "case", "default",
+                                                    "range")
+        or token.text in _ENDS_STATEMENT_WORDS) or is_punct(token, ")", "]", "}", "++", "--")

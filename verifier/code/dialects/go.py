@@ -59,6 +59,7 @@ from verifier.code.dialects.core import (
     Site,
     sites_within_bounds,
 )
+from verifier.code.dialects.entry import line_statements
 from verifier.code.dialects.go_format import sprint_v
 from verifier.code.dialects.go_literals import GoReader
 from verifier.code.dialects.go_record import GO_RECORDER, IMPORTS
@@ -69,7 +70,6 @@ from verifier.code.dialects.go_source import (
     assemble,
     package_names,
     split_file,
-    statements,
 )
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top, tokenize
 from verifier.code.dialects.shapes import unwrapped
@@ -120,7 +120,7 @@ class GoDialect(Dialect):
         else:
             raise NotPlainCalls("the tests' function is neither main nor a test")
         reader = _Checks(tests, file, param)
-        for statement in statements(tokens[opening + 1:end]):
+        for statement in line_statements(tokens[opening + 1:end]):
             reader.statement(statement)
         driver = ["func main() {", *reader.lines, "}", GO_RECORDER]
         return CallsPlan(sites_within_bounds(reader.sites), "\n".join(driver))

@@ -10,8 +10,6 @@ dropped (Go refuses an unused import, and the tests that used it may be gone), o
 or `.` is kept. The verifier's own imports get names of its own (`__verifier_os`), so nothing
 of the solution's can take their place.
 
-Statements of a Go body are split as Go does: at `;`, and at a line break after a token that
-can end a statement (automatic semicolons).
 """
 
 from __future__ import annotations
@@ -19,9 +17,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from verifier.code.dialects.core import NotPlainCalls
+from verifier.code.dialects.entry import line_statements
 from verifier.code.dialects.lexer import Token, closing, is_punct, tokenize
 
-_ENDS_STATEMENT_WORDS = frozenset({"break", "continue", "fallthrough", "return"})
 # The universe block: names a solution's package-level declaration would shadow for the
 # tests (a `func panic`, a `const true = false`).
 _UNIVERSE_NAMES = """
@@ -173,7 +171,7 @@ def package_names(file: GoFile) -> frozenset[str]:
 def _group_names(tokens: list[Token], single: bool = False) -> set[str]:
     """The names declared by the specs of a var/const/type group (or, `single`, by the one
     spec at the start of `tokens`): each spec's leading list of identifiers."""
-    specs = statements(tokens)
+    specs = line_statements(tokens)
     names: set[str] = set()
     for spec in specs[:1] if single else specs:
         position = 0
@@ -183,36 +181,3 @@ def _group_names(tokens: list[Token], single: bool = False) -> set[str]:
                 break
             position += 2
     return names
-
-
-def statements(tokens: list[Token]) -> list[list[Token]]:
-    """A Go body's statements (automatic semicolons: see the module doc)."""
-    found: list[list[Token]] = [[]]
-    position = 0
-    while position < len(tokens):
-        token = tokens[position]
-        if found[-1] and token.newline and _ends_statement(found[-1][-1]):
-            found.append([])
-        if is_punct(token, ";"):
-            found.append([])
-            position += 1
-            continue
-        if is_punct(token, "(", "[", "{"):
-            end = closing(tokens, position)
-            found[-1] += tokens[position:end + 1]
-            position = end + 1
-            continue
-        found[-1].append(token)
-        position += 1
-    return [statement for statement in found if statement]
-
-
-def _ends_statement(token: Token) -> bool:
-    return (token.kind in ("name", "number", "string", "char", "template")
-            and token.text not in ("else",)) and (
-        token.kind != "name" or token.text not in ("func", "if", "for", "switch", "select",
-                                                    "go", "defer", "var", "const", "type",
-                                                    "import", "package", "struct", "map",
-                                                    "chan", "interface", "case", "default",
-                                                    "range")
-        or token.text in _ENDS_STATEMENT_WORDS) or is_punct(token, ")", "]", "}", "++", "--")

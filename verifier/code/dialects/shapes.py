@@ -41,14 +41,15 @@ class Scope:
 @dataclass(frozen=True)
 class Spelling:
     """How one language spells the shapes: its literal reader, its equals method, its
-    absolute value, how its `==` compares objects (None: by reference, not a plain check),
-    and whether `Objects.equals` is Java's."""
+    absolute value, how its `==` compares objects (None: by reference, not a plain check) and
+    primitives (the `how` of the check), and whether `Objects.equals` is Java's."""
 
     reader: type[TypedReader]
     equals: str = "equals"
     absolute: tuple[tuple[str, ...], ...] = (("Math", "abs"),)
     object_equality: str | None = None
     java_objects: bool = False
+    primitive_equality: str = "=="
 
 
 def unwrapped(tokens: list[Token]) -> list[Token]:
@@ -109,7 +110,8 @@ class ShapeReader:
     def _comparison(self, tokens: list[Token], at: int, line: int) -> Site:
         call, expected = self.either(tokens[:at], tokens[at + 1:], line)
         held = expected.value if isinstance(expected, Some) else expected
-        how = "==" if primitive(held) else self.spelling.object_equality
+        how = self.spelling.primitive_equality if primitive(held) else (
+            self.spelling.object_equality)
         if how is None:
             raise NotPlainCalls(f"line {line}: == compares references here")
         return Site(line, call, Check("equal", expected, negated=tokens[at].text == "!=",
