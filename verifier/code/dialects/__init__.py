@@ -21,11 +21,12 @@ from verifier.code.dialects.csharp import CSharpDialect
 from verifier.code.dialects.go import GoDialect
 from verifier.code.dialects.java import JavaDialect
 from verifier.code.dialects.kotlin import KotlinDialect
+from verifier.code.dialects.scala import ScalaDialect
 from verifier.lru import LRU
 
 DIALECTS: dict[str, Dialect] = {dialect.language: dialect for dialect in (
     CDialect(), CppDialect(), JavaDialect(), GoDialect(), CSharpDialect(),
-    KotlinDialect(),
+    KotlinDialect(), ScalaDialect(),
 )}
 
 # Plans of the tests seen lately: a dataset's tests come back once per sample of their problem.

@@ -119,7 +119,7 @@ class GoDialect(Dialect):
             param = signature[2]
         else:
             raise NotPlainCalls("the tests' function is neither main nor a test")
-        reader = _Checks(tests, file, param)
+        reader = _Checks(file.body, file, param)
         for statement in line_statements(tokens[opening + 1:end]):
             reader.statement(statement)
         driver = ["func main() {", *reader.lines, "}", GO_RECORDER]
@@ -180,8 +180,8 @@ def _import_name(imports: tuple[Import, ...], path: str) -> str:
 class _Checks:
     """The statements of the tests' function, read into calls and checks."""
 
-    def __init__(self, tests: str, file: GoFile, param: str | None) -> None:
-        self.tests = tests
+    def __init__(self, body: str, file: GoFile, param: str | None) -> None:
+        self.tests = body  # the tests' text after their package clause and imports
         self.param = param
         self.assert_package = _import_name(file.imports, TESTIFY_ASSERT)
         self.math = _import_name(file.imports, "math")
@@ -358,7 +358,7 @@ def _loop_consistent(texts: list[str], param: str | None, table: str) -> bool:
     index, row, inner = texts[1], texts[3], texts[24]
     return (texts[7] == table and texts[9] == param and texts[19] == index
             and texts[54] == inner and all(texts[i] == row for i in (38, 49, 60, 64))
-            and texts[36] == texts[47] == '"%v"' and len({index, row, inner, param}) == 4)
+            and texts[36] == texts[47] == '"%v"' and len({index, row, inner}) == 3)
 
 
 def _matches(texts: list[str], shape: list[str]) -> bool:

@@ -28,6 +28,10 @@ uint uint8 uint16 uint32 uint64 uintptr any comparable true false iota nil appen
 complex copy delete imag len make new panic print println real recover
 """
 UNIVERSE = frozenset(_UNIVERSE_NAMES.split())
+# The standard packages HumanEval-X's evaluation imports for a program that uses them.
+HELPER_PACKAGES = {"math": "math", "strings": "strings", "fmt": "fmt", "strconv": "strconv",
+                   "time": "time", "bytes": "bytes", "regexp": "regexp", "sort": "sort",
+                   "rand": "math/rand", "md5": "crypto/md5"}
 
 
 @dataclass(frozen=True)
@@ -122,10 +126,12 @@ def used_names(tokens: tuple[Token, ...] | list[Token]) -> frozenset[str]:
 
 
 def assemble(parts: list[GoFile], own: dict[str, str], tail: str = "") -> str:
-    """One `package main` file of `parts` (their imports merged and kept where used), the
-    verifier's `own` imports (name: path), and `tail`."""
+    """One `package main` file of `parts` (their imports merged and kept where used, and the
+    standard packages they use without importing them added, as HumanEval-X's evaluation
+    adds them), the verifier's `own` imports (name: path), and `tail`."""
+    tail_tokens = tokenize(tail)
     used = frozenset().union(*(used_names(part.tokens) for part in parts)) | used_names(
-        tokenize(tail))
+        tail_tokens)
     specs: list[str] = []
     seen: set[Import] = set()
     for part in parts:
@@ -134,11 +140,31 @@ def assemble(parts: list[GoFile], own: dict[str, str], tail: str = "") -> str:
                 continue
             seen.add(spec)
             specs.append(spec.spec())
+    imported = {spec.name for spec in seen}
+    for name in sorted(_qualifiers_only([*(t for part in parts for t in part.tokens)])
+                       - imported):
+        if name in HELPER_PACKAGES:
+            specs.append(f'{name} "{HELPER_PACKAGES[name]}"')
     specs += [f'{name} "{path}"' for name, path in own.items()]
     lines = ["package main", "import (", *(f"\t{spec}" for spec in specs), ")"]
     # Each part's line numbers are its own again from here (compile errors name them).
     texts = [f"//line main.go:1\n{part.body}" for part in parts]
     return "\n".join([*lines, *texts, tail, ""])
+
+
+def _qualifiers_only(tokens: list[Token]) -> set[str]:
+    """The names the code uses only as `name.` (a package's), never otherwise."""
+    qualifiers: set[str] = set()
+    other: set[str] = set()
+    for index, token in enumerate(tokens):
+        if token.kind != "name":
+            continue
+        if (index + 1 < len(tokens) and is_punct(tokens[index + 1], ".")
+                and not (index and is_punct(tokens[index - 1], "."))):
+            qualifiers.add(token.text)
+        elif not (index and is_punct(tokens[index - 1], ".")):
+            other.add(token.text)
+    return qualifiers - other
 
 
 def package_names(file: GoFile) -> frozenset[str]:

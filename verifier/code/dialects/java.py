@@ -453,9 +453,10 @@ def _checked(tests: str, check: str) -> str:
         if token.kind == "name" and token.text == "assert" and (
                 position == 0 or is_punct(tokens[position - 1], ";", "{", "}", ")")
                 or tokens[position - 1].text in ("else", "do")):
-            end = position + 1
-            while end < len(tokens) and not (is_punct(tokens[end], ";") and not _nested(
-                    tokens[position + 1:end], end - position - 1)):
+            end, depth = position + 1, 0
+            while end < len(tokens) and not (is_punct(tokens[end], ";") and depth == 0):
+                depth += is_punct(tokens[end], "(", "[", "{") - is_punct(tokens[end], ")", "]",
+                                                                        "}")
                 end += 1
             if end >= len(tokens):
                 raise NotPlainCalls("an assert without its semicolon")

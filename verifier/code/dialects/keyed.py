@@ -41,8 +41,7 @@ def key(value: Any, mode: str) -> Any:
             return _number(value.value, value.type, mode)
         if mode == "cooperative" and type(value.value) is str and len(value.value) == 1:
             return ("n", ord(value.value))  # Scala's chars are numbers: 'a' == 97
-        inner = key(value.value, mode)
-        return inner if mode == "cooperative" else ("y", value.type, inner)
+        return ("y", value.type, key(value.value, mode))
     if isinstance(value, list):
         return ("l", tuple(key(item, mode) for item in value))
     if isinstance(value, tuple):

@@ -53,9 +53,26 @@ class Spelling:
 
 
 def unwrapped(tokens: list[Token]) -> list[Token]:
-    while len(tokens) >= 2 and is_punct(tokens[0], "(") and closing(tokens, 0) == len(tokens) - 1:
-        tokens = tokens[1:-1]
-    return tokens
+    """Without the parentheses around the whole of it (not a tuple's: `(1, 2)` stays); in
+    one pass, however deep the parentheses."""
+    partner: dict[int, int] = {}
+    commas: dict[int, int] = {}
+    stack: list[int] = []
+    for index, token in enumerate(tokens):
+        if is_punct(token, "(", "[", "{"):
+            stack.append(index)
+            commas[index] = 0
+        elif is_punct(token, ")", "]", "}"):
+            if not stack:
+                return tokens
+            partner[stack.pop()] = index
+        elif is_punct(token, ",") and stack:
+            commas[stack[-1]] += 1
+    start, end = 0, len(tokens) - 1
+    while (start < end and is_punct(tokens[start], "(") and partner.get(start) == end
+           and not commas[start]):
+        start, end = start + 1, end - 1
+    return tokens[start:end + 1]
 
 
 def _depth0(tokens: list[Token], *texts: str) -> list[int]:
