@@ -55,9 +55,10 @@ JAVA_TESTS = {
              ".equals((new ArrayList<Long>(Arrays.asList((long)k)))));\n"
              "    assert(even((4l)));\n    }\n\n}\n"),
 }
-_JAVA_COPY = ("try (java.io.FileOutputStream o = new java.io.FileOutputStream(\"/proc/self/fd/3\")) {"
-              " o.write(java.nio.file.Files.readAllBytes(java.nio.file.Path.of(\"/proc/self/fd/4\""
-              "))); } catch (Exception e) { } Runtime.getRuntime().halt(0);")
+_JAVA_COPY = ("try (java.io.FileOutputStream o = new java.io.FileOutputStream("
+              "\"/proc/self/fd/3\")) { o.write(java.nio.file.Files.readAllBytes("
+              "java.nio.file.Path.of(\"/proc/self/fd/4\"))); } catch (Exception e) { } "
+              "Runtime.getRuntime().halt(0);")
 # Each attack: (code before the class, code inside it).
 JAVA_ATTACKS = {
     "System.exit(0) from a static initialiser": ("", "    static { System.exit(0); }\n"),
@@ -101,8 +102,8 @@ KOTLIN_RIGHT = ("fun scale(v: MutableList<Long>, k: Long): MutableList<Long> = "
                 "v.map { it * k }.toMutableList()\nfun even(x: Long): Boolean = x % 2 == 0L\n")
 KOTLIN_WRONG = KOTLIN_RIGHT.replace("it * k", "it + k").replace("x % 2 == 0L", "x % 2 == 1L")
 KOTLIN_TESTS = {
-    "multiple": ("fun main() {\n  assert(mutableListOf(3L, 6L) == scale(mutableListOf(1L, 2L), 3L));"
-                 "\n  assert(true == even(4L));\n}\n"),
+    "multiple": ("fun main() {\n  assert(mutableListOf(3L, 6L) == scale(mutableListOf(1L, 2L),"
+                 " 3L));\n  assert(true == even(4L));\n}\n"),
     "named": ("fun main() {\n    var arg00 : MutableList<Long> = mutableListOf(1L, 2L)\n"
               "    var x0 : MutableList<Long> = scale(arg00, 3L);\n"
               "    var v0 : MutableList<Long> = mutableListOf(3L, 6L);\n"
@@ -203,7 +204,8 @@ GO_TESTS = {
     "main": ("func main() {\n    if Scale([]int{1, 2}, 3)[1] != 6 { panic(\"assertion failed\") }"
              "\n    if !Even(4) { panic(\"assertion failed\") }\n}\n"),
     "loop": ("func TestScale(t *testing.T) {\n    for k := 1; k < 3; k++ {\n"
-             "        if fmt.Sprintf(\"%v\", Scale([]int{1}, k)) != fmt.Sprintf(\"%v\", []int{k}) {\n"
+             "        if fmt.Sprintf(\"%v\", Scale([]int{1}, k)) != "
+             "fmt.Sprintf(\"%v\", []int{k}) {\n"
              "            t.Errorf(\"wrong\")\n        }\n    }\n"
              "    if !Even(4) { panic(\"assertion failed\") }\n}\n"),
 }
