@@ -24,18 +24,22 @@ from verifier.code import installed_languages, run_code_items
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 
 LIMITS = {"time_s": 10, "memory_mb": 512}
-# Copies the run's record (fd 4) to the channel (fd 3): what no program can be kept from doing
-# inside its own process, so in-process shapes are not asked to resist it (README).
-FORGERS = {"record forged from a shutdown hook", "record forged from an uncaught-exception "
-           "handler", "record forged from a ProcessExit handler"}
+# What no program can be kept from doing inside its own process, so in-process shapes are not
+# asked to resist it (README): copying the run's record (fd 4) to the channel (fd 3), and
+# answering the tests' `equals` on what it returns (in-process tests call it).
+IN_PROCESS_ONLY = {"record forged from a shutdown hook",
+                   "record forged from an uncaught-exception handler", "record forged from init",
+                   "equals, hashCode and toString overridden on what it returns",
+                   "equals overridden on what it returns", "Equals overridden on what it returns"}
 
 # ------------------------------------------------------------------------------------ Java
-# scale(v, k) multiplies each element by k (right) or adds k (wrong); even(x) is x % 2 == 0.
+# scale(v, k) multiplies each element by k (right) or adds k (wrong); even(x) is x % 2 == 0
+# in both, so that what an attack must beat is scale's check.
 JAVA_RIGHT = ("    public static ArrayList<Long> scale(ArrayList<Long> v, long k) {\n"
               "        ArrayList<Long> out = new ArrayList<>(); for (long x : v) out.add(x * k);"
               " return out; }\n"
               "    public static boolean even(long x) { return x % 2 == 0; }\n")
-JAVA_WRONG = JAVA_RIGHT.replace("x * k", "x + k").replace("x % 2 == 0", "x % 2 == 1")
+JAVA_WRONG = JAVA_RIGHT.replace("x * k", "x + k")  # even stays right: scale's check must fail
 JAVA_TESTS = {
     "multiple": ("    public static void main(String[] args) {\n"
                  "    assert(scale((new ArrayList<Long>(Arrays.asList((long)1l, (long)2l))), (3l))"
@@ -57,7 +61,7 @@ JAVA_TESTS = {
 }
 _JAVA_COPY = ("try (java.io.FileOutputStream o = new java.io.FileOutputStream("
               "\"/proc/self/fd/3\")) { o.write(java.nio.file.Files.readAllBytes("
-              "java.nio.file.Path.of(\"/proc/self/fd/4\"))); } catch (Exception e) { } "
+              "java.nio.file.Path.of(\"/proc/self/fd/4\"))); } catch (Exception x) { } "
               "Runtime.getRuntime().halt(0);")
 # Each attack: (code before the class, code inside it).
 JAVA_ATTACKS = {
@@ -100,7 +104,7 @@ def _java(attack: tuple[str, str], shape: str) -> str:
 # ------------------------------------------------------------------------------------ Kotlin
 KOTLIN_RIGHT = ("fun scale(v: MutableList<Long>, k: Long): MutableList<Long> = "
                 "v.map { it * k }.toMutableList()\nfun even(x: Long): Boolean = x % 2 == 0L\n")
-KOTLIN_WRONG = KOTLIN_RIGHT.replace("it * k", "it + k").replace("x % 2 == 0L", "x % 2 == 1L")
+KOTLIN_WRONG = KOTLIN_RIGHT.replace("it * k", "it + k")
 KOTLIN_TESTS = {
     "multiple": ("fun main() {\n  assert(mutableListOf(3L, 6L) == scale(mutableListOf(1L, 2L),"
                  " 3L));\n  assert(true == even(4L));\n}\n"),
@@ -131,7 +135,7 @@ KOTLIN_ATTACKS = {
 # ------------------------------------------------------------------------------------ Scala
 SCALA_RIGHT = ("    def scale(v : List[Long], k : Long) : List[Long] = v.map(_ * k)\n"
                "    def even(x : Long) : Boolean = {\n        x % 2 == 0")
-SCALA_WRONG = SCALA_RIGHT.replace("_ * k", "_ + k").replace("x % 2 == 0", "x % 2 == 1")
+SCALA_WRONG = SCALA_RIGHT.replace("_ * k", "_ + k")
 SCALA_TESTS = {
     "multiple": ("    }\n    def main(args: Array[String]) = {\n"
                  "    assert(scale((List[Long](1l, 2l)), (3l)).equals((List[Long](3l, 6l))));\n"
@@ -158,7 +162,7 @@ SCALA_ATTACKS = {
 CSHARP_RIGHT = ("    public static List<long> Scale(List<long> v, long k) {\n"
                 "        var o = new List<long>(); foreach (var x in v) o.Add(x * k); return o; }\n"
                 "    public static bool Even(long x) { return x % 2 == 0; }\n")
-CSHARP_WRONG = CSHARP_RIGHT.replace("x * k", "x + k").replace("x % 2 == 0", "x % 2 == 1")
+CSHARP_WRONG = CSHARP_RIGHT.replace("x * k", "x + k")
 CSHARP_TESTS = {
     "multiple": ("    public static void Main(string[] args) {\n"
                  "    Debug.Assert(Scale((new List<long>(new long[]{(long)1L, (long)2L})), (3L))"
@@ -185,7 +189,7 @@ CSHARP_ATTACKS = {
 GO_RIGHT = ("func Scale(v []int, k int) []int {\n    out := []int{}\n"
             "    for _, x := range v {\n        out = append(out, x*k)\n    }\n    return out\n}\n"
             "func Even(x int) bool { return x%2 == 0 }\n")
-GO_WRONG = GO_RIGHT.replace("x*k", "x+k").replace("x%2 == 0", "x%2 == 1")
+GO_WRONG = GO_RIGHT.replace("x*k", "x+k")
 GO_TESTS = {
     "humaneval_x": ("package main\n\nimport (\n    \"testing\"\n"
                     "    \"github.com/stretchr/testify/assert\"\n)\n"
@@ -224,7 +228,6 @@ GO_ATTACKS = {
                                 "    os.WriteFile(\"/proc/self/fd/3\", []byte(\"[0,true]\\n\"), 0)"
                                 "\n    os.Exit(0)\n}\n"),
 }
-GO_FORGERS = {"record forged from init"}
 
 
 def _go(attack: str, shape: str) -> str:
@@ -242,17 +245,17 @@ def _cases() -> list[tuple[str, str, str, str]]:
     cases: list[tuple[str, str, str, str]] = []
     for attack, parts in JAVA_ATTACKS.items():
         for shape in JAVA_TESTS:
-            if shape == "loop" and attack in FORGERS:
+            if shape in IN_PROCESS and attack in IN_PROCESS_ONLY:
                 continue
             cases.append(("java", attack, shape, _java(parts, shape)))
     for attack, code in KOTLIN_ATTACKS.items():
         for shape in KOTLIN_TESTS:
-            if shape == "loop" and attack in FORGERS:
+            if shape in IN_PROCESS and attack in IN_PROCESS_ONLY:
                 continue
             cases.append(("kotlin", attack, shape, code + KOTLIN_WRONG))
     for attack, member in SCALA_ATTACKS.items():
         for shape in SCALA_TESTS:
-            if shape == "loop" and attack in FORGERS:
+            if shape in IN_PROCESS and attack in IN_PROCESS_ONLY:
                 continue
             body = SCALA_WRONG
             if "class Always" in member:
@@ -261,6 +264,8 @@ def _cases() -> list[tuple[str, str, str, str]]:
             cases.append(("scala", attack, shape, "object Problem {\n" + member + body))
     for attack, (top, member) in CSHARP_ATTACKS.items():
         for shape in CSHARP_TESTS:
+            if shape in IN_PROCESS and attack in IN_PROCESS_ONLY:
+                continue
             body = CSHARP_WRONG
             if "class Always" in top:
                 body = body.replace("var o = new List<long>();", "var o = new Always();")
@@ -269,7 +274,7 @@ def _cases() -> list[tuple[str, str, str, str]]:
                           + member + body))
     for attack, code in GO_ATTACKS.items():
         for shape in GO_TESTS:
-            if shape in IN_PROCESS and attack in GO_FORGERS:
+            if shape in IN_PROCESS and attack in IN_PROCESS_ONLY:
                 continue
             cases.append(("go", attack, shape, _go(code, shape)))
     return cases
@@ -327,8 +332,11 @@ def test_expected_values_are_out_of_the_solutions_reach():
               "\".\"))::iterator) {\n"
               "            if (!Files.isRegularFile(p)) continue;\n"
               "            String text = new String(Files.readAllBytes(p), \"ISO-8859-1\");\n"
-              "            int at = text.indexOf(\"zq-\" + \"expected-\");\n"
-              "            if (at >= 0) return text.substring(at, at + 14);\n        }\n"
+              "            String needle = new StringBuilder(\"-detcepxe-qz\").reverse()"
+              ".toString();\n"
+              "            java.util.regex.Matcher m = java.util.regex.Pattern.compile("
+              "needle + \"[0-9][0-9]\").matcher(text);\n"
+              "            if (m.find()) return m.group();\n        }\n"
               "        return \"nothing\";\n    }\n")
     tests = ("    public static void main(String[] args) throws Exception {\n"
              "    assert(name((1l)).equals((\"zq-expected-91\")));\n    }\n\n}\n")

@@ -43,8 +43,6 @@ def _fixed(name: str) -> Callable[[str], str]:
 
 
 _JAVA_PUBLIC_CLASS = re.compile(r"\bpublic\s+(?:(?:final|abstract|strictfp)\s+)*class\s+(\w+)")
-_JAVA_MAIN_CLASS = re.compile(
-    r"\bclass\s+(\w+)[^{]*\{(?:(?!\bclass\b).)*?\bstatic\s+void\s+main\s*\(", re.S)
 
 
 def java_source_name(code: str) -> str:
@@ -53,10 +51,44 @@ def java_source_name(code: str) -> str:
     return f"{found.group(1)}.java" if found else "Main.java"
 
 
+# Java's and Scala's words and braces, comments and literals skipped (they may hold `class`
+# or braces).
+_JVM_WORDS = re.compile(r"""//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
+                         r"|(?P<word>[\w$]+)|(?P<mark>[{}().;*])", re.S)
+
+
+def _enclosing_main(code: str, containers: tuple[str, ...], is_main: Callable[[list[str], int],
+                                                                         bool]) -> str | None:
+    """The innermost container (class, object) around the first word where `is_main` holds,
+    by the code's braces (comments and literals skipped), or None."""
+    words = [found.group() for found in _JVM_WORDS.finditer(code)
+             if found.lastgroup in ("word", "mark")]
+    open_: list[tuple[str, int]] = []  # the containers open here: (name, depth of their body)
+    depth, declared = 0, None
+    for index, word in enumerate(words):
+        if (word in containers and index + 1 < len(words) and words[index + 1][0].isalpha()
+                and not (index and words[index - 1] == ".")):
+            declared = words[index + 1]
+        elif word == "{":
+            depth += 1
+            if declared:
+                open_.append((declared, depth))
+                declared = None
+        elif word == "}":
+            if open_ and open_[-1][1] == depth:
+                open_.pop()
+            depth -= 1
+        elif word == "main" and open_ and words[index + 1:index + 2] == ["("] and is_main(
+                words, index):
+            return open_[-1][0]
+    return None
+
+
 def java_main_class(code: str) -> str:
-    """The class whose `main` to run: the one declaring `static void main`, else the file's."""
-    found = _JAVA_MAIN_CLASS.search(code)
-    return found.group(1) if found else java_source_name(code)[: -len(".java")]
+    """The class whose `main` to run: the innermost class around the first `static void
+    main(` (a class nested or declared before it is not), else the file's."""
+    return _enclosing_main(code, ("class", "interface", "enum", "record"), lambda w, i: (
+        w[i - 1] == "void" and "static" in w[max(0, i - 5):i])) or java_source_name(code)[:-5]
 
 
 def jvm_flags(memory_mb: int) -> list[str]:
@@ -93,13 +125,13 @@ _KOTLIN_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)", re.M)
 
 
 def scala_main_object(code: str) -> str:
-    """The object whose `main` to run: the one declaring `def main`, else the first object."""
-    objects = list(_SCALA_MAIN.finditer(code))
-    for found, following in zip(objects, [*objects[1:], None], strict=False):
-        body = code[found.end():following.start() if following else len(code)]
-        if re.search(r"\bdef\s+main\s*\(", body):
-            return found.group(1)
-    return objects[0].group(1) if objects else "Main"
+    """The object whose `main` to run: the innermost object around the first `def main(`,
+    else the first object."""
+    found = _enclosing_main(code, ("object", "class", "trait"), lambda w, i: w[i - 1] == "def")
+    if found:
+        return found
+    first = _SCALA_MAIN.search(code)
+    return first.group(1) if first else "Main"
 
 
 def kotlin_main_class(code: str) -> str:

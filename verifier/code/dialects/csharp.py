@@ -38,8 +38,17 @@ from verifier.code.dialects.csharp_record import CSHARP_RECORDER, RECORDER
 from verifier.code.dialects.entry import find_entry, statements, words_at
 from verifier.code.dialects.java import holds_typed
 from verifier.code.dialects.lexer import Token, closing, is_punct, split_top, tokenize
+from verifier.code.dialects.rewrite import checks_rewritten
 from verifier.code.dialects.shapes import Scope, ShapeReader, Spelling
-from verifier.code.dialects.typed import TypedReader, in_range, integer_value, of_float, unescape
+from verifier.code.dialects.typed import (
+    Generic,
+    TypedReader,
+    in_range,
+    integer_value,
+    of_float,
+    read_generic,
+    unescape,
+)
 from verifier.code.dialects.values import Map, OfType, SetOf
 
 _INTEGERS = {"long": ("Int64", 64, False), "int": ("Int32", 32, False),
@@ -55,46 +64,9 @@ _ASSERTS = (("Debug", ".", "Assert"), ("Trace", ".", "Assert"),
             ("System", ".", "Diagnostics", ".", "Trace", ".", "Assert"))
 
 
-class CsType:
-    """A C# type as far as literals need it: `name` (a keyword like `long`, or `List`, `[]`
-    for an array, `Dictionary`, `Nullable`...) and its type arguments."""
-
-    def __init__(self, name: str, args: tuple[CsType, ...] = ()) -> None:
-        self.name = name
-        self.args = args
-
-
-def read_type(tokens: list[Token], position: int) -> tuple[CsType, int] | None:
-    """The type at tokens[position] and where it ends, or None."""
-    if position >= len(tokens) or tokens[position].kind != "name":
-        return None
-    name = tokens[position].text
-    position += 1
-    args: list[CsType] = []
-    if position < len(tokens) and is_punct(tokens[position], "<"):
-        position += 1
-        while True:
-            found = read_type(tokens, position)
-            if found is None:
-                return None
-            args.append(found[0])
-            position = found[1]
-            if position < len(tokens) and is_punct(tokens[position], ","):
-                position += 1
-                continue
-            if position < len(tokens) and is_punct(tokens[position], ">"):
-                position += 1
-                break
-            return None
-    kind = CsType(name, tuple(args))
-    while position + 1 < len(tokens) and is_punct(tokens[position], "[") and is_punct(
-            tokens[position + 1], "]"):
-        kind = CsType("[]", (kind,))
-        position += 2
-    if position < len(tokens) and is_punct(tokens[position], "?"):
-        kind = CsType("Nullable", (kind,))
-        position += 1
-    return kind, position
+def read_type(tokens: list[Token], position: int) -> tuple[Generic, int] | None:
+    """A C# type (`List<long>`, `long[]`, `long?`) at tokens[position], and where it ends."""
+    return read_generic(tokens, position, nullable="Nullable", arrays=True)
 
 
 class CSharpReader(TypedReader):
@@ -152,7 +124,7 @@ class CSharpReader(TypedReader):
             raise NotPlainCalls("a string literal of another kind")
         return unescape(text[1:-1], escapes="ntr0\\\"'bfav")
 
-    def cast(self, tokens: list[Token]) -> CsType | None:
+    def cast(self, tokens: list[Token]) -> Generic | None:
         found = read_type(tokens, 0)
         if found is None or found[1] != len(tokens):
             return None
@@ -162,7 +134,7 @@ class CSharpReader(TypedReader):
             return kind
         return None
 
-    def convert(self, value: Any, target: CsType) -> Any:
+    def convert(self, value: Any, target: Generic) -> Any:
         return _converted(value, target)
 
     def promoted(self, left: str, right: str) -> str:
@@ -177,14 +149,9 @@ class CSharpReader(TypedReader):
     def named(self, depth: int, expected: Any) -> Any:
         token = self.peek()
         text = token.text
-        if text in ("true", "false"):
-            self.position += 1
-            return text == "true"
-        if text == "null":
-            self.position += 1
-            return None
-        if (found := self.variable()) is not None:
-            return found
+        found, value = self.word()
+        if found:
+            return value
         if self.taking("Tuple", ".", "Create"):
             return tuple(self.items(depth))
         if text == "new":
@@ -220,7 +187,7 @@ class CSharpReader(TypedReader):
         return _converted(arguments[0] if arguments else (Map(()) if kind.name in _MAPS
                                                           else []), kind)
 
-    def _elements(self, depth: int, element: CsType | None) -> list[Any]:
+    def _elements(self, depth: int, element: Generic | None) -> list[Any]:
         if not is_punct(self.peek(), "{"):
             raise self.fail("an array without its elements")
         return [self.sub(part, depth, element) for part in self.parts("{")]
@@ -232,14 +199,14 @@ class CSharpReader(TypedReader):
 
 
 def _target(expected: Any) -> str | None:
-    if isinstance(expected, CsType):
+    if isinstance(expected, Generic):
         if expected.name == "Nullable" and expected.args:
             return expected.args[0].name
         return expected.name
     return None
 
 
-def _converted(value: Any, target: CsType) -> Any:
+def _converted(value: Any, target: Generic) -> Any:
     """`value` as `target` holds it (C#'s implicit and explicit numeric conversions, a
     list's or a dictionary's elements converted, `(string)` and `(Nullable<T>)` no-ops)."""
     name = target.name
@@ -337,21 +304,11 @@ class CSharpDialect(Dialect):
     def harden(self, solution: str, tests: str, tag: str) -> str | None:
         check = f"__VerifierCheck_{tag}"
         try:
-            tokens = tokenize(tests)
+            rewritten = checks_rewritten(tests, _ASSERTS, f"global::{check}.Check")
         except NotPlainCalls:
             return None
-        out, last = [], 0
-        for index, token in enumerate(tokens):
-            for path in _ASSERTS:
-                end = words_at(tokens, index, path)
-                if end is not None and end < len(tokens) and is_punct(tokens[end], "(") and not (
-                        index and is_punct(tokens[index - 1], ".")):
-                    out += [tests[last:token.start], f"global::{check}.Check({token.line}, "]
-                    last = tokens[end].end
-                    break
-        out.append(tests[last:])
         return appended.assemble(self.language, solution,
-                                 "".join(out) + _CHECK.replace("__VerifierCheck", check))
+                                 rewritten + _CHECK.replace("__VerifierCheck", check))
 
 
 def _assert_arguments(statement: list[Token]) -> list[Token] | None:

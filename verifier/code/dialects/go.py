@@ -73,6 +73,7 @@ from verifier.code.dialects.go_source import (
 )
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top, tokenize
 from verifier.code.dialects.shapes import unwrapped
+from verifier.code.dialects.tokens import nested, top_level
 from verifier.code.dialects.values import OfType
 from verifier.code.languages import GO_TEST_MAIN
 
@@ -253,15 +254,18 @@ class _Checks:
         line = tokens[0].line
         if not is_punct(tokens[-1], "}"):
             raise NotPlainCalls(f"line {line}: an if the dialect does not know")
-        body_start = next(i for i, t in enumerate(tokens) if is_punct(t, "{") and not _inside(
-            tokens, i))
+        body_start, depth = 0, 0
+        for index, token in enumerate(tokens):  # the first `{` outside the condition's brackets
+            if is_punct(token, "{") and depth == 0:
+                body_start = index
+                break
+            depth += is_punct(token, "(", "[") - is_punct(token, ")", "]")
         body = [t.text for t in tokens[body_start + 1:-1]]
         if closing(tokens, body_start) != len(tokens) - 1 or body[:2] != ["panic", "("] or (
                 body[-1] != ")" or closing(tokens[body_start + 1:-1], 1) != len(body) - 1):
             raise NotPlainCalls(f"line {line}: an if that does more than panic")
         condition = tokens[1:body_start]
-        comparisons = [i for i, t in enumerate(condition) if is_punct(t, "!=", "==")
-                       and not _inside(condition, i)]
+        comparisons = top_level(condition, "!=", "==")
         if len(comparisons) != 1 or condition[comparisons[0]].text != "!=":
             raise NotPlainCalls(f"line {line}: an if of another condition")
         at = comparisons[0]
@@ -302,8 +306,7 @@ class _Checks:
     def _close(self, tokens: list[Token], other: list[Token], line: int
                ) -> tuple[str, Check] | None:
         """`true, math.Abs(CALL - K) < T`: the call and its check."""
-        bounds = [i for i, t in enumerate(tokens) if is_punct(t, "<", "<=")
-                  and not _inside(tokens, i)]
+        bounds = top_level(tokens, "<", "<=")
         if len(bounds) != 1 or [t.text for t in other] != ["true"]:
             return None
         at = bounds[0]
@@ -314,8 +317,9 @@ class _Checks:
                 and closing(left, 3) == len(left) - 1):
             raise NotPlainCalls(f"line {line}: a comparison the dialect does not know")
         inside = unwrapped(left[4:-1])
-        for index, token in enumerate(inside):
-            if index and is_punct(token, "-") and not _inside(inside, index):
+        minus = set(top_level(inside, "-"))
+        for index in range(len(inside)):
+            if index and index in minus:
                 try:
                     call, expected = self.either(inside[:index], inside[index + 1:], line)
                 except NotPlainCalls:
@@ -376,16 +380,6 @@ def _matches(texts: list[str], shape: list[str]) -> bool:
     return True
 
 
-def _inside(tokens: list[Token], index: int) -> bool:
-    depth = 0
-    for token in tokens[:index]:
-        if is_punct(token, "(", "[", "{"):
-            depth += 1
-        elif is_punct(token, ")", "]", "}"):
-            depth -= 1
-    return depth != 0
-
-
 def _renamed_main(file: GoFile, name: str) -> GoFile:
     """The file with its top-level `func main(` renamed (a driver or epilogue brings its
     own)."""
@@ -393,21 +387,11 @@ def _renamed_main(file: GoFile, name: str) -> GoFile:
     body = file.body
     for index in range(len(tokens) - 2):
         if (tokens[index].text == "func" and tokens[index + 1].text == "main"
-                and is_punct(tokens[index + 2], "(") and _top_level(tokens, index)):
+                and is_punct(tokens[index + 2], "(") and not nested(tokens, index)):
             start, end = tokens[index + 1].start, tokens[index + 1].end
             body = body[:start] + name + body[end:]
             return GoFile(file.imports, body, tuple(tokenize(body)))
     return file
-
-
-def _top_level(tokens: tuple[Token, ...], index: int) -> bool:
-    depth = 0
-    for token in tokens[:index]:
-        if is_punct(token, "(", "[", "{"):
-            depth += 1
-        elif is_punct(token, ")", "]", "}"):
-            depth -= 1
-    return depth == 0
 
 
 # ---------------------------------------------------------------------------- in-process
@@ -484,7 +468,7 @@ def _qualified(file: GoFile, tag: str) -> tuple[GoFile, dict[str, str]]:
         if token.newline or is_punct(token, ";", "{"):
             local |= pending
             pending = set()
-        if token.text == "func" and _top_level(tokens, index):
+        if token.text == "func" and not nested(tokens, index):
             local, pending = set(), set()
         if is_punct(token, ":") and index + 1 < len(tokens) and is_punct(tokens[index + 1], "="):
             back = index - 1

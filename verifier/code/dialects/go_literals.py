@@ -12,14 +12,14 @@ what a program returns the same way.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from verifier.code.dialects.clike import float32
 from verifier.code.dialects.core import MAX_NESTING, NotPlainCalls
 from verifier.code.dialects.go_format import element_type, map_types
-from verifier.code.dialects.lexer import Token, closing, is_punct, split_top
-from verifier.code.dialects.typed import TypedReader, in_range, integer_value
+from verifier.code.dialects.lexer import closing, is_punct, split_top
+from verifier.code.dialects.tokens import top_level
+from verifier.code.dialects.typed import TypedReader, in_range, integer_value, unescape
 from verifier.code.dialects.values import Map, OfType
 
 INTERFACE = "interface {}"
@@ -28,40 +28,13 @@ _BITS = {"int": 64, "int8": 8, "int16": 16, "int32": 32, "int64": 64, "uint": 64
          "uint16": 16, "uint32": 32, "uint64": 64, "uintptr": 64}
 _FLOATS = frozenset({"float32", "float64"})
 _BASIC = frozenset({*_BITS, *_FLOATS, "string", "bool"})
-_GO_ESCAPES = {"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
-               "\\": "\\", "'": "'", '"': '"'}
+_GO_ESCAPES = "abfnrtv\\'\""
 
 
 def go_unescape(body: str) -> str:
-    r"""A Go interpreted string's body: \n..., \xhh and \ooo (bytes, read as Latin-1 here:
-    only ASCII ones are accepted), \uXXXX, \UXXXXXXXX."""
-    out: list[str] = []
-    position = 0
-    while position < len(body):
-        char = body[position]
-        if char != "\\":
-            out.append(char)
-            position += 1
-            continue
-        escape = body[position + 1:position + 2]
-        if escape in _GO_ESCAPES:
-            out.append(_GO_ESCAPES[escape])
-            position += 2
-            continue
-        found = (re.match(r"x([0-9a-fA-F]{2})", body[position + 1:]) or
-                 re.match(r"([0-7]{3})", body[position + 1:]) or
-                 re.match(r"u([0-9a-fA-F]{4})", body[position + 1:]) or
-                 re.match(r"U([0-9a-fA-F]{8})", body[position + 1:]))
-        if found is None:
-            raise NotPlainCalls("an escape Go does not have")
-        code = int(found.group(1), 8 if escape.isdigit() else 16)
-        if escape in "x01234567" and code > 127:
-            raise NotPlainCalls("a byte escape beyond ASCII")
-        if code > 0x10FFFF or 0xD800 <= code < 0xE000:
-            raise NotPlainCalls("an invalid code point")
-        out.append(chr(code))
-        position += 1 + len(found.group())
-    return "".join(out)
+    r"""A Go interpreted string's body: \n..., \xhh and \ooo (ASCII ones only: they are
+    bytes), \uXXXX, \UXXXXXXXX."""
+    return unescape(body, escapes=_GO_ESCAPES, extended=True)
 
 
 def bare(value: Any, type_name: str) -> Any:
@@ -74,6 +47,8 @@ def bare(value: Any, type_name: str) -> Any:
 
 class GoReader(TypedReader):
     """A Go literal (see the module doc); `expected` is a type's reflect spelling or None."""
+
+    WORDS = {"true": OfType("bool", True), "false": OfType("bool", False), "nil": None}
 
     def whole(self, expected: Any = None) -> Any:
         return super().whole(expected or INTERFACE)
@@ -146,14 +121,9 @@ class GoReader(TypedReader):
 
     def named(self, depth: int, expected: Any) -> Any:
         token = self.peek()
-        if token.text in ("true", "false"):
-            self.position += 1
-            return OfType("bool", token.text == "true")
-        if token.text == "nil":
-            self.position += 1
-            return None
-        if (found := self.variable()) is not None:
-            return found
+        found, value = self.word()
+        if found:
+            return value
         if is_punct(token, "{"):
             if expected in (None, INTERFACE):
                 raise self.fail("a composite literal without its type")
@@ -197,8 +167,7 @@ class GoReader(TypedReader):
             key_type, value_type = map_types(type_name)
             pairs = []
             for part in parts:
-                colons = [i for i, t in enumerate(part) if is_punct(t, ":") and not _nested(
-                    part, i)]
+                colons = top_level(part, ":")
                 if len(colons) != 1:
                     raise NotPlainCalls("a map entry that is not key: value")
                 key = self.sub(part[:colons[0]], depth, key_type)
@@ -211,7 +180,7 @@ class GoReader(TypedReader):
         element = element_type(type_name)
         items = []
         for part in parts:
-            if any(is_punct(t, ":") and not _nested(part, i) for i, t in enumerate(part)):
+            if top_level(part, ":"):
                 raise NotPlainCalls("an indexed element")
             items.append(bare(self.sub(part, depth, element), element))
         if type_name[1] != "]":  # an array: [N]T
@@ -266,13 +235,3 @@ class GoReader(TypedReader):
             self.position += 1
             return name
         return None
-
-
-def _nested(tokens: list[Token], index: int) -> bool:
-    depth = 0
-    for token in tokens[:index]:
-        if is_punct(token, "(", "[", "{"):
-            depth += 1
-        elif is_punct(token, ")", "]", "}"):
-            depth -= 1
-    return depth != 0

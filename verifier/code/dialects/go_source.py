@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from verifier.code.dialects.core import NotPlainCalls
 from verifier.code.dialects.entry import line_statements
 from verifier.code.dialects.lexer import Token, closing, is_punct, tokenize
+from verifier.code.dialects.tokens import at
 
 # The universe block: names a solution's package-level declaration would shadow for the
 # tests (a `func panic`, a `const true = false`).
@@ -71,12 +72,12 @@ def split_file(source: str) -> GoFile:
             position += 1
             continue
         start = tokens[position].start
-        if is_punct(_at(tokens, position + 1), "("):
+        if is_punct(at(tokens, position + 1), "("):
             end = closing(tokens, position + 1)
             specs = tokens[position + 2:end]
         else:
             end = position + 1
-            if _at(tokens, end) is not None and tokens[end].kind != "string":
+            if at(tokens, end) is not None and tokens[end].kind != "string":
                 end += 1
             specs = tokens[position + 1:end + 1]
         imports += _specs(specs)
@@ -98,7 +99,7 @@ def _specs(tokens: list[Token]) -> list[Import]:
         if token.kind == "name" or is_punct(token, "."):
             name = token.text
             position += 1
-            token = _at(tokens, position)
+            token = at(tokens, position)
         if token is None or token.kind not in ("string", "template"):
             raise NotPlainCalls("an import spec without its path")
         path = token.text[1:-1]
@@ -115,10 +116,6 @@ def _blanked(source: str, cuts: list[tuple[int, int]]) -> str:
         last = end
     out.append(source[last:])
     return "".join(out)
-
-
-def _at(tokens: list[Token] | tuple[Token, ...], position: int) -> Token | None:
-    return tokens[position] if 0 <= position < len(tokens) else None
 
 
 def used_names(tokens: tuple[Token, ...] | list[Token]) -> frozenset[str]:
@@ -179,11 +176,11 @@ def package_names(file: GoFile) -> frozenset[str]:
             position = closing(list(tokens), position) + 1
             continue
         if token.text == "func":
-            following = _at(tokens, position + 1)
+            following = at(tokens, position + 1)
             if following is not None and following.kind == "name":
                 names.add(following.text)
         elif token.text in ("var", "const", "type"):
-            following = _at(tokens, position + 1)
+            following = at(tokens, position + 1)
             if is_punct(following, "("):
                 end = closing(list(tokens), position + 1)
                 names |= _group_names(list(tokens[position + 2:end]))
@@ -203,7 +200,7 @@ def _group_names(tokens: list[Token], single: bool = False) -> set[str]:
         position = 0
         while position < len(spec) and spec[position].kind == "name":
             names.add(spec[position].text)
-            if not is_punct(_at(spec, position + 1), ","):
+            if not is_punct(at(spec, position + 1), ","):
                 break
             position += 2
     return names

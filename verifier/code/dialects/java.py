@@ -56,7 +56,9 @@ from verifier.code.dialects.core import (
 from verifier.code.dialects.entry import find_entry, statements, words_at
 from verifier.code.dialects.java_record import JAVA_RECORDER, RECORDER
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top, tokenize
+from verifier.code.dialects.rewrite import checks_rewritten
 from verifier.code.dialects.shapes import Scope, ShapeReader, Spelling, unwrapped
+from verifier.code.dialects.tokens import top_level
 from verifier.code.dialects.typed import (
     TypedReader,
     in_range,
@@ -151,14 +153,9 @@ class JavaReader(TypedReader):
     def named(self, depth: int, expected: Any) -> Any:
         token = self.peek()
         text = token.text
-        if text in ("true", "false"):
-            self.position += 1
-            return text == "true"
-        if text == "null":
-            self.position += 1
-            return None
-        if (found := self.variable()) is not None:
-            return found
+        found, value = self.word()
+        if found:
+            return value
         if text == "new":
             return self._new(depth)
         for (owner, constant), value in _CONSTANTS.items():
@@ -288,8 +285,7 @@ class JavaDialect(Dialect):
             head = statement[0]
             if head.text == "assert":
                 check = statement[1:]
-                if colons := [i for i, t in enumerate(check) if is_punct(t, ":")
-                              and not _nested(check, i)]:
+                if colons := top_level(check, ":", ternary=True):
                     check = check[:colons[0]]
                 reader = ShapeReader(tests, JAVA, scope)
                 sites.append(reader.site(check, head.line))
@@ -318,8 +314,7 @@ class JavaDialect(Dialect):
                      ) -> str | tuple[str, list[Site]]:
         """`T x = new T();` (an instance, kept), `T x = LITERAL;` (a variable, kept), or
         `List<Boolean> name = Arrays.asList(CHECKS)` (its checks, by name)."""
-        equals = [i for i, t in enumerate(statement) if is_punct(t, "=") and not _nested(
-            statement, i)]
+        equals = top_level(statement, "=", ternary=True)
         if len(equals) != 1 or equals[0] < 2 or statement[equals[0] - 1].kind != "name":
             raise NotPlainCalls(f"line {statement[0].line}: a statement that is not plain calls")
         at = equals[0]
@@ -362,18 +357,6 @@ def _checked_list(statement: list[Token]) -> str | None:
                                                                   strict=True)):
         return None
     return texts[2]
-
-
-def _nested(tokens: list[Token], index: int) -> bool:
-    depth = 0
-    for token in tokens[:index]:
-        if is_punct(token, "(", "[", "{"):
-            depth += 1
-        elif is_punct(token, ")", "]", "}"):
-            depth -= 1
-        elif is_punct(token, "?"):
-            depth += 1000  # a ternary's `:` is not an assert's
-    return depth != 0
 
 
 def _record(site: int, call: str) -> str:
@@ -428,7 +411,7 @@ def _emptiness(value: Any) -> bool | None:
 # (no shutdown hook, finaliser or handler runs); should halting be refused, an Error.
 _CHECK = r"""
 final class __VerifierCheck {
-    static void check(boolean condition, int line) {
+    static void check(int line, boolean condition) {
         if (!condition) throw fail(line);
     }
     static java.lang.Error fail(int line) {
@@ -442,7 +425,7 @@ final class __VerifierCheck {
 
 
 def _checked(tests: str, check: str) -> str:
-    """The tests with each `assert X [: M];` a call of `check`, and each `throw new
+    """The tests with each `assert X [: M];` statement a call of `check`, and each `throw new
     AssertionError(...)` its failure."""
     tokens = tokenize(tests)
     out: list[str] = []
@@ -461,22 +444,13 @@ def _checked(tests: str, check: str) -> str:
             if end >= len(tokens):
                 raise NotPlainCalls("an assert without its semicolon")
             condition = tokens[position + 1:end]
-            colons = [i for i, t in enumerate(condition) if is_punct(t, ":")
-                      and not _nested(condition, i)]
+            colons = top_level(condition, ":", ternary=True)
             if colons:
                 condition = condition[:colons[0]]
-            out += [tests[last:token.start], f"{check}.check(({source_of(tests, condition)}),"
-                    f" {token.line})"]
+            out += [tests[last:token.start], f"{check}.check({token.line}, "
+                    f"({source_of(tests, condition)}))"]
             last = tokens[end].start
-            position = end
-        elif (token.text == "throw" and position + 3 < len(tokens)
-              and tokens[position + 1].text == "new"
-              and tokens[position + 2].text in ("AssertionError", "java.lang.AssertionError")
-              and is_punct(tokens[position + 3], "(")):
-            end = closing(tokens, position + 3)
-            out += [tests[last:tokens[position + 1].start], f"{check}.fail({token.line})"]
-            last = tokens[end].end
             position = end
         position += 1
     out.append(tests[last:])
-    return "".join(out)
+    return checks_rewritten("".join(out), (), f"{check}.check", frozenset({"AssertionError"}))

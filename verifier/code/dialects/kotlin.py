@@ -1,6 +1,6 @@
 """Kotlin assert tests as calls: MultiPL-E's `fun main() { assert(EXPECTED == CALL) ... }`
-(also `check(...)`, and `main` in an `object` with `@JvmStatic`), and the shape that names
-each call's arguments, result and expected value:
+(also `check(...)`), and the shape that names each call's arguments, result and expected
+value:
 
     fun main() {
         var arg00 : MutableList<Long> = mutableListOf(1L, 2L)
@@ -40,8 +40,18 @@ from verifier.code.dialects.entry import find_entry, line_statements, words_at
 from verifier.code.dialects.java import holds_typed
 from verifier.code.dialects.kotlin_record import KOTLIN_RECORDER, RECORDER
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top, tokenize
+from verifier.code.dialects.rewrite import checks_rewritten
 from verifier.code.dialects.shapes import Scope, ShapeReader, Spelling, unwrapped
-from verifier.code.dialects.typed import TypedReader, in_range, integer_value, of_float, unescape
+from verifier.code.dialects.tokens import at, top_level
+from verifier.code.dialects.typed import (
+    Generic,
+    TypedReader,
+    in_range,
+    integer_value,
+    of_float,
+    read_generic,
+    unescape,
+)
 from verifier.code.dialects.values import Map, OfType, SetOf
 
 _NUMBERS = {"Int": ("Integer", 32), "Long": ("Long", 64), "Short": ("Short", 16),
@@ -51,44 +61,8 @@ _LISTS = frozenset({"listOf", "mutableListOf", "arrayListOf", "emptyList"})
 _SETS = frozenset({"setOf", "mutableSetOf", "hashSetOf", "emptySet", "linkedSetOf"})
 _MAPS = frozenset({"mapOf", "mutableMapOf", "hashMapOf", "emptyMap", "linkedMapOf"})
 _CHECKS = ("assert", "check")
-
-
-class KType:
-    """A Kotlin type as far as literals need it: its name and type arguments."""
-
-    def __init__(self, name: str, args: tuple[KType, ...] = ()) -> None:
-        self.name = name
-        self.args = args
-
-    def arg(self, index: int) -> KType | None:
-        return self.args[index] if index < len(self.args) else None
-
-
-def read_type(tokens: list[Token], position: int) -> tuple[KType, int] | None:
-    """The type at tokens[position] (`MutableList<Long>?`) and where it ends, or None."""
-    if position >= len(tokens) or tokens[position].kind != "name":
-        return None
-    name = tokens[position].text
-    position += 1
-    args: list[KType] = []
-    if position < len(tokens) and is_punct(tokens[position], "<"):
-        position += 1
-        while True:
-            found = read_type(tokens, position)
-            if found is None:
-                return None
-            args.append(found[0])
-            position = found[1]
-            if position < len(tokens) and is_punct(tokens[position], ","):
-                position += 1
-                continue
-            if position < len(tokens) and is_punct(tokens[position], ">"):
-                position += 1
-                break
-            return None
-    if position < len(tokens) and is_punct(tokens[position], "?"):
-        position += 1
-    return KType(name, tuple(args)), position
+_THROWN = frozenset({"Exception", "AssertionError", "RuntimeException", "IllegalStateException",
+                     "Error"})
 
 
 class KotlinReader(TypedReader):
@@ -99,7 +73,7 @@ class KotlinReader(TypedReader):
         body = text.lstrip("-").replace("_", "")
         lower = body.lower()
         hexadecimal = lower.startswith(("0x", "0b"))
-        target = expected.name if isinstance(expected, KType) else None
+        target = expected.name if isinstance(expected, Generic) else None
         if not hexadecimal and (lower.endswith("f") or any(c in lower for c in ".e")):
             try:
                 value = float(body.rstrip("fF"))
@@ -144,19 +118,14 @@ class KotlinReader(TypedReader):
     def named(self, depth: int, expected: Any) -> Any:
         token = self.peek()
         text = token.text
-        if text in ("true", "false"):
-            self.position += 1
-            return text == "true"
-        if text == "null":
-            self.position += 1
-            return None
-        if (found := self.variable()) is not None:
-            return found
-        kind = expected if isinstance(expected, KType) else None
+        found, value = self.word()
+        if found:
+            return value
+        kind = expected if isinstance(expected, Generic) else None
         if text in _LISTS | _SETS | _MAPS:
             self.position += 1
             if is_punct(self.peek(), "<"):
-                found_type = read_type(self.tokens, self.position - 1)
+                found_type = read_generic(self.tokens, self.position - 1)
                 if found_type is None:
                     raise self.fail("unreadable type arguments")
                 kind, self.position = found_type
@@ -173,27 +142,16 @@ class KotlinReader(TypedReader):
             return tuple(values)
         raise self.fail(f"{text!r} is not a literal")
 
-    def _map(self, depth: int, kind: KType | None) -> Map:
+    def _map(self, depth: int, kind: Generic | None) -> Map:
         pairs = []
         for part in self.parts():
-            splits = [i for i, t in enumerate(part) if t.kind == "name" and t.text == "to"
-                      and not _nested(part, i)]
+            splits = top_level(part, "to")
             if len(splits) != 1:
                 raise self.fail("a map entry that is not `key to value`")
             at = splits[0]
             pairs.append((self.sub(part[:at], depth, kind.arg(0) if kind else None),
                           self.sub(part[at + 1:], depth, kind.arg(1) if kind else None)))
         return Map(tuple(pairs))
-
-
-def _nested(tokens: list[Token], index: int) -> bool:
-    depth = 0
-    for token in tokens[:index]:
-        if is_punct(token, "(", "[", "{"):
-            depth += 1
-        elif is_punct(token, ")", "]", "}"):
-            depth -= 1
-    return depth != 0
 
 
 KOTLIN = Spelling(KotlinReader, absolute=(("Math", "abs"), ("kotlin", "math", "abs"),
@@ -217,13 +175,15 @@ class KotlinDialect(Dialect):
     def plan(self, tests: str) -> CallsPlan:
         tokens = tokenize(tests)
         entry = find_entry(tests, tokens, _main_header)
+        if tests[:entry.header_start].strip():
+            raise NotPlainCalls("a main inside an object: MainKt would have none to run")
         scope = Scope()
         lines: list[str] = []
         sites: list[Site | None] = []
         results: dict[str, int] = {}  # a name holding a call's result: its site
         for statement in line_statements(entry.body):
             head = statement[0]
-            if head.text in _CHECKS and is_punct(_at(statement, 1), "(") and closing(
+            if head.text in _CHECKS and is_punct(at(statement, 1), "(") and closing(
                     statement, 1) == len(statement) - 1:
                 parts = split_top(statement[2:-1], ",")
                 if len(parts) != 1:
@@ -248,18 +208,18 @@ class KotlinDialect(Dialect):
                      results: dict[str, int], sites: list[Site | None],
                      lines: list[str]) -> None:
         """`var NAME [: TYPE] = VALUE`: a literal (kept) or a call (recorded)."""
-        name = _at(statement, 1)
+        name = at(statement, 1)
         if name is None or name.kind != "name" or name.text in scope.variables or (
                 name.text in results):
             raise NotPlainCalls(f"line {statement[0].line}: a declaration the dialect does not "
                                 "know")
         position, kind = 2, None
-        if is_punct(_at(statement, 2), ":"):
-            found = read_type(statement, 3)
+        if is_punct(at(statement, 2), ":"):
+            found = read_generic(statement, 3)
             if found is None:
                 raise NotPlainCalls(f"line {statement[0].line}: an unreadable type")
             kind, position = found
-        if not is_punct(_at(statement, position), "=") or position + 1 >= len(statement):
+        if not is_punct(at(statement, position), "=") or position + 1 >= len(statement):
             raise NotPlainCalls(f"line {statement[0].line}: a declaration without a value")
         value = unwrapped(statement[position + 1:])
         try:
@@ -309,7 +269,8 @@ class KotlinDialect(Dialect):
 
     def harden(self, solution: str, tests: str, tag: str) -> str | None:
         try:
-            rewritten = _checked(tests, f"__VerifierCheck_{tag}")
+            rewritten = checks_rewritten(tests, (("assert",), ("check",)),
+                                         f"__VerifierCheck_{tag}.check", _THROWN)
         except NotPlainCalls:
             return None
         return appended.assemble(self.language, solution, rewritten + _CHECK.replace(
@@ -327,7 +288,7 @@ def _recorded(lines: list[str], index: int) -> str:
 
 def _thrown_unless(statement: list[Token]) -> list[Token]:
     """`if (CONDITION) { throw Exception(...) }`: CONDITION (the check fails when it holds)."""
-    if not is_punct(_at(statement, 1), "("):
+    if not is_punct(at(statement, 1), "("):
         raise NotPlainCalls(f"line {statement[0].line}: an if the dialect does not know")
     end = closing(statement, 1)
     body = statement[end + 1:]
@@ -337,10 +298,6 @@ def _thrown_unless(statement: list[Token]) -> list[Token]:
             and texts[3] == "(" and closing(body, 3) == len(body) - 2 and texts[-1] == "}"):
         raise NotPlainCalls(f"line {statement[0].line}: an if that does more than throw")
     return statement[2:end]
-
-
-def _at(tokens: list[Token], position: int) -> Token | None:
-    return tokens[position] if 0 <= position < len(tokens) else None
 
 
 def _renamed_main(solution: str) -> str:
@@ -366,6 +323,9 @@ object __VerifierCheck {
     @JvmStatic fun check(line: kotlin.Int, condition: kotlin.Boolean) {
         if (!condition) throw fail(line)
     }
+    @JvmStatic fun check(line: kotlin.Int, condition: kotlin.Boolean, message: () -> kotlin.Any) {
+        if (!condition) throw fail(line)
+    }
     @JvmStatic fun fail(line: kotlin.Int): java.lang.Error {
         java.lang.System.err.println("Assertion failed at line " + line + " of the tests")
         java.lang.System.err.flush()
@@ -374,26 +334,3 @@ object __VerifierCheck {
     }
 }
 """
-
-
-def _checked(tests: str, check: str) -> str:
-    """The tests with each `assert(` or `check(` a call of `check`, and each `throw X(...)`
-    its failure."""
-    tokens = tokenize(tests)
-    out, last = [], 0
-    for index, token in enumerate(tokens):
-        previous = tokens[index - 1] if index else None
-        if (token.kind == "name" and token.text in _CHECKS and is_punct(_at(tokens, index + 1),
-                                                                          "(")
-                and not is_punct(previous, ".") and not (previous and previous.text == "fun")):
-            out += [tests[last:token.start], f"{check}.check({token.line}, "]
-            last = tokens[index + 1].end
-        elif token.text == "throw":
-            following = _at(tokens, index + 1)
-            if following is not None and following.kind == "name" and is_punct(
-                    _at(tokens, index + 2), "("):
-                end = closing(tokens, index + 2)
-                out += [tests[last:following.start], f"{check}.fail({token.line})"]
-                last = tokens[end].end
-    out.append(tests[last:])
-    return "".join(out)

@@ -34,8 +34,10 @@ from verifier.code.dialects.core import (
 from verifier.code.dialects.entry import find_entry, line_statements, words_at
 from verifier.code.dialects.java import holds_typed
 from verifier.code.dialects.lexer import Token, closing, is_punct, split_top, tokenize
+from verifier.code.dialects.rewrite import checks_rewritten
 from verifier.code.dialects.scala_record import RECORDER, SCALA_RECORDER
 from verifier.code.dialects.shapes import Scope, ShapeReader, Spelling
+from verifier.code.dialects.tokens import top_level
 from verifier.code.dialects.typed import TypedReader, in_range, integer_value, of_float, unescape
 from verifier.code.dialects.values import Map, OfType, SetOf, Some
 
@@ -47,6 +49,8 @@ NONE = OfType("Option", None)
 
 class ScalaReader(TypedReader):
     """Scala literals (see the module doc)."""
+
+    WORDS = {**TypedReader.WORDS, "None": NONE, "Nil": []}
 
     def number(self, text: str, expected: Any) -> OfType:
         negative = text.startswith("-")
@@ -101,20 +105,9 @@ class ScalaReader(TypedReader):
     def named(self, depth: int, expected: Any) -> Any:
         token = self.peek()
         text = token.text
-        if text in ("true", "false"):
-            self.position += 1
-            return text == "true"
-        if text == "null":
-            self.position += 1
-            return None
-        if text == "None":
-            self.position += 1
-            return NONE
-        if text == "Nil":
-            self.position += 1
-            return []
-        if (found := self.variable()) is not None:
-            return found
+        found, value = self.word()
+        if found:
+            return value
         if text == "Some" and is_punct(self.peek(1), "("):
             self.position += 1
             values = self.items(depth)
@@ -134,22 +127,12 @@ class ScalaReader(TypedReader):
     def _map(self, depth: int) -> Map:
         pairs = []
         for part in self.parts():
-            arrows = [i for i, t in enumerate(part) if is_punct(t, "->") and not _nested(part, i)]
+            arrows = top_level(part, "->")
             if len(arrows) != 1:
                 raise self.fail("a map entry that is not key -> value")
             at = arrows[0]
             pairs.append((self.sub(part[:at], depth), self.sub(part[at + 1:], depth)))
         return Map(tuple(pairs))
-
-
-def _nested(tokens: list[Token], index: int) -> bool:
-    depth = 0
-    for token in tokens[:index]:
-        if is_punct(token, "(", "[", "{"):
-            depth += 1
-        elif is_punct(token, ")", "]", "}"):
-            depth -= 1
-    return depth != 0
 
 
 SCALA = Spelling(ScalaReader, absolute=(("Math", "abs"), ("math", "abs"), ("abs",)),
@@ -211,21 +194,11 @@ class ScalaDialect(Dialect):
     def harden(self, solution: str, tests: str, tag: str) -> str | None:
         check = f"__VerifierCheck_{tag}"
         try:
-            tokens = tokenize(tests)
+            rewritten = checks_rewritten(tests, (("assert",),), f"{check}.check")
         except NotPlainCalls:
             return None
-        out, last = [], 0
-        for index, token in enumerate(tokens):
-            previous = tokens[index - 1] if index else None
-            if (token.kind == "name" and token.text == "assert"
-                    and index + 1 < len(tokens) and is_punct(tokens[index + 1], "(")
-                    and not is_punct(previous, ".")
-                    and not (previous is not None and previous.text == "def")):
-                out += [tests[last:token.start], f"{check}.check({token.line}, "]
-                last = tokens[index + 1].end
-        out.append(tests[last:])
         return appended.assemble(self.language, solution,
-                                 "".join(out) + _CHECK.replace("__VerifierCheck", check))
+                                 rewritten + _CHECK.replace("__VerifierCheck", check))
 
 
 _CHECK = r"""

@@ -23,6 +23,7 @@ from typing import Any
 
 from verifier.code.dialects.core import Check, NotPlainCalls, Site
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
+from verifier.code.dialects.tokens import top_level
 from verifier.code.dialects.typed import TypedReader
 from verifier.code.dialects.values import OfType, Some
 
@@ -75,18 +76,6 @@ def unwrapped(tokens: list[Token]) -> list[Token]:
     return tokens[start:end + 1]
 
 
-def _depth0(tokens: list[Token], *texts: str) -> list[int]:
-    found, depth = [], 0
-    for index, token in enumerate(tokens):
-        if is_punct(token, "(", "[", "{"):
-            depth += 1
-        elif is_punct(token, ")", "]", "}"):
-            depth -= 1
-        elif depth == 0 and is_punct(token, *texts):
-            found.append(index)
-    return found
-
-
 class ShapeReader:
     """Reads one check (`site`) in a language's `Spelling`."""
 
@@ -107,12 +96,12 @@ class ShapeReader:
                 call, expected = found
                 return Site(line, call, Check("equal", expected, negated=True, how="equals"))
             return Site(line, self.call(operand), Check("truth", negated=True))
-        comparisons = _depth0(tokens, "==", "!=")
+        comparisons = top_level(tokens, "==", "!=")
         if len(comparisons) > 1:
             raise NotPlainCalls(f"line {line}: several comparisons")
         if comparisons:
             return self._comparison(tokens, comparisons[0], line)
-        bounds = _depth0(tokens, "<", "<=")
+        bounds = top_level(tokens, "<", "<=")
         if len(bounds) == 1:
             return self._close(tokens, bounds[0], line)
         if (found := self._equals(tokens)) is not None:
@@ -178,7 +167,7 @@ class ShapeReader:
         inside = self._absolute(left)
         if inside is None:
             raise NotPlainCalls(f"line {line}: a comparison the dialect does not know")
-        for index in _depth0(inside, "-"):
+        for index in top_level(inside, "-"):
             if index == 0:
                 continue
             try:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import Any
 
 from verifier.code.dialects.clike import float32
@@ -28,9 +29,11 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "'
 INTEGER_RANGES = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
 
 
-def unescape(body: str, escapes: str = "ntr0\\\"'bf", unicode: bool = True) -> str:
+def unescape(body: str, escapes: str = "ntr0\\\"'bf", unicode: bool = True,
+             extended: bool = False) -> str:
     """A string literal's body with its escapes resolved (`escapes`: the one-letter escapes
-    the language has; `\\uXXXX` where `unicode`); NotPlainCalls on any other escape."""
+    the language has; `\\uXXXX` where `unicode`; with `extended`, Go's `\\xhh`, `\\ooo` (ASCII
+    only: they are bytes) and `\\UXXXXXXXX`); NotPlainCalls on any other escape."""
     out: list[str] = []
     position = 0
     while position < len(body):
@@ -44,13 +47,67 @@ def unescape(body: str, escapes: str = "ntr0\\\"'bf", unicode: bool = True) -> s
                                                  .isdigit()):
             out.append(_ESCAPES[escape])
             position += 2
-        elif unicode and escape == "u" and re.fullmatch(r"[0-9a-fA-F]{4}",
-                                                        body[position + 2:position + 6]):
-            out.append(chr(int(body[position + 2:position + 6], 16)))
-            position += 6
-        else:
+            continue
+        found = unicode and re.match(r"u([0-9a-fA-F]{4})", body[position + 1:]) or (
+            extended and (re.match(r"x([0-9a-fA-F]{2})", body[position + 1:])
+                          or re.match(r"([0-7]{3})", body[position + 1:])
+                          or re.match(r"U([0-9a-fA-F]{8})", body[position + 1:])))
+        if not found:
             raise NotPlainCalls("an escape in a literal the dialect does not read")
+        code = int(found.group(1), 8 if escape.isdigit() else 16)
+        if escape in "x01234567" and code > 127 or code > 0x10FFFF or (
+                escape == "U" and 0xD800 <= code < 0xE000):
+            raise NotPlainCalls("an escape of a byte or an invalid code point")
+        out.append(chr(code))
+        position += 1 + len(found.group())
     return "".join(out)
+
+
+@dataclass(frozen=True)
+class Generic:
+    """A type as far as literals need it: its name and type arguments (`List<Long>`, C#'s
+    `long[]` as `[]` of `long`, `long?` as `Nullable` of `long`)."""
+
+    name: str
+    args: tuple[Generic, ...] = ()
+
+    def arg(self, index: int) -> Generic | None:
+        return self.args[index] if index < len(self.args) else None
+
+
+def read_generic(tokens: list[Token], position: int, nullable: str | None = None,
+                 arrays: bool = False) -> tuple[Generic, int] | None:
+    """The type at tokens[position] and where it ends, or None: a name, `<...>` arguments,
+    with `arrays` C#'s `[]`, and a `?` (wrapped in `nullable`, else stepped over)."""
+    if position >= len(tokens) or tokens[position].kind != "name":
+        return None
+    name = tokens[position].text
+    position += 1
+    args: list[Generic] = []
+    if position < len(tokens) and is_punct(tokens[position], "<"):
+        position += 1
+        while True:
+            found = read_generic(tokens, position, nullable, arrays)
+            if found is None:
+                return None
+            args.append(found[0])
+            position = found[1]
+            if position < len(tokens) and is_punct(tokens[position], ","):
+                position += 1
+                continue
+            if position < len(tokens) and is_punct(tokens[position], ">"):
+                position += 1
+                break
+            return None
+    kind = Generic(name, tuple(args))
+    while arrays and position + 1 < len(tokens) and is_punct(tokens[position], "[") and (
+            is_punct(tokens[position + 1], "]")):
+        kind = Generic("[]", (kind,))
+        position += 2
+    if position < len(tokens) and is_punct(tokens[position], "?"):
+        kind = Generic(nullable, (kind,)) if nullable else kind
+        position += 1
+    return kind, position
 
 
 def integer_value(digits: str) -> int:
@@ -79,7 +136,10 @@ def of_float(value: float, single: bool, type_name: str) -> OfType:
 
 class TypedReader:
     """A literal over `tokens`: the language's reader overrides `number`, `string`, `char`,
-    `named` (and `cast`); `variables` are the tests' literal-valued names."""
+    `named` (and `cast`); `variables` are the tests' literal-valued names; `WORDS`, the
+    language's literal words."""
+
+    WORDS: dict[str, Any] = {"true": True, "false": False, "null": None}
 
     def __init__(self, tokens: list[Token], variables: dict[str, Any] | None = None) -> None:
         self.tokens = tokens
@@ -162,19 +222,18 @@ class TypedReader:
     # ---------------------------------------------------------------- grammar
 
     def expression(self, depth: int, expected: Any) -> Any:
-        left = self.term(depth, expected)
-        while is_punct(self.peek(), "+", "-"):
-            operator = self.tokens[self.position].text
-            self.position += 1
-            left = self.arithmetic(operator, left, self.term(depth, expected))
-        return left
+        return self._binary(depth, expected, ("+", "-"), self.term)
 
     def term(self, depth: int, expected: Any) -> Any:
-        left = self.unary(depth, expected)
-        while is_punct(self.peek(), "*", "/"):
+        return self._binary(depth, expected, ("*", "/"), self.unary)
+
+    def _binary(self, depth: int, expected: Any, operators: tuple[str, ...],
+                operand: Any) -> Any:
+        left = operand(depth, expected)
+        while is_punct(self.peek(), *operators):
             operator = self.tokens[self.position].text
             self.position += 1
-            left = self.arithmetic(operator, left, self.unary(depth, expected))
+            left = self.arithmetic(operator, left, operand(depth, expected))
         return left
 
     def unary(self, depth: int, expected: Any) -> Any:
@@ -232,6 +291,16 @@ class TypedReader:
     def group(self, inner: list[Token], depth: int, expected: Any) -> Any:
         """What `( ... )` is: the literal within (Scala and C# make tuples of several)."""
         return self.sub(inner, depth, expected)
+
+    def word(self) -> tuple[bool, Any]:
+        """A literal word (`true`, `null`) or a variable of the tests, if one is here
+        (stepped over): (found, its value)."""
+        token = self.peek()
+        if token is not None and token.kind == "name" and token.text in self.WORDS:
+            self.position += 1
+            return True, self.WORDS[token.text]
+        found = self.variable()
+        return found is not None, found
 
     def variable(self) -> Any | None:
         """A name of the tests' literal variables, if one is here (stepped over)."""
