@@ -154,8 +154,8 @@ def test_java_class_and_file_names():
     code = "class Helper { }\nclass Prog {\n  public static void main(String[] a) {}\n}\n"
     assert java_main_class(code) == "Prog"
     assert java_main_class("public class Solution { static void f() {} }") == "Solution"
-    nested = ("import java.util.*;\nclass Problem {\n  static class Helper extends ArrayList<Long> {"
-              " }\n"
+    nested = ("import java.util.*;\nclass Problem {\n"
+              "  static class Helper extends ArrayList<Long> { }\n"
               "  public static void main(String[] a) { String s = \"class X {\"; }\n}\n")
     assert java_main_class(nested) == "Problem"  # not the class nested before main
     assert scala_main_object("object Problem {\n  object Helper { def f = 1 }\n"
