@@ -36,10 +36,9 @@ from verifier.code.dialects.core import (
 )
 from verifier.code.dialects.csharp_record import CSHARP_RECORDER, RECORDER
 from verifier.code.dialects.entry import find_entry, statements, words_at
-from verifier.code.dialects.java import holds_typed
 from verifier.code.dialects.lexer import Token, closing, is_punct, split_top, tokenize
 from verifier.code.dialects.rewrite import checks_rewritten
-from verifier.code.dialects.shapes import Scope, ShapeReader, Spelling
+from verifier.code.dialects.shapes import Scope, ShapeReader, Spelling, judged
 from verifier.code.dialects.typed import (
     Generic,
     TypedReader,
@@ -299,7 +298,7 @@ class CSharpDialect(Dialect):
         return CallsPlan(sites_within_bounds(sites), driver)
 
     def holds(self, check: Check, value: Any) -> bool:
-        return holds_typed(check, value)
+        return judged(check, value)
 
     def harden(self, solution: str, tests: str, tag: str) -> str | None:
         check = f"__VerifierCheck_{tag}"

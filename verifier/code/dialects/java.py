@@ -44,7 +44,6 @@ from __future__ import annotations
 from typing import Any
 
 from verifier.code import appended
-from verifier.code.dialects import keyed
 from verifier.code.dialects.core import (
     CallsPlan,
     Check,
@@ -57,7 +56,7 @@ from verifier.code.dialects.entry import find_entry, statements, words_at
 from verifier.code.dialects.java_record import JAVA_RECORDER, RECORDER
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top, tokenize
 from verifier.code.dialects.rewrite import checks_rewritten
-from verifier.code.dialects.shapes import Scope, ShapeReader, Spelling, unwrapped
+from verifier.code.dialects.shapes import Scope, ShapeReader, Spelling, judged, unwrapped
 from verifier.code.dialects.tokens import top_level
 from verifier.code.dialects.typed import (
     TypedReader,
@@ -338,7 +337,7 @@ class JavaDialect(Dialect):
         return source_of(tests, statement) + ";"
 
     def holds(self, check: Check, value: Any) -> bool:
-        return holds_typed(check, value)
+        return judged(check, value)
 
     def harden(self, solution: str, tests: str, tag: str) -> str | None:
         try:
@@ -361,50 +360,6 @@ def _checked_list(statement: list[Token]) -> str | None:
 
 def _record(site: int, call: str) -> str:
     return f"        {RECORDER}.record({site}, {call});"
-
-
-def holds_typed(check: Check, value: Any) -> bool:
-    """A check as Java, C# and Kotlin judge it (see the module doc)."""
-    try:
-        if check.kind == "equal":
-            if check.how == "==" and isinstance(check.expected, Some):
-                # Java's CALL.get() == K: an Optional holding a value equal to K
-                held = isinstance(value, Some) and keyed.primitive_equal(
-                    value.value, check.expected.value)
-                return held != check.negated
-            if check.how == "==":
-                return keyed.primitive_equal(value, check.expected) != check.negated
-            return keyed.equal(value, check.expected, "typed") != check.negated
-        if check.kind == "truth":
-            return type(value) is bool and value is not check.negated
-        if check.kind == "empty":
-            empty = _emptiness(value)
-            return empty is not None and empty != check.negated
-        if check.kind == "close":
-            number = keyed.number_of(value)
-            if number is None:
-                return False
-            distance = abs(float(number) - float(check.expected))
-            return distance < check.tolerance if check.strict else distance <= check.tolerance
-    except (TypeError, ValueError, ArithmeticError, RecursionError):
-        return False
-    return False
-
-
-def _emptiness(value: Any) -> bool | None:
-    """Whether an Optional, collection or string is empty; None for anything else (a null:
-    its `isEmpty()` throws)."""
-    if value == EMPTY_OPTIONAL:
-        return True
-    if isinstance(value, Some):
-        return False
-    if isinstance(value, list | str):
-        return not value
-    if isinstance(value, SetOf):
-        return not value.items
-    if isinstance(value, Map):
-        return not value.pairs
-    return None
 
 
 # The verifier's own check for in-process tests: the failure on stderr, then the JVM halted

@@ -37,11 +37,10 @@ from verifier.code.dialects.core import (
     sites_within_bounds,
 )
 from verifier.code.dialects.entry import find_entry, line_statements, words_at
-from verifier.code.dialects.java import holds_typed
 from verifier.code.dialects.kotlin_record import KOTLIN_RECORDER, RECORDER
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top, tokenize
 from verifier.code.dialects.rewrite import checks_rewritten
-from verifier.code.dialects.shapes import Scope, ShapeReader, Spelling, unwrapped
+from verifier.code.dialects.shapes import Scope, ShapeReader, Spelling, judged, unwrapped
 from verifier.code.dialects.tokens import at, top_level
 from verifier.code.dialects.typed import (
     Generic,
@@ -262,7 +261,7 @@ class KotlinDialect(Dialect):
                 same = value.value == expected.value  # IEEE, as `==` on two doubles
                 return same != check.negated
             return keyed.equal(value, expected, "typed") != check.negated
-        return holds_typed(check, value)
+        return judged(check, value)
 
     def program(self, solution: str, plan: CallsPlan) -> str:
         return f"{_renamed_main(solution)}\n{plan.driver}"

@@ -32,11 +32,10 @@ from verifier.code.dialects.core import (
     sites_within_bounds,
 )
 from verifier.code.dialects.entry import find_entry, line_statements, words_at
-from verifier.code.dialects.java import holds_typed
 from verifier.code.dialects.lexer import Token, closing, is_punct, split_top, tokenize
 from verifier.code.dialects.rewrite import checks_rewritten
 from verifier.code.dialects.scala_record import RECORDER, SCALA_RECORDER
-from verifier.code.dialects.shapes import Scope, ShapeReader, Spelling
+from verifier.code.dialects.shapes import Scope, ShapeReader, Spelling, judged
 from verifier.code.dialects.tokens import top_level
 from verifier.code.dialects.typed import TypedReader, in_range, integer_value, of_float, unescape
 from verifier.code.dialects.values import Map, OfType, SetOf, Some
@@ -187,9 +186,7 @@ class ScalaDialect(Dialect):
                 return keyed.equal(value, check.expected, "cooperative") != check.negated
             except (TypeError, ValueError):
                 return False
-        if check.kind == "empty" and value == NONE:
-            return not check.negated
-        return holds_typed(check, value)
+        return judged(check, value)
 
     def harden(self, solution: str, tests: str, tag: str) -> str | None:
         check = f"__VerifierCheck_{tag}"

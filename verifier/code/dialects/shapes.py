@@ -21,11 +21,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from verifier.code.dialects import keyed
 from verifier.code.dialects.core import Check, NotPlainCalls, Site
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
 from verifier.code.dialects.tokens import top_level
 from verifier.code.dialects.typed import TypedReader
-from verifier.code.dialects.values import OfType, Some
+from verifier.code.dialects.values import Map, OfType, SetOf, Some
 
 
 @dataclass
@@ -261,3 +262,49 @@ def primitive(value: Any) -> bool:
     """Whether a literal is of a primitive type (a number, a char, a boolean)."""
     return type(value) is bool or (isinstance(value, OfType) and type(value.value) in (
         int, float, str))
+
+
+def judged(check: Check, value: Any) -> bool:
+    """Whether a value passes a check of these shapes, with Java's semantics (C#'s and
+    Kotlin's but for their `how`): a primitive `==` by value, `equals` with types (keyed.py),
+    truth only of a boolean, emptiness only of what has it."""
+    try:
+        if check.kind == "equal":
+            if check.how == "==" and isinstance(check.expected, Some):
+                # Java's CALL.get() == K: an Optional holding a value equal to K
+                held = isinstance(value, Some) and keyed.primitive_equal(
+                    value.value, check.expected.value)
+                return held != check.negated
+            if check.how == "==":
+                return keyed.primitive_equal(value, check.expected) != check.negated
+            return keyed.equal(value, check.expected, "typed") != check.negated
+        if check.kind == "truth":
+            return type(value) is bool and value is not check.negated
+        if check.kind == "empty":
+            empty = _emptiness(value)
+            return empty is not None and empty != check.negated
+        if check.kind == "close":
+            number = keyed.number_of(value)
+            if number is None:
+                return False
+            distance = abs(float(number) - float(check.expected))
+            return distance < check.tolerance if check.strict else distance <= check.tolerance
+    except (TypeError, ValueError, ArithmeticError, RecursionError):
+        return False
+    return False
+
+
+def _emptiness(value: Any) -> bool | None:
+    """Whether an Optional, collection or string is empty; None for anything else (a null:
+    its `isEmpty()` throws)."""
+    if isinstance(value, OfType) and value.type in ("Optional", "Option") and value.value is None:
+        return True
+    if isinstance(value, Some):
+        return False
+    if isinstance(value, list | str):
+        return not value
+    if isinstance(value, SetOf):
+        return not value.items
+    if isinstance(value, Map):
+        return not value.pairs
+    return None
