@@ -36,7 +36,7 @@ from verifier.code.dialects.core import (
 )
 from verifier.code.dialects.csharp_record import CSHARP_RECORDER, RECORDER
 from verifier.code.dialects.entry import find_entry, statements, words_at
-from verifier.code.dialects.lexer import Token, closing, is_punct, split_top, tokenize
+from verifier.code.dialects.lexer import Token, closing, is_punct, tokenize
 from verifier.code.dialects.rewrite import checks_rewritten
 from verifier.code.dialects.shapes import Scope, ShapeReader, Spelling, judged
 from verifier.code.dialects.typed import (
@@ -285,12 +285,7 @@ class CSharpDialect(Dialect):
             if arguments is None:
                 raise NotPlainCalls(f"line {statement[0].line}: a statement that is not an "
                                     "assert")
-            parts = split_top(arguments, ",")
-            if len(parts) == 2 and len(parts[1]) == 1 and parts[1][0].kind == "string":
-                parts = parts[:1]  # a message
-            if len(parts) != 1:
-                raise NotPlainCalls(f"line {statement[0].line}: an assert of several values")
-            site = ShapeReader(tests, CSHARP, scope).site(parts[0], statement[0].line)
+            site = ShapeReader(tests, CSHARP, scope).asserted(arguments, statement[0].line)
             sites.append(site)
             lines.append(f"        {RECORDER}.Record({len(sites) - 1}, {site.call});")
         driver = "\n".join([tests[:entry.body_start], *lines, tests[entry.body_end:],

@@ -164,12 +164,7 @@ class ScalaDialect(Dialect):
                     statement[1], "(") and closing(statement, 1) == len(statement) - 1):
                 raise NotPlainCalls(f"line {statement[0].line}: a statement that is not an "
                                     "assert")
-            parts = split_top(statement[2:-1], ",")
-            if len(parts) == 2 and len(parts[1]) == 1 and parts[1][0].kind == "string":
-                parts = parts[:1]  # a message
-            if len(parts) != 1:
-                raise NotPlainCalls(f"line {statement[0].line}: an assert of several values")
-            site = ShapeReader(tests, SCALA, scope).site(parts[0], statement[0].line)
+            site = ShapeReader(tests, SCALA, scope).asserted(statement[2:-1], statement[0].line)
             if site.check.how == "equals":
                 site = Site(site.line, site.call, Check(
                     site.check.kind, site.check.expected, negated=site.check.negated,

@@ -85,6 +85,15 @@ class ShapeReader:
         self.spelling = spelling
         self.scope = scope
 
+    def asserted(self, arguments: list[Token], line: int) -> Site:
+        """The check of an assert's arguments: one check, perhaps with a string message."""
+        parts = split_top(arguments, ",")
+        if len(parts) == 2 and len(parts[1]) == 1 and parts[1][0].kind == "string":
+            parts = parts[:1]  # the message, shown on failure
+        if len(parts) != 1:
+            raise NotPlainCalls(f"line {line}: an assert of several values")
+        return self.site(parts[0], line)
+
     def site(self, tokens: list[Token], line: int) -> Site:
         tokens = unwrapped(tokens)
         if not tokens:
