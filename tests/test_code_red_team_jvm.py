@@ -342,3 +342,17 @@ def test_expected_values_are_out_of_the_solutions_reach():
              "    assert(name((1l)).equals((\"zq-expected-91\")));\n    }\n\n}\n")
     result = run_code_items([_item("java", finder, tests)])[0]
     assert (result.status.value, result.detail["judged"]) == ("wrong", "outside"), result
+
+
+def test_go_testify_tests_that_are_not_plain_calls_run_with_the_real_testify():
+    # HumanEval-X's shape with a loop: a test binary with testify from the host's Go sources
+    # (golang-github-stretchr-testify-dev), the verifier's TestMain reporting.
+    _installed("go")
+    tests = GO_TESTS["humaneval_x"].replace(
+        "    assert.Equal(true, Even(4))\n",
+        "    for k := 1; k < 3; k++ {\n        assert.Equal([]int{k}, Scale([]int{1}, k))\n"
+        "    }\n")
+    results = run_code_items([_item("go", "package main\n" + GO_RIGHT, tests),
+                              _item("go", "package main\n" + GO_WRONG, tests)])
+    assert [(r.status.value, r.detail.get("judged")) for r in results] == [
+        ("correct", "in_process"), ("wrong", "in_process")], results
