@@ -336,6 +336,11 @@ def test_typed_records_decode():
     assert read_records(b'[0,["y",1,2]]\n', 1)[1].startswith("a malformed value")
 
 
+GARBLE = ('package main\nimport (\n  "fmt"\n  x "os"\n)\nfunc main() { fmt.Println(`raw`) }\n'
+          'class Problem { static { } public static long f(long x) { return "}"; }\n'
+          'object O { def main(a: Array[String]) = { } }\nfun main() { }\n')
+
+
 def _shuffled(source: str, count: int, seed: int) -> list[str]:
     """`count` variants of `source`, each with a few of its tokens dropped, doubled or swapped
     (tests cut or garbled where it hurts a parser most: at token boundaries), or a stray
@@ -374,6 +379,11 @@ def test_broken_tests_never_break_the_parsers(language: str, sources: tuple[str,
                 DIALECTS[language].plan(mutated)
             program = in_process_program(language, "class Problem {", mutated)
             assert isinstance(program, str)
+    # Solutions are untrusted too: whatever they are, a program comes out (the compiler judges).
+    plan = DIALECTS[language].plan(sources[0])
+    for garbled in [*_shuffled(GARBLE, 60, 7), "`unclosed", '"open', "}}}{{{", ""]:
+        assert isinstance(DIALECTS[language].program(garbled, plan), str)
+        assert isinstance(in_process_program(language, garbled, sources[0]), str)
 
 
 def test_in_process_programs_take_the_tests_primitives_out_of_reach():
