@@ -205,7 +205,7 @@ class JsonFormat(Constraint):
             body = fenced.group(1).strip()
         try:
             json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past what Python's parser reads
             return False
         return True
 
