@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import secrets
 import shutil
 
 import pytest
 
 from rl_client.schemas import CodeItem
-from verifier.code import installed_languages, run_code_items, supported_languages
+from verifier.code import installed_languages, process_settings, run_code_items, supported_languages
 from verifier.code.languages import java_main_class, java_source_name
+from verifier.code.runner import compile_limits
+from verifier.sandbox import ArtefactStore, RunRequest
+from verifier.sandbox.backend import JAIL_PYTHON_FLAGS
+from verifier.sandbox.factory import get_backend
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 
@@ -154,3 +159,57 @@ def test_java_class_and_file_names():
     code = "class Helper { }\nclass Prog {\n  public static void main(String[] a) {}\n}\n"
     assert java_main_class(code) == "Prog"
     assert java_main_class("public class Solution { static void f() {} }") == "Solution"
+
+
+# Builds that are no program, and programs that do not start: the submission's failure in every
+# language that builds (compile_error or runtime_error), never the sandbox's (infra_error).
+NOT_A_PROGRAM = {
+    "c: no main": ("c", "int add(int a, int b) { return a + b; }\n", "compile_error"),
+    "c: over the artefact cap": ("c", "char big[200 << 20] = {1};\nint main(void) "
+                                      "{ return big[5]; }\n", "compile_error"),
+    "cpp: no main": ("cpp", "int add(int a, int b) { return a + b; }\n", "compile_error"),
+    "java: no class": ("java", "// a comment and nothing else\n", "compile_error"),
+    "java: no main": ("java", "class Sum { }\n", "runtime_error"),
+    "rust: a library crate": ("rust", '#![crate_type = "lib"]\npub fn add(a: i64, b: i64) -> '
+                                      "i64 { a + b }\n", "runtime_error"),
+    "rust: a static library": ("rust", '#![crate_type = "staticlib"]\npub fn f() {}\n',
+                               "runtime_error"),
+    "go: a package other than main": ("go", "package sum\nfunc Add(a, b int) int "
+                                            "{ return a + b }\n", "runtime_error"),
+    "go: an external test package": ("go", "package main_test\nfunc main() {}\n",
+                                     "runtime_error"),
+    "go: no main function": ("go", "package main\nfunc add() {}\n", "compile_error"),
+    "typescript: not TypeScript": ("typescript", "let = ;\n", "compile_error"),
+    "csharp: no Main": ("csharp", "class Sum { }\n", "compile_error"),
+    "d: no main": ("d", "int add(int a, int b) { return a + b; }\n", "compile_error"),
+    "haskell: a module other than Main": ("haskell", "module Sum where\nadd :: Int -> Int -> "
+                                                     "Int\nadd = (+)\n", "compile_error"),
+    "ocaml: not OCaml": ("ocaml", "let = in\n", "compile_error"),
+    "scala: no object": ("scala", "class Sum\n", "runtime_error"),
+    "kotlin: no main": ("kotlin", "fun add(a: Int, b: Int) = a + b\n", "runtime_error"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOT_A_PROGRAM))
+def test_a_build_that_is_no_program_is_the_submissions_failure(case: str):
+    language, code, status = NOT_A_PROGRAM[case]
+    if language not in installed_languages():
+        pytest.skip(f"{language} toolchain not installed")
+    [result] = run_code_items([CodeItem(language=language, response=f"```{language}\n{code}```",
+                                        tests=TESTS)])
+    assert (result.status.value, result.reward) == (status, 0.0), result
+
+
+def test_a_compile_step_that_leaves_no_file_is_the_programs_failure():
+    """A build whose program is a link (or missing) is refused as the compile step's own
+    result (the program's doing: a Template Haskell splice can write files), not reported as
+    the sandbox failing to store it."""
+    backend = get_backend(process_settings())
+    python = backend.tools()["python"]
+    for script in ("import os\nos.symlink('/etc/passwd', 'main')", "pass",
+                   "import os\nos.mkfifo('main')"):
+        outcome = backend.run(RunRequest(
+            argv=[python, *JAIL_PYTHON_FLAGS, "-c", script], limits=compile_limits(10),
+            store=ArtefactStore(secrets.token_hex(16), ("main",)), runner_runs=1))
+        assert outcome.exit_code == 0 and outcome.error is None, outcome
+        assert not outcome.stored and "no main" in outcome.unusable_artefacts, outcome

@@ -175,3 +175,15 @@ def test_unknown_ids_and_bad_kwargs_are_refused(ids, kwargs, problem) -> None:
 def test_null_kwargs_from_arrow_datasets_are_ignored() -> None:
     built = build("keywords:existence", {"keywords": ["a"], "num_words": None, "letter": None})
     assert built.check("a b")
+
+
+def test_json_nested_past_the_parser_is_not_json_the_constraint_accepts() -> None:
+    """A response nested deeper than Python's JSON parser follows (RecursionError) fails the
+    constraint, a verdict: it was the response's doing, never a masked infra_error."""
+    deep = "[" * 100_000 + "]" * 100_000
+    item = InstructionsItem(response=deep, scoring="fraction",
+                            instruction_id_list=["detectable_format:json_format",
+                                                 "punctuation:no_comma"])
+    result = check_instructions(item, timeout_s=5.0)
+    assert (result.status, result.reward) == (Status.wrong, 0.5), result
+    assert [c["ok"] for c in result.detail["constraints"]] == [False, True]
