@@ -170,6 +170,9 @@ NOT_A_PROGRAM = {
     "cpp: no main": ("cpp", "int add(int a, int b) { return a + b; }\n", "compile_error"),
     "java: no class": ("java", "// a comment and nothing else\n", "compile_error"),
     "java: no main": ("java", "class Sum { }\n", "runtime_error"),
+    "java: a public class no file can be named after": (
+        "java", f"public class {'A' * 300} {{ public static void main(String[] a) {{ }} }}\n",
+        "compile_error"),
     "rust: a library crate": ("rust", '#![crate_type = "lib"]\npub fn add(a: i64, b: i64) -> '
                                       "i64 { a + b }\n", "runtime_error"),
     "rust: a static library": ("rust", '#![crate_type = "staticlib"]\npub fn f() {}\n',
@@ -213,3 +216,27 @@ def test_a_compile_step_that_leaves_no_file_is_the_programs_failure():
             store=ArtefactStore(secrets.token_hex(16), ("main",)), runner_runs=1))
         assert outcome.exit_code == 0 and outcome.error is None, outcome
         assert not outcome.stored and "no main" in outcome.unusable_artefacts, outcome
+
+
+MACROS = "#define A0 x\n" + "".join(f"#define A{i + 1} A{i} A{i}\n" for i in range(30))
+# A compiler that runs out of time (2 s here) or floods its diagnostics (over the output cap).
+COMPILER_LIMITS = {
+    "cpp: a macro that expands past the time limit": (
+        "cpp", MACROS + "int main() { int x = 0; return A30; }\n"),
+    "rust: a macro that expands past the time limit": (
+        "rust", "macro_rules! b { () => {1}; ($x:tt $($r:tt)*) => { b!($($r)*) + b!($($r)*) }; }"
+                "\nfn main() { println!(\"{}\", b!(a a a a a a a a a a a a a a a a a a a a a a a"
+                " a a a a a a a a)); }\n"),
+    "c: diagnostics past the output cap": ("c", "#error\n" * 25_000),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COMPILER_LIMITS))
+def test_a_compiler_out_of_time_or_flooding_is_a_compile_error(case: str):
+    language, code = COMPILER_LIMITS[case]
+    settings = process_settings().model_copy(update={"compile_time_s": 2.0})
+    [result] = run_code_items([CodeItem(language=language, response=f"```{language}\n{code}```",
+                                        tests=TESTS)], settings)
+    assert (result.status.value, result.reward) == ("compile_error", 0.0), result
+    message = result.detail["compile"]["message"]
+    assert "time limit" in message or "too much output" in message, message

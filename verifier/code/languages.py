@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from verifier.sandbox.backend import JAIL_HARNESS, JAIL_PYTHON_FLAGS
 
 MIB = 1024 * 1024
+NAME_MAX = 255  # bytes in a file name (Linux)
 
 
 @dataclass(frozen=True)
@@ -48,9 +49,11 @@ _JAVA_MAIN_CLASS = re.compile(
 
 
 def java_source_name(code: str) -> str:
-    """javac wants a public class in a file of its name; otherwise Main.java will do."""
+    """javac wants a public class in a file of its name; otherwise Main.java will do (also for
+    a name no file can have: javac then says what it wants, a compile error)."""
     found = _JAVA_PUBLIC_CLASS.search(code)
-    return f"{found.group(1)}.java" if found else "Main.java"
+    name = f"{found.group(1)}.java" if found else "Main.java"
+    return name if len(name.encode()) <= NAME_MAX else "Main.java"
 
 
 def java_main_class(code: str) -> str:

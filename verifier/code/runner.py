@@ -350,14 +350,13 @@ class CodeRunner:
             sub.compile_detail = {"status": "ok", "time_ms": round((outcome.cpu_s or 0) * 1e3, 3),
                                   "wall_ms": round(outcome.wall_s * 1e3, 3)}
             return None
-        message = (outcome.stdout + outcome.stderr).decode("utf-8", errors="replace")
-        if outcome.unusable_artefacts:
-            message = f"{outcome.unusable_artefacts}\n{message}"
-        elif outcome.wall_timeout or outcome.signal == signal.SIGXCPU:
-            message = f"compilation exceeded its time limit\n{message}"
-        elif outcome.output_exceeded:
-            message = f"compilation produced too much output\n{message}"
-        failure = {"status": "error", "message": message[-COMPILE_MESSAGE_CHARS:]}
+        why = (outcome.unusable_artefacts
+               or ("compilation exceeded its time limit"
+                   if outcome.wall_timeout or outcome.signal == signal.SIGXCPU else "")
+               or ("compilation produced too much output" if outcome.output_exceeded else ""))
+        said = (outcome.stdout + outcome.stderr).decode("utf-8", errors="replace")
+        tail = said[-COMPILE_MESSAGE_CHARS:]  # the compiler's last words, after why it stopped
+        failure = {"status": "error", "message": f"{why}\n{tail}" if why else tail}
         self._compile_failures[key] = failure
         return self._compile_error(sub, failure)
 
