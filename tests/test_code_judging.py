@@ -115,7 +115,7 @@ def test_partial_points_follow_testlib_quitp_and_pc(verifier_url: str) -> None:
                                                                          ("wrong", 0.0)]
 
 
-def testlib_h() -> dict:
+def real_testlib_h() -> dict:
     """The real testlib.h as a support file (skips the test where the peers' folder is not)."""
     return {"name": "testlib.h", "content": peer_file("testlib/testlib.h").read_text()}
 
@@ -124,7 +124,7 @@ def test_a_checker_written_against_testlibs_api(verifier_url: str) -> None:
     """registerTestlibCmd, inf/ouf/ans, quitf, quitp, ensuref, with the real testlib.h shipped
     beside it."""
     checker = {"language": "cpp", "code": source("sum_split_checker.cpp"), "limits": FAST,
-               "support_files": [testlib_h()]}
+               "support_files": [real_testlib_h()]}
     tests = {"type": "stdio", "checker": checker,
              "cases": [{"input": f"{n}\n", "output": f"0 {n}\n"} for n in (1, 10, 999)]}
     answers = {"n = int(input())\nprint(0, n)": ("correct", 1.0),
@@ -141,7 +141,7 @@ def test_a_checker_written_against_testlibs_api(verifier_url: str) -> None:
     assert [test["status"] for test in results[4]["detail"]["tests"]] == ["wrong"] * 3
 
 
-def testlib_row_item(row: dict, folder: Path, header: dict) -> dict:
+def peer_checker_item(row: dict, folder: Path, header: dict) -> dict:
     """A row of the peers' testlib/cases.json as a checker item: a program printing the row's
     output, judged by the row's real checker against the row's answer."""
     checker = {"language": "cpp", "code": (folder / "checkers" / f"{row['checker']}.cpp"
@@ -161,12 +161,12 @@ def test_every_testlib_case_eight_items_a_request(tmp_path: Path) -> None:
     and was taken for a dead worker on most batches."""
     folder = peer_file("testlib")
     cases = json.loads((folder / "cases.json").read_text())
-    rows, header = cases["checker_cases"], testlib_h()
+    rows, header = cases["checker_cases"], real_testlib_h()
     server, url = start_server(tmp_path, "--workers", "2")
     try:
         for start in range(0, len(rows), 8):
             batch = rows[start:start + 8]
-            results = verify(url, [testlib_row_item(row, folder, header) for row in batch],
+            results = verify(url, [peer_checker_item(row, folder, header) for row in batch],
                              timeout=900)
             for row, result in zip(batch, results, strict=True):
                 assert result["status"] == cases["status_of_exit"][str(row["exit"])] \
