@@ -152,6 +152,7 @@ def peer_checker_item(row: dict, folder: Path, header: dict) -> dict:
                  "cases": [{"input": row["input"], "output": row["answer"]}]})
 
 
+@pytest.mark.timeout(1800)  # 104 items, 14 checkers compiled in each of two jails
 def test_every_testlib_case_eight_items_a_request(tmp_path: Path) -> None:
     """Every row of the peers' testlib/cases.json (the real testlib.h and checkers, each run
     directly by the peer) gets the verdict its exit code stands for, through the service, eight

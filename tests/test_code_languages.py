@@ -2,14 +2,30 @@
 
 from __future__ import annotations
 
+import random
+import re
 import secrets
 import shutil
 
 import pytest
 
 from rl_client.schemas import CodeItem
-from verifier.code import installed_languages, process_settings, run_code_items, supported_languages
-from verifier.code.languages import java_main_class, java_source_name
+from verifier.code import (
+    appended,
+    installed_languages,
+    process_settings,
+    run_code_items,
+    supported_languages,
+)
+from verifier.code.appended import _csharp_main_class
+from verifier.code.languages import (
+    _JAVA_MAIN,
+    class_declaring,
+    java_main_class,
+    java_source_name,
+    kotlin_main_class,
+    scala_main_object,
+)
 from verifier.code.runner import compile_limits
 from verifier.sandbox import ArtefactStore, RunRequest
 from verifier.sandbox.backend import JAIL_PYTHON_FLAGS
@@ -240,3 +256,43 @@ def test_a_compiler_out_of_time_or_flooding_is_a_compile_error(case: str):
     assert (result.status.value, result.reward) == ("compile_error", 0.0), result
     message = result.detail["compile"]["message"]
     assert "time limit" in message or "too much output" in message, message
+
+
+# What the entry points were found by: regexes that rescan to the end for each class (and
+# each line below blank lines), minutes on a hostile 200 kB program, before any deadline.
+MAIN_REGEXES = {
+    "java": (re.compile(r"\bclass\s+(\w+)[^{]*\{(?:(?!\bclass\b).)*?\bstatic\s+void\s+main\s*"
+                        r"\(", re.S), lambda code: class_declaring(code, _JAVA_MAIN)),
+    "csharp": (re.compile(r"\bclass\s+(\w+)[^{]*\{(?:(?!\bclass\b).)*?\bstatic\s+(?:void|int)"
+                          r"\s+Main\s*\(", re.S),
+               lambda code: None if (name := _csharp_main_class(code)) == "Program" else name),
+    "kotlin": (re.compile(r"^\s*package\s+([\w.]+)", re.M),
+               lambda code: None if (name := kotlin_main_class(code)) == "MainKt"
+               else name[: -len(".MainKt")]),
+}
+MAIN_PIECES = ["class ", "class", " A", "B ", "{", "}", " static void main(", "static  void main (",
+               "static int Main(", "static void Main(", " ", "\n", "subclass ", "classes",
+               "Foo.class", "package a.b", " package", "\r", "\t", "class\nX", "static", "void"]
+
+
+@pytest.mark.parametrize("language", sorted(MAIN_REGEXES))
+def test_entry_points_are_found_as_the_regexes_said(language: str):
+    regex, finds = MAIN_REGEXES[language]
+    rng = random.Random(5)
+    for _ in range(20_000):
+        code = "".join(rng.choice(MAIN_PIECES) for _ in range(rng.randint(0, 20)))
+        found = regex.search(code)
+        if language == "csharp" and found and found.group(1) == "Program":
+            continue  # the fallback's own name
+        assert finds(code) == (found.group(1) if found else None), code
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("code", ["class A " * 25_000, "class A {" * 20_000, "\n" * 190_000,
+                                  " \n" * 95_000, "class A { static " * 12_000])
+def test_entry_points_are_found_in_linear_time(code: str):
+    for language in ("java", "scala", "kotlin", "csharp", "go"):
+        if appended.supported(language):
+            appended.assemble(language, code, "")
+    for find in (java_main_class, java_source_name, kotlin_main_class, scala_main_object):
+        find(code)

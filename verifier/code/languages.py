@@ -7,6 +7,7 @@ as `{tool}`; the sandbox backend says where each tool is inside its jail.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,8 +45,34 @@ def _fixed(name: str) -> Callable[[str], str]:
 
 
 _JAVA_PUBLIC_CLASS = re.compile(r"\bpublic\s+(?:(?:final|abstract|strictfp)\s+)*class\s+(\w+)")
-_JAVA_MAIN_CLASS = re.compile(
-    r"\bclass\s+(\w+)[^{]*\{(?:(?!\bclass\b).)*?\bstatic\s+void\s+main\s*\(", re.S)
+_JAVA_MAIN = re.compile(r"\bstatic\s+void\s+main\s*\(")
+_CLASS = re.compile(r"class\s+(\w+)")
+_CLASS_WORD = re.compile(r"\bclass\b")
+_BRACE = re.compile(r"\{")
+
+
+def class_declaring(code: str, method: re.Pattern[str]) -> str | None:
+    """The first class (`class Name`) whose body declares `method` before the next word
+    `class`, or None: what the regex `\\bclass\\s+(\\w+)[^{]*\\{(?:(?!\\bclass\\b).)*?METHOD`
+    finds, in time linear in the code (that regex scans to the end for each class: minutes
+    for 200 kB of `class A `, in the worker, before any deadline)."""
+    braces = [found.start() for found in _BRACE.finditer(code)]
+    words = [found.start() for found in _CLASS_WORD.finditer(code)]
+    methods = [found.start() for found in method.finditer(code)]
+    for word in words:
+        declared = _CLASS.match(code, word)
+        if declared is None:
+            continue
+        at = bisect.bisect_left(braces, declared.end())
+        if at == len(braces):
+            return None  # no class after this one has a body either
+        body = braces[at]
+        after = bisect.bisect_right(words, body)
+        ends = words[after] if after < len(words) else len(code)
+        first = bisect.bisect_right(methods, body)
+        if first < len(methods) and methods[first] < ends:
+            return declared.group(1)
+    return None
 
 
 def java_source_name(code: str) -> str:
@@ -58,8 +85,7 @@ def java_source_name(code: str) -> str:
 
 def java_main_class(code: str) -> str:
     """The class whose `main` to run: the one declaring `static void main`, else the file's."""
-    found = _JAVA_MAIN_CLASS.search(code)
-    return found.group(1) if found else java_source_name(code)[: -len(".java")]
+    return class_declaring(code, _JAVA_MAIN) or java_source_name(code)[: -len(".java")]
 
 
 def jvm_flags(memory_mb: int) -> list[str]:
@@ -85,7 +111,8 @@ def _jvm_library_run(library: str, main: Callable[[str], str]
 
 
 _SCALA_MAIN = re.compile(r"\bobject\s+(\w+)")
-_KOTLIN_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)", re.M)
+# Leading blanks of its own line only: `^\s*` would rescan every blank line below each line.
+_KOTLIN_PACKAGE = re.compile(r"^[^\S\n]*package\s+([\w.]+)", re.M)
 
 
 def scala_main_object(code: str) -> str:
