@@ -210,3 +210,17 @@ def test_untyped_values_and_unusable_numbers_are_422s(verifier_url: str, route: 
     response = post(verifier_url, route, body)
     assert response.status_code == 422, (response.status_code, response.text[:500])
     assert field in response.json()["error"], response.text[:500]
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("tests_code", ["assert f(" + "(" * 1000 + ")" * 1000 + ") == 1",
+                                        "assert f(1) == " + " + ".join(["1"] * 100_000)])
+def test_assert_tests_no_parser_may_take_are_a_422(verifier_url: str, route: str,
+                                                   tests_code: str):
+    """Nested past Python's parser: the request's fault, named at the door (the worker found
+    it and called it an infra_error)."""
+    item = {"kind": "code", "response": "def f(x):\n    return 1",
+            "tests": {"type": "assert", "code": tests_code}}
+    response = post(verifier_url, route, json.dumps({"items": [item]}))
+    assert response.status_code == 422 and "tests.code" in response.json()["error"], \
+        response.text[:500]
