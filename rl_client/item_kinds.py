@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import AliasChoices, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from rl_client import strict_json
 
 MAX_RESPONSE_CHARS = 200_000
 MAX_REFERENCE_CHARS = 100_000
@@ -21,7 +23,16 @@ TAG_NAME = r"^[A-Za-z_][A-Za-z0-9_-]{0,31}$"
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, allow_inf_nan=False)
+
+
+def _strict_json(value: Any) -> Any:
+    """A value of no declared type (kwargs, a config, metadata) as strict JSON allows it:
+    finite numbers, nesting within strict_json.MAX_DEPTH, no lone surrogates."""
+    problem = strict_json.problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
 
 
 class InstructionsItem(_Model):
@@ -41,6 +52,8 @@ class InstructionsItem(_Model):
     kwargs: list[dict[str, Any] | None] = Field(default_factory=list, max_length=MAX_CONSTRAINTS)
     scoring: Literal["all", "fraction"] = "all"
     mode: Literal["strict", "loose"] = "strict"
+
+    _kwargs_strict = field_validator("kwargs")(_strict_json)
 
     @model_validator(mode="after")
     def _one_kwargs_per_constraint(self) -> InstructionsItem:
@@ -88,6 +101,8 @@ class GymEntry(_Model):
     answer: str | None = Field(None, max_length=MAX_REFERENCE_CHARS)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
+    _metadata_strict = field_validator("metadata")(_strict_json)
+
 
 class ReasoningGymItem(_Model):
     """A reasoning-gym task scored by the task's own scorer.
@@ -105,6 +120,8 @@ class ReasoningGymItem(_Model):
     seed: int | None = Field(None, ge=0, le=2**63 - 1)
     index: int | None = Field(None, ge=0, le=2**31 - 1)
     extract: Literal["answer_tag", "full", "boxed"] = "answer_tag"
+
+    _config_strict = field_validator("config")(_strict_json)
 
     @model_validator(mode="after")
     def _entry_or_coordinates(self) -> ReasoningGymItem:
@@ -145,7 +162,8 @@ class LengthItem(_Model):
     response: str = Field(max_length=MAX_RESPONSE_CHARS)
     target: int = Field(ge=0, le=10_000_000)
     unit: Literal["words", "chars", "tokens"] = "words"
-    tokens: int | None = Field(None, ge=0, description="the response's token count (unit tokens)")
+    tokens: int | None = Field(None, ge=0, le=10_000_000,
+                               description="the response's token count (unit tokens)")
     direction: Literal["exact", "at_most", "at_least"] = "exact"
     scale: float | None = Field(None, gt=0)
     count_thinking: bool = False

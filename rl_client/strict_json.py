@@ -19,6 +19,7 @@ MAX_DEPTH = 100
 _TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|-?Infinity|NaN|[\[\]{}:,]|[^\s\[\]{}:,"]+')
 _NON_FINITE = ("NaN", "Infinity", "-Infinity")
 _DIGITS = 4300  # Python's limit on converting decimal text to an int
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class JSONRefused(ValueError):
@@ -49,24 +50,30 @@ def loads(text: str | bytes) -> Any:
 
 def problem(value: Any, max_depth: int = MAX_DEPTH) -> str | None:
     """Why a value decoded from JSON breaks the strict rules (a non-finite float, nesting deeper
-    than max_depth), or None. For values built in Python rather than parsed here."""
+    than max_depth, a string or key holding a lone surrogate, which JSON's `\\ud800` escape
+    can write but no text holds), or None. For values of no declared type (a `call` test's
+    arguments, constraint kwargs), which pydantic's own checks do not reach."""
     stack = [(value, 1)]
     while stack:
         item, depth = stack.pop()
         kind = type(item)
         if kind is float and not math.isfinite(item):
             return f"{item} is not a JSON number (only finite numbers are)"
+        if kind is str and _SURROGATE.search(item):
+            return "a lone surrogate (\\ud800 to \\udfff) is not a character"
         if kind is list or kind is tuple or kind is dict:
             if depth > max_depth:
                 return f"nested deeper than {max_depth} levels"
             stack.extend((child, depth + 1) for child in (item.values() if kind is dict
                                                           else item))
+            if kind is dict:
+                stack.extend((key, depth) for key in item)
     return None
 
 
 def _locate(text: str | bytes) -> JSONRefused | None:
     """Find the first refused token (by scanning, on the error path only) and name its path."""
-    if isinstance(text, bytes):
+    if isinstance(text, bytes | bytearray):
         text = text.decode("utf-8", errors="replace")
     # each open container: [is_object, index or key]
     stack: list[list] = []

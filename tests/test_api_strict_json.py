@@ -3,7 +3,11 @@ route that takes a body, and no body at all gets a 500."""
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
+import pickle
+import zlib
 
 import httpx
 import pytest
@@ -122,3 +126,101 @@ def test_no_body_gets_a_500(verifier_url: str, route: str):
         response = post(verifier_url, route, body)
         assert response.status_code < 500, (body[:120], response.status_code, response.text[:300])
         assert response.status_code in (200, 202, 413, 422), (body[:120], response.text[:300])
+
+
+# --------------------------------------------------------------------------- inside test sets
+
+DEEP = deep(100_000)
+
+
+def packed(text: str | bytes, *, gzipped: bool = False, pickled: bool = False) -> str:
+    """A compressed test set's data: base64 of zlib (or gzip) of the text, LiveCodeBench's
+    pickled string inside when `pickled`."""
+    raw = text.encode() if isinstance(text, str) else text
+    if pickled:
+        raw = pickle.dumps(text)
+    return base64.b64encode(gzip.compress(raw) if gzipped else zlib.compress(raw)).decode()
+
+
+COMPRESSED_REFUSED = {
+    "deep, zlib": packed(DEEP),
+    "deep, gzip": packed(DEEP, gzipped=True),
+    "deep in a pickled string": packed(DEEP, pickled=True),
+    "deep in a case": packed('[{"input": "", "output": "1", "x": ' + DEEP + "}]"),
+    "deep in a LiveCodeBench string": packed(
+        '[{"input": "", "output": "1", "testtype": "stdin", "x": ' + DEEP + "}]", pickled=True),
+    "deep beside the cases": packed('{"type": "stdio", "cases": [{"input": "", "output": "1"}],'
+                                    ' "x": ' + DEEP + "}"),
+    "NaN in an expected value": packed('{"type": "call", "fn_name": "f", "cases": '
+                                       '[{"args": [], "expected": NaN}]}'),
+    "a lone surrogate in an argument": packed('{"type": "call", "fn_name": "f", "cases": '
+                                              '[{"args": ["\\ud800"], "expected": 1}]}'),
+}
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("case", sorted(COMPRESSED_REFUSED))
+def test_a_compressed_test_set_no_parser_may_take_is_a_422(verifier_url: str, route: str,
+                                                           case: str):
+    """Decoded at the door as strictly as the body: a 422 naming `tests.data`, never a 500."""
+    item = {"kind": "code", "response": RETURNS_NONE,
+            "tests": {"type": "compressed", "data": COMPRESSED_REFUSED[case]}}
+    response = post(verifier_url, route, json.dumps({"items": [item]}))
+    assert response.status_code == 422, (response.status_code, response.text[:500])
+    assert "tests.data" in response.json()["error"], response.text[:500]
+
+
+def test_a_compressed_test_set_in_an_openrlhf_label_is_strict(verifier_url: str):
+    label = json.dumps({"kind": "code", "tests": {"type": "compressed",
+                                                  "data": COMPRESSED_REFUSED["deep, zlib"]}})
+    response = post(verifier_url, "/openrlhf/get_reward",
+                    json.dumps({"query": [RETURNS_NONE], "labels": [label]}))
+    assert response.status_code == 422 and "tests.data" in response.text, response.text[:500]
+
+
+# Values of no declared type, and numbers no check can use: 422s naming the field (a lone
+# surrogate in a call's argument was an infra_error; a token count past a float, too).
+UNTYPED_REFUSED = {
+    "a surrogate in args": (call_item('{"args": ["\\ud800"], "expected": null}'), "args"),
+    "a surrogate in kwargs' keys": (call_item('{"kwargs": {"\\udc00": 1}, "expected": null}'),
+                                    "kwargs"),
+    "a surrogate in expected": (call_item('{"args": [], "expected": ["\\ud83d"]}'), "expected"),
+    "a surrogate in constraint kwargs": (
+        '{"items": [{"kind": "instructions", "response": "x", "instruction_id_list": '
+        '["punctuation:no_comma"], "kwargs": [{"x": "\\ud800"}]}]}', "kwargs"),
+    "a surrogate in a gym config": (
+        '{"items": [{"kind": "reasoning_gym", "response": "1", "task": "basic_arithmetic", '
+        '"seed": 1, "index": 0, "config": {"\\ud800": 1}}]}', "config"),
+    "a surrogate in a gym entry": (
+        '{"items": [{"kind": "reasoning_gym", "response": "1", "task": "basic_arithmetic", '
+        '"entry": {"question": "q", "answer": "1", "metadata": {"x": "\\ud800"}}}]}',
+        "metadata"),
+    "a token count past a float": (
+        '{"items": [{"kind": "length", "response": "x", "target": 1, "unit": "tokens", '
+        '"tokens": 1' + "0" * 400 + '}]}', "tokens"),
+    "an infinite scale": ('{"items": [{"kind": "length", "response": "x", "target": 1, '
+                          '"scale": 1e999}]}', "scale"),
+}
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("case", sorted(UNTYPED_REFUSED))
+def test_untyped_values_and_unusable_numbers_are_422s(verifier_url: str, route: str, case: str):
+    body, field = UNTYPED_REFUSED[case]
+    response = post(verifier_url, route, body)
+    assert response.status_code == 422, (response.status_code, response.text[:500])
+    assert field in response.json()["error"], response.text[:500]
+
+
+@pytest.mark.parametrize("route", ROUTES)
+@pytest.mark.parametrize("tests_code", ["assert f(" + "(" * 1000 + ")" * 1000 + ") == 1",
+                                        "assert f(1) == " + " + ".join(["1"] * 100_000)])
+def test_assert_tests_no_parser_may_take_are_a_422(verifier_url: str, route: str,
+                                                   tests_code: str):
+    """Nested past Python's parser: the request's fault, named at the door (the worker found
+    it and called it an infra_error)."""
+    item = {"kind": "code", "response": "def f(x):\n    return 1",
+            "tests": {"type": "assert", "code": tests_code}}
+    response = post(verifier_url, route, json.dumps({"items": [item]}))
+    assert response.status_code == 422 and "tests.code" in response.json()["error"], \
+        response.text[:500]

@@ -20,10 +20,14 @@ import httpx
 import psutil
 import pytest
 
+from rl_client.schemas import CompositeItem, Status, parse_item
 from tests.conftest import start_stack
+from tests.hostile_responses import HOSTILE_SHAPES, KIND_ITEMS
 from tests.procs import start_server, wait_until
 from tests.test_api import RIGHT, WRONG, sleepy_code
 from tests.test_distributed import wait_for_job
+from verifier.checkers import check_item
+from verifier.deadline import deadline_helper, early_result
 from verifier.tools.session_routing import SESSION_HOST_NAME
 
 LONG_S = 55  # what a stopped or abandoned chunk would hold a worker for
@@ -259,3 +263,70 @@ def test_result_cache_is_bounded_in_bytes(tmp_path: Path) -> None:
         assert misses() == 3  # RIGHT, WRONG (evicting RIGHT), RIGHT again
     finally:
         proc.stop()
+
+
+# --------------------------------------------------------------------------- hostile responses
+
+@pytest.fixture(scope="module")
+def deadline_url(tmp_path_factory: pytest.TempPathFactory):
+    """A server whose chunks have 60 s of grace beyond their items' deadlines: work outside
+    any deadline shows as a chunk killed past its own (infra_error)."""
+    proc, url = start_server(tmp_path_factory.mktemp("deadlines"), "--workers", "2",
+                             env={"VERIFIER_CHUNK_TIMEOUT_S": "60"})
+    yield url
+    proc.stop()
+
+
+@pytest.mark.parametrize("kind", sorted(KIND_ITEMS))
+def test_hostile_responses_of_every_kind_end_by_their_deadline(deadline_url: str,
+                                                               kind: str) -> None:
+    """140 kB of each hostile shape: a verdict (or `timeout`) from each kind's own check under
+    its deadline, never a chunk held past its deadline (the box reader was quadratic and ran
+    outside any deadline: minutes for one response)."""
+    items = [{**KIND_ITEMS[kind], "id": shape, "response": make(140_000)}
+             for shape, make in HOSTILE_SHAPES.items()]
+    reply = httpx.post(f"{deadline_url}/v1/verify", json={"items": items}, timeout=900)
+    assert reply.status_code == 200, reply.text[:500]
+    for result in reply.json()["results"]:
+        assert result["status"] != "infra_error" and result["reward"] is not None, result
+
+
+@pytest.mark.parametrize("kind", sorted(KIND_ITEMS))
+def test_a_2_mb_response_of_every_kind_is_refused_naming_it(verifier_url: str,
+                                                            kind: str) -> None:
+    item = {**KIND_ITEMS[kind], "response": HOSTILE_SHAPES["unclosed boxes"](2_000_000)}
+    reply = httpx.post(f"{verifier_url}/v1/verify", json={"items": [item]}, timeout=300)
+    assert reply.status_code == 422 and f"items.0.{kind}.response" in reply.json()["error"], \
+        reply.text[:500]
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("kind", sorted(KIND_ITEMS))
+def test_2_mb_hostile_responses_in_process_end_by_their_deadline(kind: str) -> None:
+    """Past the door's limit, in the checkers themselves (as a caller of the library would
+    use them): each kind's work stays linear in the response or under its deadline."""
+    item = parse_item({**KIND_ITEMS[kind], "response": ""})
+    for shape, make in HOSTILE_SHAPES.items():
+        response = make(2_000_000)
+        hostile = item.model_copy(update={"response": response})
+        if isinstance(hostile, CompositeItem):
+            hostile = hostile.model_copy(update={"graders": [
+                part.model_copy(update={"grader": part.grader.model_copy(
+                    update={"response": response})}) for part in hostile.graders]})
+        result = check_item(hostile, 1.0)
+        assert result.status is not Status.infra_error and result.reward is not None, \
+            (shape, result)
+
+
+def recurse(depth: int) -> int:
+    return 1 + recurse(depth + 1)
+
+
+def test_a_check_that_recurses_past_the_limit_is_the_responses_doing() -> None:
+    """RecursionError in a deadline helper's check (a response nested deeper than a parser
+    follows) ends as a verdict, `wrong`, like running out of memory: request data is bounded at
+    the door, so only the response can nest that deep."""
+    outcome = deadline_helper().call(recurse, (0,), 30.0)
+    assert outcome.how == "recursion", outcome
+    result = early_result("x", outcome, "checking the answer", {})
+    assert (result.status, result.reward) == (Status.wrong, 0.0), result

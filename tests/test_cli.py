@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 import json
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -56,6 +58,37 @@ def test_check_names_lines_the_service_would_refuse(tmp_path: Path) -> None:
     assert f"{items}:3: language: unsupported 'cobol'" in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
     assert "1 items scored, 2 skipped" in done.stdout
+
+
+def test_check_names_lines_of_data_no_parser_may_take(tmp_path: Path) -> None:
+    """Nesting past the limit (in a line, or in a compressed test set), NaN, a lone surrogate
+    in an argument, bytes that are not UTF-8: each line is skipped with its number and the
+    field at fault, never a traceback; the other lines are scored."""
+    deep = "[" * 5000 + "]" * 5000
+    packed = base64.b64encode(zlib.compress(deep.encode())).decode()
+    call = {"kind": "code", "response": "def f(x):\n    return x", "tests": {
+        "type": "call", "fn_name": "f", "cases": [{"args": ["\ud800"], "expected": 1}]}}
+    items = tmp_path / "items.jsonl"
+    items.write_bytes(b"\n".join([
+        json.dumps({"kind": "math", "response": "\\boxed{1}", "answer": "1"}).encode(),
+        b'{"kind": "math", "response": "1", "answer": ' + deep.encode() + b"}",
+        json.dumps({"kind": "code", "response": "print(1)",
+                    "tests": {"type": "compressed", "data": packed}}).encode(),
+        b'{"kind": "length", "response": "a b", "target": 1, "scale": NaN}',
+        json.dumps(call).encode(),
+        b'{"kind": "math", "response": "\xff\xfe", "answer": "1"}',
+    ]) + b"\n")
+    done = run_cli("check", str(items), "--workers", "1")
+    assert done.returncode == 1, done.stderr
+    said = {int(line.split(":")[1]): line for line in done.stderr.splitlines()
+            if line.startswith(f"{items}:")}
+    for line, field, words in ((2, "answer.0.0", "nested deeper than 100 levels"),
+                               (3, "tests.data: 0.0", "nested deeper than 100 levels"),
+                               (4, "scale", "NaN is not a JSON number"),
+                               (5, "args", "a lone surrogate"), (6, "not UTF-8", "")):
+        assert field in said[line] and words in said[line], (line, done.stderr)
+    assert "Traceback" not in done.stderr
+    assert "1 items scored, 5 skipped" in done.stdout
 
 
 def test_check_clean_file_exits_zero(tmp_path: Path) -> None:

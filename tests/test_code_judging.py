@@ -2,9 +2,11 @@
 interactive problems, file I/O, subtasks, compressed and subsampled test sets, hostile judge
 programs, and the admission checks (422) of the new shapes.
 
-The checkers and the interactor (tests/judging/) are this project's own, written against
+The checkers and the interactor of tests/judging/ are this project's own, written against
 testlib's convention (argv, exit codes, appes result file) with a small header shipped as a
-support file, the way a request ships testlib.h.
+support file; those written against testlib's API get the real testlib.h (the peers' folder,
+tests/peer.py), shipped the way a request ships it, and the real testlib checkers score every
+row of the peers' cases.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ import httpx
 import pytest
 
 from rl_client.schemas import CodeItem, CompressedTests, JudgeProgram, Limits, Status, StdioTests
+from tests.peer import peer_file
+from tests.procs import start_server
 from verifier.code import run_code_items, testset
 from verifier.code.judges import RESULT, JudgeVerdict, prepare_judge
 from verifier.code.languages import find_language
@@ -111,11 +115,16 @@ def test_partial_points_follow_testlib_quitp_and_pc(verifier_url: str) -> None:
                                                                          ("wrong", 0.0)]
 
 
+def real_testlib_h() -> dict:
+    """The real testlib.h as a support file (skips the test where the peers' folder is not)."""
+    return {"name": "testlib.h", "content": peer_file("testlib/testlib.h").read_text()}
+
+
 def test_a_checker_written_against_testlibs_api(verifier_url: str) -> None:
-    """registerTestlibCmd, inf/ouf/ans, quitf, quitp, ensuref, with a header named testlib.h
-    shipped beside it (tests/judging/testlib.h, this project's stand-in for the real one)."""
+    """registerTestlibCmd, inf/ouf/ans, quitf, quitp, ensuref, with the real testlib.h shipped
+    beside it."""
     checker = {"language": "cpp", "code": source("sum_split_checker.cpp"), "limits": FAST,
-               "support_files": [{"name": "testlib.h", "content": source("testlib.h")}]}
+               "support_files": [real_testlib_h()]}
     tests = {"type": "stdio", "checker": checker,
              "cases": [{"input": f"{n}\n", "output": f"0 {n}\n"} for n in (1, 10, 999)]}
     answers = {"n = int(input())\nprint(0, n)": ("correct", 1.0),
@@ -127,8 +136,45 @@ def test_a_checker_written_against_testlibs_api(verifier_url: str) -> None:
     results = verify(verifier_url, [code(answer, tests, scoring="fraction")
                                     for answer in answers])
     assert verdicts(results) == list(answers.values())
-    assert results[2]["detail"]["tests"][0]["message"] == "the two numbers are out of order"
+    # testlib's quitp puts the points before the message
+    assert results[2]["detail"]["tests"][0]["message"] == "0.5 the two numbers are out of order"
     assert [test["status"] for test in results[4]["detail"]["tests"]] == ["wrong"] * 3
+
+
+def peer_checker_item(row: dict, folder: Path, header: dict) -> dict:
+    """A row of the peers' testlib/cases.json as a checker item: a program printing the row's
+    output, judged by the row's real checker against the row's answer."""
+    checker = {"language": "cpp", "code": (folder / "checkers" / f"{row['checker']}.cpp"
+                                           ).read_text(),
+               "support_files": [header], "limits": FAST}
+    return code(f"import sys\nsys.stdout.write({row['output']!r})",
+                {"type": "stdio", "checker": checker,
+                 "cases": [{"input": row["input"], "output": row["answer"]}]})
+
+
+@pytest.mark.timeout(1800)  # 104 items, 14 checkers compiled in each of two jails
+def test_every_testlib_case_eight_items_a_request(tmp_path: Path) -> None:
+    """Every row of the peers' testlib/cases.json (the real testlib.h and checkers, each run
+    directly by the peer) gets the verdict its exit code stands for, through the service, eight
+    items a request, as a trainer sends them. No worker process dies on the way (the server's
+    log says "retrying a chunk" when one does): a chunk carrying testlib.h four times is larger
+    than the pipe to its worker, which uvloop leaves non-blocking, so its send failed half-way
+    and was taken for a dead worker on most batches."""
+    folder = peer_file("testlib")
+    cases = json.loads((folder / "cases.json").read_text())
+    rows, header = cases["checker_cases"], real_testlib_h()
+    server, url = start_server(tmp_path, "--workers", "2")
+    try:
+        for start in range(0, len(rows), 8):
+            batch = rows[start:start + 8]
+            results = verify(url, [peer_checker_item(row, folder, header) for row in batch],
+                             timeout=900)
+            for row, result in zip(batch, results, strict=True):
+                assert result["status"] == cases["status_of_exit"][str(row["exit"])] \
+                    == row["expected"], (row, result["detail"])
+    finally:
+        server.stop()
+    assert "retrying a chunk" not in server.output(), server.output()[-3000:]
 
 
 def test_a_cms_checker_in_python_with_partial_scores(verifier_url: str) -> None:
@@ -464,6 +510,61 @@ def test_a_hostile_interactor_is_an_infra_error(verifier_url: str, kind: str) ->
     assert (result["status"], result["reward"]) == ("infra_error", None), result
     assert "interactor" in result["detail"]["error"]
     assert_healthy(verifier_url)
+
+
+# ------------------------------------------------------------------ judges an output breaks
+
+# Judge programs that crash on a malformed output (a word where they parse a number, bytes that
+# are not UTF-8) but work on the reference answer.
+FRAGILE_CHECKERS = {
+    "python": "import sys\nprint(1 if int(open(sys.argv[3]).read()) == "
+              "int(open(sys.argv[2]).read()) else 0)",
+    "cpp": "#include <cstdio>\n#include <cstdlib>\nint main(int c, char** v) {\n"
+           "  long got, want;\n  if (std::fscanf(std::fopen(v[3], \"r\"), \"%ld\", &want) != 1)"
+           " return 3;\n  if (std::fscanf(std::fopen(v[2], \"r\"), \"%ld\", &got) != 1) "
+           "std::abort();\n  return got == want ? 0 : 1;\n}\n",
+}
+FRAGILE_INTERACTOR = (
+    "#include <cstdio>\n#include <cstdlib>\n// asks for a + b; aborts on an answer that is no "
+    "number\nint main(int c, char** v) {\n  long a, b, got;\n"
+    "  if (std::fscanf(std::fopen(v[1], \"r\"), \"%ld %ld\", &a, &b) != 2) return 3;\n"
+    "  std::printf(\"%ld %ld\\n\", a, b);\n  std::fflush(stdout);\n"
+    "  if (std::scanf(\"%ld\", &got) != 1) std::abort();\n  return got == a + b ? 0 : 1;\n}\n")
+
+
+@pytest.mark.parametrize("language", sorted(FRAGILE_CHECKERS))
+def test_a_checker_an_output_crashes_judges_it_wrong(verifier_url: str, language: str) -> None:
+    """The checker is run again on the reference answer: it accepts that, so the output made
+    it fail (`wrong`, never a masked `infra_error`); one that fails on the reference answer
+    too is broken (`infra_error`)."""
+    checker = {"language": language, "code": FRAGILE_CHECKERS[language], "limits": FAST,
+               **({"protocol": "cms"} if language == "python" else {})}
+    tests = {"type": "stdio", "checker": checker, "cases": [{"input": "", "output": "42\n"}]}
+    broken = {**tests, "cases": [{"input": "", "output": "forty-two\n"}]}
+    results = verify(verifier_url, [
+        code("print(42)", tests), code("print('forty-two')", tests),
+        code("import sys\nsys.stdout.buffer.write(b'\\xff\\xfe4\\x802')", tests),
+        code("print(42)", broken)])
+    assert verdicts(results) == [("correct", 1.0), ("wrong", 0.0), ("wrong", 0.0),
+                                 ("infra_error", None)], results
+    assert "accepts the reference answer" in results[1]["detail"]["tests"][0]["message"]
+
+
+def test_an_interactor_an_answer_crashes_judges_it_wrong(verifier_url: str) -> None:
+    """The interactor is run again beside a stand-in that writes the reference answer: it
+    accepts that, so the solution made it crash (`wrong`); one that crashes there too is
+    broken (`infra_error`)."""
+    interactor = {"language": "cpp", "code": FRAGILE_INTERACTOR, "limits": FAST}
+    tests = {"type": "stdio", "interactor": interactor,
+             "cases": [{"input": "1 2\n", "output": "3\n"}]}
+    broken = {**tests, "cases": [{"input": "1 2\n", "output": "three\n"}]}
+    solve = "a, b = map(int, input().split())\nprint(a + b, flush=True)"
+    results = verify(verifier_url, [
+        code(solve, tests), code("input()\nprint('three', flush=True)", tests),
+        code(solve.replace("a + b", "a - b"), tests), code("input()\nprint('x')", broken)])
+    assert verdicts(results) == [("correct", 1.0), ("wrong", 0.0), ("wrong", 0.0),
+                                 ("infra_error", None)], results
+    assert "accepts the reference answer" in results[1]["detail"]["tests"][0]["message"]
 
 
 # --------------------------------------------------------------------------- verdict protocol

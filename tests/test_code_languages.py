@@ -2,13 +2,32 @@
 
 from __future__ import annotations
 
+import random
+import re
+import secrets
 import shutil
 
 import pytest
 
 from rl_client.schemas import CodeItem
-from verifier.code import installed_languages, run_code_items, supported_languages
-from verifier.code.languages import java_main_class, java_source_name, scala_main_object
+from verifier.code import (
+    appended,
+    installed_languages,
+    process_settings,
+    run_code_items,
+    supported_languages,
+)
+from verifier.code.appended import _csharp_main_class
+from verifier.code.languages import (
+    java_main_class,
+    java_source_name,
+    kotlin_main_class,
+    scala_main_object,
+)
+from verifier.code.runner import compile_limits
+from verifier.sandbox import ArtefactStore, RunRequest
+from verifier.sandbox.backend import JAIL_PYTHON_FLAGS
+from verifier.sandbox.factory import get_backend
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 
@@ -160,3 +179,126 @@ def test_java_class_and_file_names():
     assert java_main_class(nested) == "Problem"  # not the class nested before main
     assert scala_main_object("object Problem {\n  object Helper { def f = 1 }\n"
                              "  def main(args: Array[String]) = {}\n}\n") == "Problem"
+
+
+
+
+# Builds that are no program, and programs that do not start: the submission's failure in every
+# language that builds (compile_error or runtime_error), never the sandbox's (infra_error).
+NOT_A_PROGRAM = {
+    "c: no main": ("c", "int add(int a, int b) { return a + b; }\n", "compile_error"),
+    "c: over the artefact cap": ("c", "char big[200 << 20] = {1};\nint main(void) "
+                                      "{ return big[5]; }\n", "compile_error"),
+    "cpp: no main": ("cpp", "int add(int a, int b) { return a + b; }\n", "compile_error"),
+    "java: no class": ("java", "// a comment and nothing else\n", "compile_error"),
+    "java: no main": ("java", "class Sum { }\n", "runtime_error"),
+    "java: a public class no file can be named after": (
+        "java", f"public class {'A' * 300} {{ public static void main(String[] a) {{ }} }}\n",
+        "compile_error"),
+    "rust: a library crate": ("rust", '#![crate_type = "lib"]\npub fn add(a: i64, b: i64) -> '
+                                      "i64 { a + b }\n", "runtime_error"),
+    "rust: a static library": ("rust", '#![crate_type = "staticlib"]\npub fn f() {}\n',
+                               "runtime_error"),
+    "go: a package other than main": ("go", "package sum\nfunc Add(a, b int) int "
+                                            "{ return a + b }\n", "runtime_error"),
+    "go: an external test package": ("go", "package main_test\nfunc main() {}\n",
+                                     "runtime_error"),
+    "go: no main function": ("go", "package main\nfunc add() {}\n", "compile_error"),
+    "typescript: not TypeScript": ("typescript", "let = ;\n", "compile_error"),
+    "csharp: no Main": ("csharp", "class Sum { }\n", "compile_error"),
+    "d: no main": ("d", "int add(int a, int b) { return a + b; }\n", "compile_error"),
+    "haskell: a module other than Main": ("haskell", "module Sum where\nadd :: Int -> Int -> "
+                                                     "Int\nadd = (+)\n", "compile_error"),
+    "ocaml: not OCaml": ("ocaml", "let = in\n", "compile_error"),
+    "scala: no object": ("scala", "class Sum\n", "runtime_error"),
+    "kotlin: no main": ("kotlin", "fun add(a: Int, b: Int) = a + b\n", "runtime_error"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(NOT_A_PROGRAM))
+def test_a_build_that_is_no_program_is_the_submissions_failure(case: str):
+    language, code, status = NOT_A_PROGRAM[case]
+    if language not in installed_languages():
+        pytest.skip(f"{language} toolchain not installed")
+    [result] = run_code_items([CodeItem(language=language, response=f"```{language}\n{code}```",
+                                        tests=TESTS)])
+    assert (result.status.value, result.reward) == (status, 0.0), result
+
+
+def test_a_compile_step_that_leaves_no_file_is_the_programs_failure():
+    """A build whose program is a link (or missing) is refused as the compile step's own
+    result (the program's doing: a Template Haskell splice can write files), not reported as
+    the sandbox failing to store it."""
+    backend = get_backend(process_settings())
+    python = backend.tools()["python"]
+    for script in ("import os\nos.symlink('/etc/passwd', 'main')", "pass",
+                   "import os\nos.mkfifo('main')"):
+        outcome = backend.run(RunRequest(
+            argv=[python, *JAIL_PYTHON_FLAGS, "-c", script], limits=compile_limits(10),
+            store=ArtefactStore(secrets.token_hex(16), ("main",)), runner_runs=1))
+        assert outcome.exit_code == 0 and outcome.error is None, outcome
+        assert not outcome.stored and "no main" in outcome.unusable_artefacts, outcome
+
+
+MACROS = "#define A0 x\n" + "".join(f"#define A{i + 1} A{i} A{i}\n" for i in range(30))
+# A compiler that runs out of time (2 s here) or floods its diagnostics (over the output cap).
+COMPILER_LIMITS = {
+    "cpp: a macro that expands past the time limit": (
+        "cpp", MACROS + "int main() { int x = 0; return A30; }\n"),
+    "rust: a macro that expands past the time limit": (
+        "rust", "macro_rules! b { () => {1}; ($x:tt $($r:tt)*) => { b!($($r)*) + b!($($r)*) }; }"
+                "\nfn main() { println!(\"{}\", b!(a a a a a a a a a a a a a a a a a a a a a a a"
+                " a a a a a a a a)); }\n"),
+    "c: diagnostics past the output cap": ("c", "#error\n" * 25_000),
+}
+
+
+@pytest.mark.parametrize("case", sorted(COMPILER_LIMITS))
+def test_a_compiler_out_of_time_or_flooding_is_a_compile_error(case: str):
+    language, code = COMPILER_LIMITS[case]
+    settings = process_settings().model_copy(update={"compile_time_s": 2.0})
+    [result] = run_code_items([CodeItem(language=language, response=f"```{language}\n{code}```",
+                                        tests=TESTS)], settings)
+    assert (result.status.value, result.reward) == ("compile_error", 0.0), result
+    message = result.detail["compile"]["message"]
+    assert "time limit" in message or "too much output" in message, message
+
+
+# What the entry points were found by: regexes that rescan to the end for each class (and
+# each line below blank lines), minutes on a hostile 200 kB program, before any deadline.
+MAIN_REGEXES = {
+    "csharp": (re.compile(r"\bclass\s+(\w+)[^{]*\{(?:(?!\bclass\b).)*?\bstatic\s+(?:void|int)"
+                          r"\s+Main\s*\(", re.S),
+               lambda code: None if (name := _csharp_main_class(code)) == "Program" else name),
+    "kotlin": (re.compile(r"^\s*package\s+([\w.]+)", re.M),
+               lambda code: None if (name := kotlin_main_class(code)) == "MainKt"
+               else name[: -len(".MainKt")]),
+}
+MAIN_PIECES = ["class ", "class", " A", "B ", "{", "}", " static void main(", "static  void main (",
+               "static int Main(", "static void Main(", " ", "\n", "subclass ", "classes",
+               "Foo.class", "package a.b", " package", "\r", "\t", "class\nX", "static", "void"]
+
+
+@pytest.mark.parametrize("language", sorted(MAIN_REGEXES))
+def test_entry_points_are_found_as_the_regexes_said(language: str):
+    regex, finds = MAIN_REGEXES[language]
+    rng = random.Random(5)
+    for _ in range(20_000):
+        code = "".join(rng.choice(MAIN_PIECES) for _ in range(rng.randint(0, 20)))
+        found = regex.search(code)
+        if language == "csharp" and found and found.group(1) == "Program":
+            continue  # the fallback's own name
+        assert finds(code) == (found.group(1) if found else None), code
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("code", ["class A " * 250_000, "class A {" * 200_000, "\n" * 2_000_000,
+                                  " \n" * 1_000_000, "class A { static " * 120_000,
+                                  "/* " * 700_000])
+def test_entry_points_are_found_in_linear_time(code: str):
+    """2 MB of each: the regexes took minutes at the door's 200 kB, hours here."""
+    for language in ("java", "scala", "kotlin", "csharp", "go"):
+        if appended.supported(language):
+            appended.assemble(language, code, "")
+    for find in (java_main_class, java_source_name, kotlin_main_class, scala_main_object):
+        find(code)

@@ -16,8 +16,13 @@ import pytest
 from celery import Celery
 
 from tests.conftest import Stack, start_stack
+from tests.hostile_responses import HOSTILE_SHAPES, KIND_ITEMS
+from tests.peer import peer_file
 from tests.procs import start_server, wait_until
 from tests.test_api import RIGHT, WRONG, sleepy_code
+from tests.test_api_strict_json import COMPRESSED_REFUSED
+from tests.test_code_judging import FRAGILE_CHECKERS, peer_checker_item, real_testlib_h
+from tests.test_code_languages import NOT_A_PROGRAM, TESTS
 from verifier.tools.session_routing import SESSION_HOST_NAME
 
 
@@ -252,3 +257,45 @@ def wait_for_job(url: str, job_id: str, timeout_s: float,
         if time.monotonic() > deadline:
             pytest.fail(f"job {job_id} did not finish in {timeout_s} s: {state}")
         time.sleep(0.2)
+
+
+def test_a_submissions_faults_are_its_own_in_both_modes(verifier_url: str,
+                                                        distributed_url: str) -> None:
+    """Builds that are no program, outputs that crash a checker, a response nested past a
+    parser, hostile response shapes, and eight real testlib checker items: the same verdicts
+    embedded and distributed, the submission's own (never infra_error but for the checker
+    broken on its reference answer), and a test set no parser may take is a 422 at both."""
+    folder = peer_file("testlib")
+    rows = json.loads((folder / "cases.json").read_text())["checker_cases"][:8]
+    header = real_testlib_h()
+    checker = {"language": "python", "protocol": "cms", "code": FRAGILE_CHECKERS["python"]}
+    fragile = {"type": "stdio", "checker": checker, "cases": [{"input": "", "output": "42\n"}]}
+    broken = {**fragile, "cases": [{"input": "", "output": "forty-two\n"}]}
+    builds = ("go: a package other than main", "rust: a library crate", "java: no class")
+    items = [{"kind": "code", "language": NOT_A_PROGRAM[case][0],
+              "response": NOT_A_PROGRAM[case][1], "tests": TESTS} for case in builds]
+    items += [{"kind": "code", "response": response, "tests": tests} for response, tests in (
+        ("print('forty-two')", fragile), ("print(42)", fragile), ("print(42)", broken))]
+    hostile = (("instructions", "deep brackets"), ("composite", "unclosed boxes"),
+               ("reasoning_gym", "nested boxes"))
+    items += [{**KIND_ITEMS[kind], "response": HOSTILE_SHAPES[shape](140_000)}
+              for kind, shape in hostile]
+    items += [peer_checker_item(row, folder, header) for row in rows]
+    first = [NOT_A_PROGRAM[case][2] for case in builds] + ["wrong", "correct", "infra_error"]
+
+    def statuses(url: str) -> list[str]:
+        reply = verify(url, items, timeout=900)
+        assert reply.status_code == 200, reply.text[:500]
+        return [result["status"] for result in reply.json()["results"]]
+
+    embedded = statuses(verifier_url)
+    assert statuses(distributed_url) == embedded
+    hostile_at = len(first)
+    assert embedded[:hostile_at] == first, embedded
+    assert "infra_error" not in embedded[hostile_at:hostile_at + len(hostile)], embedded
+    assert embedded[hostile_at + len(hostile):] == [row["expected"] for row in rows], embedded
+    refused = {"kind": "code", "response": "print(1)", "tests": {
+        "type": "compressed", "data": COMPRESSED_REFUSED["deep in a LiveCodeBench string"]}}
+    for url in (verifier_url, distributed_url):
+        reply = verify(url, [refused])
+        assert reply.status_code == 422 and "tests.data" in reply.text, reply.text[:500]

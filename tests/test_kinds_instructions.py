@@ -205,3 +205,15 @@ def test_text_is_split_as_the_reference_splits_it(instruction_id: str, kwargs: d
                                                    response: str, follows: bool) -> None:
     result = check(instruction_id, kwargs, response)
     assert (result.status == Status.correct) is follows, result.detail
+
+
+def test_json_nested_past_the_parser_is_not_json_the_constraint_accepts() -> None:
+    """A response nested deeper than Python's JSON parser follows (RecursionError) fails the
+    constraint, a verdict: it was the response's doing, never a masked infra_error."""
+    deep = "[" * 100_000 + "]" * 100_000
+    item = InstructionsItem(response=deep, scoring="fraction",
+                            instruction_id_list=["detectable_format:json_format",
+                                                 "punctuation:no_comma"])
+    result = check_instructions(item, timeout_s=5.0)
+    assert (result.status, result.reward) == (Status.wrong, 0.5), result
+    assert [c["ok"] for c in result.detail["constraints"]] == [False, True]

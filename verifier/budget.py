@@ -7,7 +7,8 @@ Two figures per item:
   an item over `max_item_time_s` and a request over `max_request_time_s` (a 422), so no request
   can book a worker for a day.
 - `wall_s`, the longest its limits let it hold a worker: each compilation and each run at its
-  wall limit, plus a second per run for the jail's own work. A chunk gets the sum over its
+  wall limit, plus a second per run for the jail's own work (a checker or interactor twice
+  per case: one that fails is run again on the reference answer). A chunk gets the sum over its
   items plus `chunk_timeout_s`; past that the jail has failed to stop a run, which is the
   verifier's fault (`infra_error`), never a submission's.
 
@@ -77,20 +78,20 @@ def item_cost(item: AnyItem, settings: Settings) -> Cost:
 
 def _code_cost(item: CodeItem, settings: Settings) -> Cost:
     cases = _cases_run(item, settings)
-    programs = [(item.language, item.limits)]
-    if isinstance(item.tests, StdioTests):
-        programs += [(p.language, p.limits) for p in (item.tests.checker, item.tests.interactor)
-                     if p is not None]
+    programs = [(item.language, item.limits, 1)]
+    if isinstance(item.tests, StdioTests):  # a judge program that fails runs once more per case
+        programs += [(p.language, p.limits, 2) for p in (item.tests.checker,
+                                                         item.tests.interactor) if p is not None]
     time_s = wall_s = 0.0
     compiled = 0
-    for name, limits in programs:
+    for name, limits, runs in programs:
         language = find_language(name)
         if language is None:
             continue
         scaled = limits.model_copy(update={
             "time_s": limits.time_s * settings.time_multiplier.get(language.name, 1.0)})
         time_s += cases * scaled.time_s
-        wall_s += cases * (run_limits(language, scaled, MIB).wall_s + RUN_SLACK_S)
+        wall_s += cases * runs * (run_limits(language, scaled, MIB).wall_s + RUN_SLACK_S)
         compiled += language.compile is not None
     wall_s += compiled * (compile_limits(settings.compile_time_s).wall_s + RUN_SLACK_S)
     return Cost(time_s, wall_s)

@@ -103,18 +103,19 @@ def check(
     Bad lines are reported with their line numbers; the other lines are still scored. Exits
     with status 1 when any line was skipped.
     """
+    from rl_client import strict_json
     from rl_client.schemas import parse_item
     from verifier.service import item_problem
 
     # Worker processes log at warning here: per-chunk lines would break up the progress bar.
     settings = _settings(log_level="warning", workers=workers)
     items, lines, problems = [], [], []
-    with items_file.open(encoding="utf-8") as handle:
-        for number, text in enumerate(handle, start=1):
-            if not text.strip():
+    with items_file.open("rb") as handle:  # a line that is not UTF-8 is that line's problem
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
                 continue
             try:
-                item = parse_item(json.loads(text))
+                item = parse_item(strict_json.loads(line.decode("utf-8")))
                 problem = item_problem(item, settings)  # an unknown language, over budget...
                 if problem:
                     problems.append(f"{items_file}:{number}: {problem}")
@@ -123,6 +124,12 @@ def check(
                 lines.append(number)
             except json.JSONDecodeError as exc:
                 problems.append(f"{items_file}:{number}: not valid JSON ({exc.msg})")
+            except UnicodeDecodeError as exc:
+                problems.append(f"{items_file}:{number}: not UTF-8 ({exc.reason} at byte "
+                                f"{exc.start})")
+            except strict_json.JSONRefused as exc:  # NaN, nesting past the limit, ...
+                where = ".".join(map(str, exc.path)) or "item"
+                problems.append(f"{items_file}:{number}: {where}: {exc.reason}")
             except ValidationError as exc:
                 first = exc.errors()[0]
                 where = ".".join(str(p) for p in first["loc"]) or "item"

@@ -44,7 +44,7 @@ _helper_conn: Connection | None = None  # set in a helper process: where phases 
 class Outcome:
     """How one call ended. `value` is the function's return value when `how` is "ok"."""
 
-    how: Literal["ok", "error", "timeout", "memory", "died"]
+    how: Literal["ok", "error", "timeout", "memory", "recursion", "died"]
     value: Any = None
     message: str = ""
     phase: str | None = None  # the phase a call that timed out or died was in
@@ -201,6 +201,8 @@ def _serve(conn: Connection, parent_pid: int, memory_mb: int) -> None:
             conn.send(_RETIRING)  # a helper that ran out of memory is not trusted any more
             conn.send(Outcome("memory", message=f"needs more than {memory_mb} MiB"))
             return
+        except RecursionError:  # what it was given nests deeper than the check can follow
+            outcome = Outcome("recursion", message="nests deeper than the check can follow")
         except Exception as exc:
             outcome = Outcome("error", message=f"{type(exc).__name__}: {exc}"[:500])
         try:
@@ -248,8 +250,9 @@ def limit_address_space(memory_mb: int) -> None:
 def early_result(item_id: str | None, outcome: Outcome, doing: str,
                  detail: dict[str, Any]) -> Result:
     """The result of an item whose check did not return: past its deadline `timeout`, out of
-    memory `wrong` (both the response's doing), anything else `infra_error` (the verifier's)."""
-    if outcome.how in ("timeout", "memory"):
+    memory or recursion depth `wrong` (the response's doing: request data is bounded at the
+    door), anything else `infra_error` (the verifier's)."""
+    if outcome.how in ("timeout", "memory", "recursion"):
         status = Status.timeout if outcome.how == "timeout" else Status.wrong
         return Result(id=item_id, reward=0.0, status=status,
                       detail={**detail, "reason": f"{doing} {outcome.message}"})

@@ -78,10 +78,6 @@ def check_reasoning_gym(item: ReasoningGymItem,
                         timeout_s: float = setting_default("math_timeout_s")) -> Result:
     """Score one item. Never raises; returns within `timeout_s` (plus the generation deadline,
     VERIFIER_GYM_GENERATE_TIMEOUT_S, when the entry is regenerated)."""
-    answer = read_answer(item.response, item.extract)
-    if answer is None:
-        return Result(id=item.id, reward=0.0, status=Status.no_answer,
-                      detail={"reason": f"no answer found ({item.extract})"})
     helper = deadline_helper()
     entry = item.entry.model_dump() if item.entry is not None else None
     request = (item.task, item.config, item.seed, item.index, entry)
@@ -89,7 +85,8 @@ def check_reasoning_gym(item: ReasoningGymItem,
     if prepared.how != "ok":
         return Result.infra_error(item.id, f"building the task's dataset failed: "
                                            f"{prepared.how}: {prepared.message}")
-    outcome = helper.call(score, (*request, answer), timeout_s, warm_up=_import_gym)
+    outcome = helper.call(score, (*request, item.response, item.extract), timeout_s,
+                          warm_up=_import_gym)
     if outcome.how == "timeout":
         return Result(id=item.id, reward=0.0, status=Status.timeout,
                       detail={"reason": f"the scorer {outcome.message}"})
@@ -97,7 +94,10 @@ def check_reasoning_gym(item: ReasoningGymItem,
         return Result(id=item.id, reward=0.0, status=Status.wrong,
                       detail={"reason": f"the scorer failed on this answer: {outcome.how}: "
                                         f"{outcome.message}"})
-    reward = float(outcome.value)
+    if outcome.value is None:
+        return Result(id=item.id, reward=0.0, status=Status.no_answer,
+                      detail={"reason": f"no answer found ({item.extract})"})
+    answer, reward = outcome.value
     status = Status.correct if reward >= 1.0 else Status.wrong
     return Result(id=item.id, reward=reward, status=status,
                   detail={"task": item.task, "extracted": answer[:200]})
@@ -184,14 +184,18 @@ def prepare(task: str, config: dict[str, Any], seed: int | None, index: int | No
 
 
 def score(task: str, config: dict[str, Any], seed: int | None, index: int | None,
-          entry: dict[str, Any] | None, answer: str) -> float:
-    """Runs in the helper: the task's score for the answer."""
+          entry: dict[str, Any] | None, response: str, how: str) -> tuple[str, float] | None:
+    """Runs in the helper, so reading the answer is under the deadline too: the answer the
+    response gives (`how` it is extracted) and the task's score for it; None if it gives none."""
+    answer = read_answer(response, how)
+    if answer is None:
+        return None
     dataset = _dataset(task, config, seed)
     entry = _entry(task, config, seed, index, entry)
     scorer = SCORER_FIXES.get(entry.get("metadata", {}).get("source_dataset", task))
     if scorer is not None:
-        return scorer(answer, entry)
-    return float(dataset.score_answer(answer, entry))
+        return answer, scorer(answer, entry)
+    return answer, float(dataset.score_answer(answer, entry))
 
 
 def _same_truth_value(answer: str, entry: dict[str, Any]) -> float:

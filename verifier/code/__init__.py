@@ -11,8 +11,9 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from rl_client.schemas import CodeItem, CompressedTests, Result
+from rl_client.schemas import AssertTests, CodeItem, CompressedTests, Result
 from verifier.code import testset
+from verifier.code.asserts import BrokenTests, plan
 from verifier.code.languages import LANGUAGES, find_language, language_names
 from verifier.code.runner import CodeRunner, unsupported_tests
 from verifier.config import Settings, load_settings
@@ -87,6 +88,11 @@ def check_code_item(item: CodeItem, settings: Settings | None = None) -> str | N
     refused = unsupported_tests(tests.type, language.name)
     if refused:
         return refused
+    if isinstance(tests, AssertTests) and language.name == "python":
+        try:  # the worker plans them too: tests it cannot read are the request's fault
+            plan(tests.code)
+        except BrokenTests as exc:
+            return f"tests.code: {exc}"
     if item.scoring == "subtasks" and getattr(tests, "subtasks", None) is None:
         return "scoring: 'subtasks' needs tests.subtasks"
     for role in ("checker", "interactor"):

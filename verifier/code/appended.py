@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from verifier.code.languages import java_main_class, scala_main_object
+from verifier.code.languages import class_declaring, java_main_class, scala_main_object
 
 MAIN_PLACEHOLDER = "__VERIFIER_MAIN__"  # the class or object whose renamed main the epilogue calls
 _COPY_C = ("{ char b[4096]; long n; while ((n = read(4, b, sizeof b)) > 0) "
@@ -168,14 +168,12 @@ def failed_assertion(language: str, stderr: str) -> bool:
     return any(signature in stderr for signature in APPENDED[language].signatures)
 
 
-_CSHARP_MAIN = re.compile(r"\bclass\s+(\w+)[^{]*\{(?:(?!\bclass\b).)*?\bstatic\s+(?:void|int)\s+"
-                          r"Main\s*\(", re.S)
-_GO_PACKAGE = re.compile(r"^\s*package\s+\w+[^\n]*\n", re.M)
+_CSHARP_MAIN = re.compile(r"\bstatic\s+(?:void|int)\s+Main\s*\(")
+_GO_PACKAGE = re.compile(r"^[^\S\n]*package\s+\w+[^\n]*\n", re.M)  # linear: see languages.py
 
 
 def _csharp_main_class(code: str) -> str:
-    found = _CSHARP_MAIN.search(code)
-    return found.group(1) if found else "Program"
+    return class_declaring(code, _CSHARP_MAIN) or "Program"
 
 
 def _go_import_os(solution: str) -> str:

@@ -21,8 +21,12 @@ from dataclasses import replace
 from rl_client.schemas import Status
 from verifier.code.judges import JudgeVerdict, PreparedJudge
 from verifier.sandbox import RunOutcome, RunRequest
+from verifier.sandbox.backend import JAIL_ENV, JAIL_PYTHON_FLAGS
 
 WAITING_ON_SOLUTION = ("stdin", "stdout")  # its pipes to and from the solution
+REFERENCE = "reference.txt"
+# The stand-in for a solution that only writes the reference answer, then ends.
+_REPLAY = f"import sys\nsys.stdout.buffer.write(open({REFERENCE!r}, 'rb').read())"
 
 
 def pair(request: RunRequest, interactor: PreparedJudge, case_input: bytes,
@@ -36,6 +40,16 @@ def pair(request: RunRequest, interactor: PreparedJudge, case_input: bytes,
         limits = replace(limits, memory_bytes=request.limits.memory_bytes +
                          peer.limits.memory_bytes)
     return replace(request, stdin=b"", limits=limits, peer=peer)
+
+
+def replaying_reference(interactor: PreparedJudge, python: str, case_input: bytes,
+                        answer: bytes, runner_runs: int) -> RunRequest:
+    """The interactor beside a stand-in (the jail's `python`) that writes the reference answer
+    and ends: the run that tells whether the interactor works on this test at all."""
+    stand_in = RunRequest(argv=[python, *JAIL_PYTHON_FLAGS, "-c", _REPLAY],
+                          limits=interactor.limits, files={REFERENCE: answer}, env=dict(JAIL_ENV),
+                          proc=False, runner_runs=runner_runs)
+    return pair(stand_in, interactor, case_input, answer)
 
 
 def judge(outcome: RunOutcome, interactor: PreparedJudge, solution_limit: Status | None,

@@ -18,8 +18,10 @@ only to it, never into the solution's run. Two protocols:
   first token of stdout (or, if that is no number, the last: open-r1's checkers print their
   verdict last) is the score in [0, 1] (1 correct, 0 wrong), stderr the message.
 
-A judge program that fails (exit 3, a crash, a hang, a flood, an unreadable verdict) is the
-dataset's fault: `infra_error`, never a reward.
+A judge program that fails (exit 3, a crash, a hang, a flood, an unreadable verdict) is run
+again on the test's reference answer (the runner does: `CodeRunner._on_the_reference`): one
+that accepts it failed because of the contestant's output, which is `wrong`; one that fails
+there too is broken, the dataset's fault: `infra_error`, never a reward.
 """
 
 from __future__ import annotations

@@ -7,6 +7,7 @@ as `{tool}`; the sandbox backend says where each tool is inside its jail.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from verifier.sandbox.backend import JAIL_HARNESS, JAIL_PYTHON_FLAGS
 
 MIB = 1024 * 1024
+NAME_MAX = 255  # bytes in a file name (Linux)
 
 
 @dataclass(frozen=True)
@@ -43,17 +45,46 @@ def _fixed(name: str) -> Callable[[str], str]:
 
 
 _JAVA_PUBLIC_CLASS = re.compile(r"\bpublic\s+(?:(?:final|abstract|strictfp)\s+)*class\s+(\w+)")
+_CLASS = re.compile(r"class\s+(\w+)")
+_CLASS_WORD = re.compile(r"\bclass\b")
+_BRACE = re.compile(r"\{")
+
+
+def class_declaring(code: str, method: re.Pattern[str]) -> str | None:
+    """The first class (`class Name`) whose body declares `method` before the next word
+    `class`, or None: what the regex `\\bclass\\s+(\\w+)[^{]*\\{(?:(?!\\bclass\\b).)*?METHOD`
+    finds, in time linear in the code (that regex scans to the end for each class: minutes
+    for 200 kB of `class A `, in the worker, before any deadline)."""
+    braces = [found.start() for found in _BRACE.finditer(code)]
+    words = [found.start() for found in _CLASS_WORD.finditer(code)]
+    methods = [found.start() for found in method.finditer(code)]
+    for word in words:
+        declared = _CLASS.match(code, word)
+        if declared is None:
+            continue
+        at = bisect.bisect_left(braces, declared.end())
+        if at == len(braces):
+            return None  # no class after this one has a body either
+        body = braces[at]
+        after = bisect.bisect_right(words, body)
+        ends = words[after] if after < len(words) else len(code)
+        first = bisect.bisect_right(methods, body)
+        if first < len(methods) and methods[first] < ends:
+            return declared.group(1)
+    return None
 
 
 def java_source_name(code: str) -> str:
-    """javac wants a public class in a file of its name; otherwise Main.java will do."""
+    """javac wants a public class in a file of its name; otherwise Main.java will do (also for
+    a name no file can have: javac then says what it wants, a compile error)."""
     found = _JAVA_PUBLIC_CLASS.search(code)
-    return f"{found.group(1)}.java" if found else "Main.java"
+    name = f"{found.group(1)}.java" if found else "Main.java"
+    return name if len(name.encode()) <= NAME_MAX else "Main.java"
 
 
 # Java's and Scala's words and braces, comments and literals skipped (they may hold `class`
 # or braces).
-_JVM_WORDS = re.compile(r"""//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
+_JVM_WORDS = re.compile(r"""//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
                          r"|(?P<word>[\w$]+)|(?P<mark>[{}().;*])", re.S)
 
 
@@ -121,7 +152,8 @@ def _jvm_library_run(library: str, main: Callable[[str], str]
 
 
 _SCALA_MAIN = re.compile(r"\bobject\s+(\w+)")
-_KOTLIN_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)", re.M)
+# Leading blanks of its own line only: `^\s*` would rescan every blank line below each line.
+_KOTLIN_PACKAGE = re.compile(r"^[^\S\n]*package\s+([\w.]+)", re.M)
 
 
 def scala_main_object(code: str) -> str:

@@ -217,6 +217,8 @@ class CodeRunner:
         self._output_bytes = int(settings.output_limit_mb * MIB)
         self._compile_limits = compile_limits(settings.compile_time_s)
         self._compile_failures: LRU[str, dict] = LRU(COMPILE_FAILURES_KEPT)
+        # Whether a judge program accepts a test's reference answer (see _on_the_reference).
+        self._judges_on_reference: LRU[str, bool] = LRU(COMPILE_FAILURES_KEPT)
         self._time_multiplier = settings.time_multiplier
         self._support_files = _support_files(settings.support_files_dir)
 
@@ -358,7 +360,7 @@ class CodeRunner:
             env={**JAIL_ENV, **language_env(sub.language, COMPILE_MEMORY_MB)}, proc=True,
             runner_runs=self.settings.sandbox_runner_runs)
         outcome = self.backend.run(request)
-        if outcome.error and not outcome.too_large:
+        if outcome.error and not outcome.unusable_artefacts:
             return Result.infra_error(sub.item.id, f"compile step failed: {outcome.error}")
         if outcome.cached:
             sub.compile_detail = {"status": "cached"}
@@ -367,14 +369,13 @@ class CodeRunner:
             sub.compile_detail = {"status": "ok", "time_ms": round((outcome.cpu_s or 0) * 1e3, 3),
                                   "wall_ms": round(outcome.wall_s * 1e3, 3)}
             return None
-        message = (outcome.stdout + outcome.stderr).decode("utf-8", errors="replace")
-        if outcome.too_large:
-            message = f"{outcome.too_large}\n{message}"
-        elif outcome.wall_timeout or outcome.signal == signal.SIGXCPU:
-            message = f"compilation exceeded its time limit\n{message}"
-        elif outcome.output_exceeded:
-            message = f"compilation produced too much output\n{message}"
-        failure = {"status": "error", "message": message[-COMPILE_MESSAGE_CHARS:]}
+        why = (outcome.unusable_artefacts
+               or ("compilation exceeded its time limit"
+                   if outcome.wall_timeout or outcome.signal == signal.SIGXCPU else "")
+               or ("compilation produced too much output" if outcome.output_exceeded else ""))
+        said = (outcome.stdout + outcome.stderr).decode("utf-8", errors="replace")
+        tail = said[-COMPILE_MESSAGE_CHARS:]  # the compiler's last words, after why it stopped
+        failure = {"status": "error", "message": f"{why}\n{tail}" if why else tail}
         self._compile_failures[key] = failure
         return self._compile_error(sub, failure)
 
@@ -566,6 +567,8 @@ class CodeRunner:
         if sub.interactor is not None:
             exited = None if outcome.exit_code == 0 else _exit_message(outcome)
             said = interactive.judge(outcome, sub.interactor, limited, exited)
+            if said.status is Status.infra_error and outcome.peer and not outcome.peer.error:
+                said = self._on_the_reference(sub, index, "interactor", said)
             if said.status is not Status.correct or sub.checker is None:
                 return _judged(said, outcome)
             output = outcome.peer.files.get(OUTPUT, b"")
@@ -589,7 +592,38 @@ class CodeRunner:
         if isinstance(checked, TestVerdict):
             return TestVerdict(Status.infra_error, outcome, f"the checker could not run: "
                                                             f"{checked.message}")
-        return _judged(sub.checker.verdict(checked), outcome)
+        said = sub.checker.verdict(checked)
+        if said.status is Status.infra_error and not checked.error:
+            said = self._on_the_reference(sub, index, "checker", said)
+        return _judged(said, outcome)
+
+    def _on_the_reference(self, sub: _Submission, index: int, role: str,
+                          failed: JudgeVerdict) -> JudgeVerdict:
+        """A judge program that failed on this test (a crash, FAIL, a hang, a flood, no
+        verdict) is run on the reference answer itself (the interactor beside a stand-in that
+        writes it). If it accepts that, the contestant's output made it fail: `wrong`. If not,
+        it is broken on this test and its failure stands (`infra_error`). Remembered per
+        program and test, so a group of samples runs it once."""
+        case = sub.item.tests.cases[index]
+        judge: PreparedJudge = getattr(sub, role)
+        key = hashlib.sha256(json.dumps([role, judge.argv, judge.artefact, judge.spec.code,
+                                         case.input, case.output]).encode()).hexdigest()
+        works = self._judges_on_reference.get(key)
+        if works is None:
+            answer, runs = case.output.encode(), self.settings.sandbox_runner_runs
+            request = (judge.checker_request(case.input.encode(), answer, answer, runs)
+                       if role == "checker" else interactive.replaying_reference(
+                           judge, sub.tools["python"], case.input.encode(), answer, runs))
+            ran = self._run(sub, request)
+            if isinstance(ran, TestVerdict) or ran.error:  # the sandbox's failure: no evidence
+                return failed
+            said = (judge.verdict(ran) if role == "checker"
+                    else interactive.judge(ran, judge, None, None))
+            works = self._judges_on_reference[key] = said.status is Status.correct
+        if not works:
+            return failed
+        return JudgeVerdict(Status.wrong, 0.0, f"the {role} fails on this output and accepts "
+                                               f"the reference answer: {failed.message}")
 
 
 def _call_verdict(expected: Any, sites: list[dict], end: dict,

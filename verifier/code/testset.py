@@ -1,10 +1,12 @@
 """Big test sets: compressed payloads, decoded in bounded memory, and subsampling.
 
 A compressed test set (`{"type": "compressed", "data": ...}`) is base64 of gzip or zlib of the
-test set's JSON. It travels compressed through the API and the queue, is decoded once per
-worker process (and checked once at the API door), and never unpickled: LiveCodeBench stores
-its private tests as base64(zlib(pickle(json string))), and such a pickle is read opcode by
-opcode (`pickletools`, which runs nothing) and accepted only if all it holds is one string.
+test set's JSON, read as strictly as a request body (nesting past 100 levels, NaN and numbers
+past the digit limit are refused, saying where). It travels compressed through the API and the
+queue, is decoded once per worker process (and checked once at the API door), and never
+unpickled: LiveCodeBench stores its private tests as base64(zlib(pickle(json string))), and
+such a pickle is read opcode by opcode (`pickletools`, which runs nothing) and accepted only
+if all it holds is one string.
 
 Subsampling (`max_tests` with `sample`) keeps `first` cases, the `longest` inputs, or a
 seeded `random` choice; the kept cases run in their original order.
@@ -23,6 +25,7 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
+from rl_client import strict_json
 from rl_client.dataset_shapes import tests_to_v1
 from rl_client.schemas import (
     AssertTests,
@@ -137,7 +140,10 @@ def _decode(tests: CompressedTests, max_bytes: int
     if text[:1] == b"\x80":  # a pickle's PROTO opcode
         text = _unwrap_pickled_string(text)
     try:
-        value = json.loads(text)
+        value = strict_json.loads(text)
+    except strict_json.JSONRefused as exc:  # too deep, NaN, a number past the digit limit
+        where = ".".join(map(str, exc.path))
+        raise TestSetError(f"tests.data: {where + ': ' if where else ''}{exc.reason}") from None
     except ValueError as exc:
         raise TestSetError(f"tests.data: not JSON: {exc}") from None
     size = len(text)

@@ -209,7 +209,9 @@ class EmbeddedExecutor:
                 log.error("%s ran past its deadline of %g s; its worker process was stopped",
                           what, deadline_s)
                 raise
-            except (EOFError, OSError):
+            except (EOFError, OSError) as exc:
+                if worker.process.is_alive():  # not a death: the pipe itself failed (say why)
+                    log.error("the pipe to a live worker process failed on %s: %r", what, exc)
                 self._replace(worker)
                 continue
             except BaseException:  # cancelled: stop the task where it runs

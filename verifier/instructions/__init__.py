@@ -16,7 +16,7 @@ from rl_client.item_kinds import InstructionsItem
 from rl_client.schemas import Result, Status
 from verifier.answer_region import strip_thinking
 from verifier.config import setting_default
-from verifier.deadline import deadline_helper
+from verifier.deadline import deadline_helper, early_result
 from verifier.instructions import ifeval, ifrlvr  # noqa: F401  (they fill the registry)
 from verifier.instructions.registry import REGISTRY, Constraint, build
 from verifier.instructions.text import load_checkers
@@ -53,12 +53,8 @@ def check_instructions(item: InstructionsItem,
         return Result(id=item.id, reward=0.0, status=Status.no_answer, detail={"reason": why})
     outcome = deadline_helper().call(follows, (answer, constraints, item.mode), timeout_s,
                                      warm_up=load_checkers)
-    if outcome.how in ("timeout", "memory"):
-        status = Status.timeout if outcome.how == "timeout" else Status.wrong
-        return Result(id=item.id, reward=0.0, status=status,
-                      detail={"reason": f"checking the constraints {outcome.message}"})
     if outcome.how != "ok":
-        return Result.infra_error(item.id, f"instruction checker failed: {outcome.message}")
+        return early_result(item.id, outcome, "checking the constraints", {})
     verdicts: list[bool] = outcome.value
     satisfied = sum(verdicts)
     total = len(verdicts)

@@ -224,7 +224,7 @@ class JsonFormat(Constraint):
         body = body.removesuffix("```").strip()
         try:
             json.loads(body)
-        except ValueError:
+        except (ValueError, RecursionError):  # nested past what Python's parser reads
             return False
         return True
 

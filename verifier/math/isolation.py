@@ -63,7 +63,7 @@ class GradingProcess:
                 gold, f"parsing the reference answer: {outcome.message}")
         if outcome.how == "died":
             return Status.wrong, f"checking this answer, twice: {outcome.message}"
-        if outcome.how == "memory":
+        if outcome.how in ("memory", "recursion"):
             return Status.wrong, f"checking this answer {outcome.message}"
         return Status.infra_error, f"grader error: {outcome.message}"
 

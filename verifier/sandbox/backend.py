@@ -160,7 +160,7 @@ class RunOutcome:
     missing_artefact: bool = False
     stored: bool = False
     error: str | None = None
-    too_large: str | None = None  # the compiled artefacts were over the cache's limit
+    unusable_artefacts: str | None = None  # why a compile step's artefacts were not kept
     memory_peak_kb: int | None = None  # the run's peak, all processes (cgroup), when measured
     oom_killed: bool = False  # the run hit its cgroup memory limit
     files: dict[str, bytes] = field(default_factory=dict)  # collected, up to the output limit
@@ -199,7 +199,8 @@ class RunOutcome:
                    stderr_bytes=header.get("stderr_bytes", 0),
                    cached=bool(header.get("cached")),
                    missing_artefact=bool(header.get("missing_artefact")),
-                   stored="stored_bytes" in header, too_large=header.get("too_large"),
+                   stored="stored_bytes" in header,
+                   unusable_artefacts=header.get("unusable_artefacts"),
                    error=header.get("error") or header.get("store_error")
                    or header.get("setup_error") or None)
 

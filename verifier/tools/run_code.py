@@ -181,16 +181,16 @@ def _compile(language: Language, tools: dict[str, str], source: str, code: str,
         files={**files, source: code.encode()}, store=ArtefactStore(key, language.artefacts),
         env={**JAIL_ENV, **language_env(language, COMPILE_MEMORY_MB)}, proc=True,
         runner_runs=settings.sandbox_runner_runs))
-    if outcome.error and not outcome.too_large:
+    if outcome.error and not outcome.unusable_artefacts:
         return CommandRunResult(status=CommandRunStatus.Error,
                                 stderr=f"the sandbox failed compiling: {outcome.error}"), None
     if outcome.cached:
         return CommandRunResult(status=CommandRunStatus.Finished, execution_time=0.0,
                                 return_code=0, stdout="", stderr=""), key
     result = command_result(outcome)
-    if outcome.too_large:
+    if outcome.unusable_artefacts:
         result.return_code = result.return_code or 1
-        result.stderr = f"{outcome.too_large}\n{result.stderr}"
+        result.stderr = f"{outcome.unusable_artefacts}\n{result.stderr}"
     if result.status is CommandRunStatus.Finished and result.return_code == 0 and outcome.stored:
         return result, key
     if result.status is CommandRunStatus.Finished:  # its own error: the same every time

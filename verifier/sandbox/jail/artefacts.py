@@ -54,9 +54,11 @@ def _remove_at(name: str, dir_fd: int) -> None:
     os.rmdir(name, dir_fd=dir_fd)
 
 
-class ArtefactsTooLarge(OSError):
-    """A compile step's outputs are over the cache's share for one artefact: the program's
-    doing (a huge static array), never the sandbox's."""
+class UnusableArtefacts(OSError):
+    """A compile step that succeeded left outputs that cannot be kept: none where the language
+    puts its program (a Java source without a class, a Haskell module other than Main), a link
+    or a device there, or more than the cache's share for one artefact (a huge static array).
+    The program's doing, never the sandbox's."""
 
 
 def cached(cache_fd: int, key: str) -> bool:
@@ -68,8 +70,12 @@ def cached(cache_fd: int, key: str) -> bool:
 
 def _copy_entry(name: str, src_fd: int, dst_fd: int, budget: list[int]) -> bool:
     """Copy one regular file or directory (recursively) between two directory fds, within the
-    byte budget. Returns False, copying nothing, for anything else (links, devices...)."""
-    info = os.stat(name, dir_fd=src_fd, follow_symlinks=False)
+    byte budget. Returns False, copying nothing, for anything else (links, devices...) and
+    for nothing at all."""
+    try:
+        info = os.stat(name, dir_fd=src_fd, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
     if stat.S_ISDIR(info.st_mode):
         os.mkdir(name, 0o755, dir_fd=dst_fd)
         sub_src = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=src_fd)
@@ -85,7 +91,8 @@ def _copy_entry(name: str, src_fd: int, dst_fd: int, budget: list[int]) -> bool:
         return False
     budget[0] -= info.st_size
     if budget[0] < 0:
-        raise ArtefactsTooLarge("the compiled program is larger than the artefact cache allows")
+        raise UnusableArtefacts(f"the compiled program is larger than the artefact cache allows "
+                                f"({STORE_MAX_BYTES >> 20} MiB)")
     src = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=src_fd)
     dst = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, info.st_mode & 0o755,
                   dir_fd=dst_fd)
@@ -125,7 +132,8 @@ def store_artefacts(spec: dict, cache_fd: int) -> int:
     try:
         for path in store["paths"]:
             if not _copy_entry(path, work_fd, tmp_fd, budget):
-                raise OSError(f"artefact {path} is not a regular file or directory")
+                raise UnusableArtefacts(f"the build produced no {path} (or not a regular file "
+                                        "or directory)")
     except BaseException:
         _remove_at(temporary, cache_fd)  # a failed store keeps no space in the cache
         raise

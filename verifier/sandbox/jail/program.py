@@ -8,6 +8,7 @@ side does as little as it can.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import math
 import os
@@ -131,9 +132,12 @@ def become_program(launch: Launch) -> None:
     """In the fork: become the submitted program (never returns).
 
     A failure before exec is reported on SETUP_FD, which exec closes: an infra error the program
-    itself cannot fake (it never holds that descriptor). The program gets a session of its own:
-    in the runner's process group, kill(0) would reach the supervisor and the runners (the
-    standby runner, PID 1 of a namespace the program cannot see, even by SIGKILL).
+    itself cannot fake (it never holds that descriptor). A program file of the run's own (a
+    relative path: a compiled submission) that cannot be executed is the program's failure
+    instead, exit status 126 (127: not there) with the reason on stderr. The program gets a
+    session of its own: in the runner's process group, kill(0) would reach the supervisor and
+    the runners (the standby runner, PID 1 of a namespace the program cannot see, even by
+    SIGKILL).
     """
     os.setsid()
     pipes = launch.pipes
@@ -160,4 +164,12 @@ def become_program(launch: Launch) -> None:
         signal.signal(sig, signal.SIG_DFL)
     if launch.ignore_sigpipe:
         signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    os.execve(launch.argv[0], launch.argv, launch.env)
+    try:
+        os.execve(launch.argv[0], launch.argv, launch.env)
+    except OSError as exc:
+        if os.path.isabs(launch.argv[0]):
+            raise  # a toolchain's executable: the sandbox's failure
+        # The run's own file, built from the submission (a Rust library, a Go package other
+        # than main), is no program: its failure, reported the way a shell reports it.
+        os.write(2, f"{launch.argv[0]}: cannot execute: {exc.strerror}\n".encode())
+        os._exit(127 if exc.errno == errno.ENOENT else 126)

@@ -24,8 +24,7 @@ import time
 import protocol
 from artefacts import (
     ARTEFACTS,
-    STORE_MAX_BYTES,
-    ArtefactsTooLarge,
+    UnusableArtefacts,
     cached,
     place_artefact,
     store_artefacts,
@@ -279,8 +278,8 @@ def _run_here(spec: dict, inputs: dict[str, int], cache_fd: int,
             report["wall_timeout"] or report["output_exceeded"]):
         try:
             report["stored_bytes"] = store_artefacts(spec, cache_fd)
-        except ArtefactsTooLarge as exc:
-            report["too_large"] = f"{exc} ({STORE_MAX_BYTES >> 20} MiB)"
+        except UnusableArtefacts as exc:
+            report["unusable_artefacts"] = str(exc)
         except OSError as exc:
             report["store_error"] = str(exc)
     return report, parts
