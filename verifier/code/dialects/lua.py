@@ -1,0 +1,513 @@
+"""Lua assert tests as calls: MultiPL-E's luaunit harness and plain `assert`s.
+
+    lu = require('luaunit')              the frame: luaunit (the driver needs none of it),
+    function test_humaneval()            test functions, run by `lu.LuaUnit.run()` (global
+    local candidate = f                  ones named test*, in name order) or called by name
+        lu.assertEquals(candidate(ARGS), EXPECTED)      (and assertTrue/False/Nil)
+    end
+    os.exit(lu.LuaUnit.run())
+    assert(f(ARGS) == K)  assert(f(ARGS) ~= K)  assert(f(ARGS))  assert(not f(ARGS))
+
+Expected values are Lua literals (tables of literals, strings with Lua's escapes, `None` as
+MultiPL-E writes Python's None: an unset global, nil). luaunit's assertEquals compares tables
+deeply (keys and values, whatever the order) and anything else with `==` (an integer equals
+the same float); a table compared with `==` is a new table, equal to nothing, so such a check
+is not plain calls. The driver writes a table as a map of its raw pairs, a string as its bytes.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from verifier.code.dialects.core import (
+    CallsPlan,
+    Check,
+    Dialect,
+    NotPlainCalls,
+    Site,
+    sites_within_bounds,
+)
+from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
+from verifier.code.dialects.scripts import Reader, lexer, literal, texts, utf8
+from verifier.code.dialects.values import Map
+
+_tokenize = lexer([
+    ("space", r"[ \t\r\f\v]+"),
+    ("newline", r"\n"),
+    ("comment", r"--\[(?P<ceq>=*)\[.*?\](?P=ceq)\]|--[^\n]*"),
+    ("string", r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|\[(?P<seq>=*)\[.*?\](?P=seq)\]"),
+    ("number", r"0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
+               r"|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"),
+    ("name", r"[A-Za-z_][A-Za-z0-9_]*"),
+    ("punct", r"\.\.\.|\.\.|==|~=|<=|>=|//|::|<<|>>|[-+*/%^\#&~|<>=(){}\[\];:,.]"),
+])
+_KEYWORDS = frozenset("""and break do else elseif end false for function goto if in local nil not
+or repeat return then true until while""".split())
+_ESCAPES = {"a": b"\a", "b": b"\b", "f": b"\f", "n": b"\n", "r": b"\r", "t": b"\t", "v": b"\v",
+            "\\": b"\\", '"': b'"', "'": b"'", "\n": b"\n"}
+_INT_MIN, _INT_RANGE = -(1 << 63), 1 << 64
+_EQUALITY = {"assertEquals": False, "assert_equals": False, "assertNotEquals": True,
+             "assert_not_equals": True}
+_CONSTANT = {"assertTrue": True, "assert_true": True, "assertFalse": False,
+             "assert_false": False, "assertNil": None, "assert_nil": None}
+
+_DRIVER_HEAD = r"""local __verifier_record
+do
+  local out = io.open('/proc/self/fd/3', 'wb')
+  local type, next, format, byte, concat, mtype = type, next, string.format, string.byte, table.concat, math.type
+  local huge, budget = math.huge, 0
+  local function put(value, depth, parts)
+    budget = budget - 1
+    local kind = type(value)
+    if kind == 'nil' then parts[#parts + 1] = 'null'
+    elseif kind == 'boolean' then parts[#parts + 1] = value and 'true' or 'false'
+    elseif kind == 'number' and mtype(value) == 'integer' then parts[#parts + 1] = format('%d', value)
+    elseif kind == 'number' then
+      if value ~= value then parts[#parts + 1] = '["f","nan"]'
+      elseif value == huge then parts[#parts + 1] = '["f","inf"]'
+      elseif value == -huge then parts[#parts + 1] = '["f","-inf"]'
+      else
+        local text = format('%.17g', value)
+        if not text:find('[.e]') then text = text .. '.0' end
+        parts[#parts + 1] = text
+      end
+    elseif kind == 'string' then
+      local hex, length = {}, #value
+      for first = 1, length, 4096 do
+        local last = first + 4095
+        if last > length then last = length end
+        hex[#hex + 1] = format(('%02x'):rep(last - first + 1), byte(value, first, last))
+      end
+      parts[#parts + 1] = '["b","' .. concat(hex) .. '"]'
+    elseif kind == 'table' and depth < 100 and budget > 0 then
+      parts[#parts + 1] = '["m"'
+      for key, item in next, value do
+        parts[#parts + 1] = ','
+        put(key, depth + 1, parts)
+        parts[#parts + 1] = ','
+        put(item, depth + 1, parts)
+      end
+      parts[#parts + 1] = ']'
+    else
+      parts[#parts + 1] = '["x","' .. kind .. '"]'
+    end
+  end
+  __verifier_record = function(site, value)
+    budget = 1000000
+    local parts = {'[', format('%d', site), ','}
+    put(value, 0, parts)
+    parts[#parts + 1] = ']\n'
+    out:write(concat(parts))
+    out:flush()
+  end
+end
+"""
+
+
+class _Literal(Reader):
+    """A Lua literal: nil, booleans, numbers (a unary minus), strings, table constructors."""
+
+    def value(self) -> Any:
+        token = self.take()
+        if token.kind == "name" and token.text in ("nil", "None"):
+            return None
+        if token.kind == "name" and token.text in ("true", "false"):
+            return token.text == "true"
+        if token.kind == "number":
+            return _number(token.text)
+        if token.kind == "string":
+            return _string(token.text)
+        if is_punct(token, "-") and self.peek() is not None and self.peek().kind == "number":
+            return _negated(_number(self.take().text))
+        if is_punct(token, "{"):
+            return self._table()
+        raise NotPlainCalls(f"line {token.line}: not a literal")
+
+    def _table(self) -> Map:
+        self.nested()
+        entries: dict[Any, tuple[Any, Any]] = {}
+        index = 0
+        while not self.at("}"):
+            if self.peek() is None:
+                raise NotPlainCalls("a table without its end")
+            if self.at("["):
+                self.take()
+                key = self.value()
+                self.expect("]")
+                self.expect("=")
+            elif (self.peek().kind == "name" and self.peek().text not in _KEYWORDS
+                  and self.at("=", ahead=1)):
+                key = utf8(self.take().text)
+                self.take()
+            else:
+                index += 1
+                key = index
+            item = self.value()
+            if key is None or (type(key) is float and math.isnan(key)):
+                raise NotPlainCalls("a table key that is nil or NaN")
+            stored = _key(key)
+            if item is None:
+                entries.pop(stored, None)
+            else:
+                entries[stored] = (key if type(key) is not float or not key.is_integer()
+                                   else int(key), item)
+            if not self.at("}"):
+                self.expect(",", ";")
+        self.take()
+        self.depth -= 1
+        return Map(tuple(entries.values()))
+
+
+class LuaDialect(Dialect):
+    language = "lua"
+
+    def plan(self, tests: str) -> CallsPlan:
+        tokens = _tokenize(tests)
+        frame = _Frame(tests, tokens)
+        frame.read()
+        lines = [_DRIVER_HEAD, "do"]
+        for statement in frame.emitted():
+            lines.append(statement)
+        lines += ["end", ""]
+        return CallsPlan(sites_within_bounds(frame.sites), "\n".join(lines))
+
+    def holds(self, check: Check, value: Any) -> bool:
+        if check.kind == "truth":
+            return (value is not None and value is not False) != check.negated
+        if check.kind == "equal":
+            return equal(value, check.expected, deep=check.how != "==") != check.negated
+        return False
+
+
+class _Frame:
+    """The tests' statements: the frame (luaunit, test functions, their runs), aliases and
+    checks; the driver's statements in the order the tests would run them."""
+
+    def __init__(self, tests: str, tokens: list[Token]) -> None:
+        self.tests, self.tokens = tests, tokens
+        self.luaunit: set[str] = set()
+        self.functions: dict[str, tuple[bool, list[str | tuple[list[Token], int]]]] = {}
+        self.order: list[str | tuple[list[Token], int]] = []  # top level
+        self.sites: list[Site] = []
+        self.taken: set[str] = set()  # the tests' own names
+
+    def read(self) -> None:
+        position = 0
+        while position < len(self.tokens):
+            position = self._top(position)
+
+    def _top(self, position: int) -> int:
+        tokens = self.tokens
+        words = texts(tokens[position:position + 4])
+        if is_punct(tokens[position], ";"):
+            return position + 1
+        local = words[:1] == ["local"]
+        start = position + 1 if local else position
+        if texts(tokens[start:start + 1]) == ["function"]:
+            return self._function(start + 1, is_global=not local)
+        if (after := self._require(start)) is not None:
+            return after
+        if (after := self._run(position)) is not None:
+            return after
+        return self._statement(position, self.order)
+
+    def _require(self, position: int) -> int | None:
+        """`lu = require('luaunit')` (or `require "luaunit"`)."""
+        tokens = self.tokens
+        words = texts(tokens[position:position + 3])
+        if len(words) < 3 or tokens[position].kind != "name" or words[1:] != ["=", "require"]:
+            return None
+        at = position + 3
+        parenthesised = is_punct(_get(tokens, at), "(")
+        module = _get(tokens, at + 1 if parenthesised else at)
+        if module is None or module.kind != "string" or _string(module.text) != b"luaunit":
+            raise NotPlainCalls(f"line {module.line if module else 0}: a module of the tests")
+        end = at + 3 if parenthesised else at + 1
+        if parenthesised and not is_punct(_get(tokens, at + 2), ")"):
+            raise NotPlainCalls("a require of more than a name")
+        self.luaunit.add(tokens[position].text)
+        self.taken.add(tokens[position].text)
+        return end
+
+    def _run(self, position: int) -> int | None:
+        """`os.exit(lu.LuaUnit.run())`, `lu.LuaUnit.run()`, or a test function called."""
+        tokens = self.tokens
+        words = texts(tokens[position:position + 9])
+        if words[:4] == ["os", ".", "exit", "("] and words[4:] and words[4] in self.luaunit and (
+                words[5:9] == [".", "LuaUnit", ".", "run"]):
+            if texts(tokens[position + 9:position + 12]) != ["(", ")", ")"]:
+                raise NotPlainCalls("a test run with options")
+            self._run_all()
+            return position + 12
+        if words and words[0] in self.luaunit and words[1:7] == [".", "LuaUnit", ".", "run",
+                                                                  "(", ")"]:
+            self._run_all()
+            return position + 7
+        if (words and words[0] in self.functions and words[1:3] == ["(", ")"]):
+            self.order += self.functions[words[0]][1]
+            return position + 3
+        return None
+
+    def _run_all(self) -> None:
+        for name in sorted(self.functions):
+            if self.functions[name][0] and name[:4].lower() == "test":
+                self.order += self.functions[name][1]
+
+    def _function(self, position: int, is_global: bool) -> int:
+        tokens = self.tokens
+        name = _get(tokens, position)
+        if (name is None or name.kind != "name" or name.text in self.taken
+                or texts(tokens[position + 1:position + 3]) != ["(", ")"]):
+            raise NotPlainCalls(f"line {tokens[position - 1].line}: a function of the tests")
+        self.taken.add(name.text)
+        body: list[str | tuple[list[Token], int]] = ["do"]
+        position += 3
+        while not (_get(tokens, position) and tokens[position].text == "end"
+                   and tokens[position].kind == "name"):
+            if position >= len(tokens):
+                raise NotPlainCalls("a function without its end")
+            if is_punct(tokens[position], ";"):
+                position += 1
+                continue
+            position = self._statement(position, body)
+        body.append("end")
+        self.functions[name.text] = (is_global, body)
+        return position + 1
+
+    def _statement(self, position: int, into: list) -> int:
+        """An alias (`local candidate = f`) or a check, appended to `into`."""
+        tokens = self.tokens
+        words = texts(tokens[position:position + 5])
+        if (words[:1] == ["local"] and len(words) >= 4 and words[2] == "="
+                and tokens[position + 1].kind == "name" and tokens[position + 3].kind == "name"
+                and words[3] not in _KEYWORDS and words[3] not in self.taken
+                and not (len(words) > 4 and (is_punct(tokens[position + 4], ".", ":", "(", "[")
+                                             or tokens[position + 4].kind == "string"))):
+            alias = tokens[position + 1].text
+            if alias in _KEYWORDS:
+                raise NotPlainCalls("a keyword bound")
+            into.append(source_of(self.tests, tokens[position:position + 4]))
+            return position + 4
+        head = tokens[position]
+        if head.kind != "name":
+            raise NotPlainCalls(f"line {head.line}: a statement that is not plain calls")
+        if head.text == "assert" and is_punct(_get(tokens, position + 1), "("):
+            end = closing(tokens, position + 1)
+            self._assert(tokens[position + 2:end], head.line, into)
+            return end + 1
+        if (head.text in self.luaunit and is_punct(_get(tokens, position + 1), ".")
+                and is_punct(_get(tokens, position + 3), "(")):
+            method = tokens[position + 2].text
+            end = closing(tokens, position + 3)
+            self._luaunit(method, tokens[position + 4:end], head.line, into)
+            return end + 1
+        raise NotPlainCalls(f"line {head.line}: a statement that is not plain calls")
+
+    def _assert(self, inside: list[Token], line: int, into: list) -> None:
+        parts = split_top(inside, ",")
+        if len(parts) > 2 or not parts[0]:
+            raise NotPlainCalls(f"line {line}: an assert of something else")
+        condition = parts[0]
+        comparisons = [i for i, t in enumerate(condition) if is_punct(t, "==", "~=")
+                       and _outside(condition, i)]
+        if len(comparisons) > 1:
+            raise NotPlainCalls(f"line {line}: several comparisons")
+        if comparisons:
+            at = comparisons[0]
+            call, expected = self._either(condition[:at], condition[at + 1:], line)
+            if isinstance(expected, Map):
+                raise NotPlainCalls(f"line {line}: a table compared with ==")
+            self._site(call, line, Check("equal", expected, negated=condition[at].text == "~=",
+                                         how="=="), into)
+        elif condition[0].kind == "name" and condition[0].text == "not":
+            self._site(self._call(condition[1:], line), line, Check("truth", negated=True), into)
+        else:
+            self._site(self._call(condition, line), line, Check("truth"), into)
+
+    def _luaunit(self, method: str, inside: list[Token], line: int, into: list) -> None:
+        parts = split_top(inside, ",")
+        if method in _EQUALITY and len(parts) in (2, 3):
+            call, expected = self._either(parts[0], parts[1], line)
+            self._site(call, line, Check("equal", expected, negated=_EQUALITY[method]), into)
+        elif method in _CONSTANT and len(parts) in (1, 2):
+            self._site(self._call(parts[0], line), line,
+                       Check("equal", _CONSTANT[method], how="=="), into)
+        else:
+            raise NotPlainCalls(f"line {line}: luaunit's {method!r}")
+
+    def _either(self, first: list[Token], second: list[Token], line: int
+                ) -> tuple[list[Token], Any]:
+        for call, expected in ((first, second), (second, first)):
+            try:
+                value = literal(_Literal, expected)
+            except NotPlainCalls:
+                continue
+            return self._call(call, line), value
+        raise NotPlainCalls(f"line {line}: no literal to compare with")
+
+    def _call(self, tokens: list[Token], line: int) -> list[Token]:
+        """`f(ARGS)`: a name that is not the tests' own, each argument a literal."""
+        while len(tokens) > 2 and is_punct(tokens[0], "(") and closing(tokens, 0) == len(
+                tokens) - 1:
+            tokens = tokens[1:-1]
+        if (len(tokens) < 3 or tokens[0].kind != "name" or tokens[0].text in _KEYWORDS
+                or tokens[0].text in self.taken or not is_punct(tokens[1], "(")
+                or closing(tokens, 1) != len(tokens) - 1):
+            raise NotPlainCalls(f"line {line}: not a call of the solution")
+        arguments = split_top(tokens[2:-1], ",")
+        for argument in arguments if arguments != [[]] else []:
+            literal(_Literal, argument)
+        return tokens
+
+    def _site(self, call: list[Token], line: int, check: Check, into: list) -> None:
+        into.append((call, len(self.sites)))
+        self.sites.append(Site(line, source_of(self.tests, call), check))
+
+    def emitted(self) -> list[str]:
+        if not self.sites:
+            raise NotPlainCalls("no checks")
+        lines, seen = [], 0
+        for statement in self.order:
+            if isinstance(statement, str):
+                lines.append(statement)
+                continue
+            call, site = statement
+            if site != seen:
+                raise NotPlainCalls("checks run out of order or more than once")
+            seen += 1
+            lines.append(f"__verifier_record({site}, {source_of(self.tests, call)})")
+        if seen != len(self.sites):
+            raise NotPlainCalls("checks the tests never run")
+        return lines
+
+
+def _get(tokens: list[Token], position: int) -> Token | None:
+    return tokens[position] if 0 <= position < len(tokens) else None
+
+
+def _outside(tokens: list[Token], index: int) -> bool:
+    depth = 0
+    for token in tokens[:index]:
+        if is_punct(token, "(", "[", "{"):
+            depth += 1
+        elif is_punct(token, ")", "]", "}"):
+            depth -= 1
+    return depth == 0
+
+
+def _number(text: str) -> int | float:
+    lowered = text.lower()
+    if lowered.startswith("0x"):
+        if "." in lowered or "p" in lowered:
+            try:
+                return float.fromhex(lowered)
+            except (ValueError, OverflowError):
+                raise NotPlainCalls(f"a number {text[:20]!r}") from None
+        value = int(lowered, 16) % _INT_RANGE  # hexadecimal integers wrap around
+        return value - _INT_RANGE if value >= 1 << 63 else value
+    if "." in lowered or "e" in lowered:
+        return float(lowered)
+    value = int(lowered)
+    return value if value < 1 << 63 else float(lowered)  # a decimal too large is a float
+
+
+def _negated(value: int | float) -> int | float:
+    if type(value) is int:
+        return value if value == _INT_MIN else -value  # wraps, as Lua's integers do
+    return -value
+
+
+def _string(text: str) -> bytes:
+    """A Lua string literal's bytes (its escapes decoded)."""
+    if text.startswith("["):
+        opening = text.index("[", 1) + 1
+        body = text[opening:len(text) - opening]
+        return utf8(body[1:] if body.startswith("\n") else body)
+    body, out, position = text[1:-1], bytearray(), 0
+    while position < len(body):
+        char = body[position]
+        if char != "\\":
+            out += utf8(char)
+            position += 1
+            continue
+        escape = body[position + 1]
+        position += 2
+        if escape in _ESCAPES:
+            out += _ESCAPES[escape]
+        elif escape == "x" and len(body[position:position + 2]) == 2:
+            out.append(_hex(body[position:position + 2]))
+            position += 2
+        elif escape.isdigit():
+            digits = escape
+            while len(digits) < 3 and position < len(body) and body[position].isdigit():
+                digits += body[position]
+                position += 1
+            if int(digits) > 255:
+                raise NotPlainCalls("a decimal escape beyond 255")
+            out.append(int(digits))
+        elif escape == "z":
+            while position < len(body) and body[position] in " \t\r\n\f\v":
+                position += 1
+        elif escape == "u" and body[position:position + 1] == "{" and "}" in body[position:]:
+            end = body.index("}", position)
+            code = _hex(body[position + 1:end])
+            if code >= 1 << 31:
+                raise NotPlainCalls("a code point beyond 2^31")
+            out += _utf8_extended(code)
+            position = end + 1
+        else:
+            raise NotPlainCalls(f"an escape \\{escape}")
+    return bytes(out)
+
+
+def _hex(digits: str) -> int:
+    try:
+        return int(digits, 16) if digits and all(c in "0123456789abcdefABCDEF"
+                                                 for c in digits) else int("x")
+    except ValueError:
+        raise NotPlainCalls(f"a bad escape {digits[:10]!r}") from None
+
+
+def _utf8_extended(code: int) -> bytes:
+    """Lua's `\\u{X}`: UTF-8 as its original definition had it (up to 2^31, surrogates too)."""
+    if code < 0x80:
+        return bytes([code])
+    limits = [(0x800, 2), (0x10000, 3), (0x200000, 4), (0x4000000, 5), (0x80000000, 6)]
+    length = next(n for limit, n in limits if code < limit)
+    out = []
+    for _ in range(length - 1):
+        out.append(0x80 | (code & 0x3F))
+        code >>= 6
+    out.append((0xFF00 >> length) & 0xFF | code)
+    return bytes(reversed(out))
+
+
+def _key(value: Any) -> Any:
+    """A table key as Lua stores it: an integral float is the integer; tables by content."""
+    if type(value) is float and value.is_integer():
+        return ("n", int(value))
+    if type(value) in (int, float):
+        return ("n", value)
+    if isinstance(value, Map):
+        return ("t", tuple(sorted((repr(_key(k)), repr(v)) for k, v in value.pairs)))
+    return (type(value).__name__, value)
+
+
+def equal(actual: Any, expected: Any, deep: bool = True) -> bool:
+    """luaunit's assertEquals (`deep`: tables by their pairs) or Lua's `==` on the model."""
+    if actual is None or expected is None:
+        return actual is None and expected is None
+    if type(actual) is bool or type(expected) is bool:
+        return type(actual) is bool and type(expected) is bool and actual == expected
+    if type(actual) in (int, float) and type(expected) in (int, float):
+        return actual == expected
+    if type(actual) is bytes and type(expected) is bytes:
+        return actual == expected
+    if deep and isinstance(actual, Map) and isinstance(expected, Map):
+        found = {_key(key): value for key, value in actual.pairs}
+        if len(found) != len(actual.pairs) or len(found) != len(expected.pairs):
+            return False
+        return all(_key(key) in found and equal(found[_key(key)], value)
+                   for key, value in expected.pairs)
+    return False

@@ -1,0 +1,144 @@
+"""What the script languages' dialects share (Lua, PHP, Perl, Ruby, R, bash): a lexer built from
+a language's token patterns, a reader over tokens for their literal parsers, and the plan every
+one of them builds: each check a call copied verbatim and a value the driver records.
+
+Their tests (MultiPL-E's) are a frame (a `require`, a test function and its invocation, an
+alias of the solution's function: `local candidate = f`, `my $candidate = \\&f;`) around
+checks of one call each; a dialect recognises the frame by its exact statements, the checks by
+their shapes, and refuses everything else (NotPlainCalls). Every token pattern here is
+anchored and non-recursive; a text the lexer cannot read is not plain calls.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+from verifier.code.dialects.core import MAX_NESTING, NotPlainCalls
+from verifier.code.dialects.lexer import Token
+
+_DROPPED = frozenset({"space", "newline", "comment"})
+
+
+def lexer(patterns: list[tuple[str, str]]) -> Callable[[str], list[Token]]:
+    """A tokenizer for one language: `patterns` are (kind, regex) tried in order, the first
+    match wins; "space", "newline" and "comment" tokens are dropped (a newline or a comment
+    holding one marks the next token's `newline`)."""
+    combined = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in patterns),
+                          re.S | re.X)
+
+    def tokenize(source: str) -> list[Token]:
+        tokens: list[Token] = []
+        position, line, newline = 0, 1, True
+        while position < len(source):
+            found = combined.match(source, position)
+            if found is None or found.end() == position:
+                raise NotPlainCalls(f"line {line}: unreadable text")
+            kind, text = found.lastgroup or "", found.group()
+            if kind in _DROPPED:
+                newline = newline or "\n" in text
+            else:
+                tokens.append(Token(kind, text, line, position, found.end(), newline))
+                newline = False
+            line += text.count("\n")
+            position = found.end()
+        return tokens
+
+    return tokenize
+
+
+class Reader:
+    """A cursor over tokens for a literal parser: `value` (a subclass's) reads one literal."""
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+        self.position = 0
+        self.depth = 0
+
+    def peek(self, ahead: int = 0) -> Token | None:
+        at = self.position + ahead
+        return self.tokens[at] if at < len(self.tokens) else None
+
+    def at(self, *texts: str, ahead: int = 0) -> bool:
+        token = self.peek(ahead)
+        return token is not None and token.kind not in ("string",) and token.text in texts
+
+    def take(self) -> Token:
+        token = self.peek()
+        if token is None:
+            raise NotPlainCalls("a literal cut short")
+        self.position += 1
+        return token
+
+    def expect(self, *texts: str) -> Token:
+        token = self.take()
+        if token.kind == "string" or token.text not in texts:
+            raise NotPlainCalls(f"line {token.line}: {token.text[:20]!r} where {texts[0]!r} goes")
+        return token
+
+    def nested(self) -> None:
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise NotPlainCalls("a literal nested too deep")
+
+    def value(self) -> Any:
+        raise NotImplementedError
+
+    def whole(self) -> Any:
+        """The one literal the tokens are, nothing after it."""
+        found = self.value()
+        if self.peek() is not None:
+            raise NotPlainCalls(f"line {self.tokens[self.position].line}: more than a literal")
+        return found
+
+
+def literal(reader: type[Reader], tokens: list[Token]) -> Any:
+    """The value of `tokens`, a literal of the reader's language, or NotPlainCalls."""
+    if not tokens:
+        raise NotPlainCalls("an empty literal")
+    return reader(tokens).whole()
+
+
+def split_lines(tokens: list[Token], separators: tuple[str, ...] = (";",)) -> list[list[Token]]:
+    """Statements: tokens split where a new line starts outside brackets, and at
+    `separators` (empty statements dropped)."""
+    statements: list[list[Token]] = [[]]
+    depth = 0
+    for token in tokens:
+        punct = token.kind == "punct"
+        if token.newline and depth == 0 and statements[-1]:
+            statements.append([])
+        if punct and token.text in ("(", "[", "{"):
+            depth += 1
+        elif punct and token.text in (")", "]", "}"):
+            depth -= 1
+            if depth < 0:
+                raise NotPlainCalls(f"line {token.line}: unbalanced {token.text!r}")
+        if punct and depth == 0 and token.text in separators:
+            statements.append([])
+            continue
+        statements[-1].append(token)
+    if depth:
+        raise NotPlainCalls("an unclosed bracket")
+    return [statement for statement in statements if statement]
+
+
+def texts(tokens: list[Token]) -> list[str]:
+    return [token.text for token in tokens]
+
+
+def hex_escape(data: bytes) -> str:
+    return data.hex()
+
+
+def utf8(text: str) -> bytes:
+    """The bytes a source's text stands for (lone surrogates kept, as a file would)."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+def number_key(value: Any) -> Any:
+    """A map key as a script language stores it: an integral float is its integer."""
+    if type(value) is float and value.is_integer():
+        return int(value)
+    return value
