@@ -25,11 +25,20 @@ from verifier.code.dialects.core import (
     Check,
     Dialect,
     NotPlainCalls,
-    Site,
     sites_within_bounds,
 )
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
-from verifier.code.dialects.scripts import Reader, lexer, literal, texts, utf8
+from verifier.code.dialects.scripts import (
+    Frame,
+    Reader,
+    Step,
+    lexer,
+    literal,
+    texts,
+    top_level,
+    unwrapped,
+    utf8,
+)
 from verifier.code.dialects.values import Map
 
 _tokenize = lexer([
@@ -42,8 +51,9 @@ _tokenize = lexer([
     ("name", r"[A-Za-z_][A-Za-z0-9_]*"),
     ("punct", r"\.\.\.|\.\.|==|~=|<=|>=|//|::|<<|>>|[-+*/%^\#&~|<>=(){}\[\];:,.]"),
 ])
-_KEYWORDS = frozenset("""and break do else elseif end false for function goto if in local nil not
-or repeat return then true until while""".split())
+_KEYWORDS = frozenset({"and", "break", "do", "else", "elseif", "end", "false", "for", "function",
+                       "goto", "if", "in", "local", "nil", "not", "or", "repeat", "return",
+                       "then", "true", "until", "while"})
 _ESCAPES = {"a": b"\a", "b": b"\b", "f": b"\f", "n": b"\n", "r": b"\r", "t": b"\t", "v": b"\v",
             "\\": b"\\", '"': b'"', "'": b"'", "\n": b"\n"}
 _INT_MIN, _INT_RANGE = -(1 << 63), 1 << 64
@@ -55,14 +65,15 @@ _CONSTANT = {"assertTrue": True, "assert_true": True, "assertFalse": False,
 _DRIVER_HEAD = r"""local __verifier_record
 do
   local out = io.open('/proc/self/fd/3', 'wb')
-  local type, next, format, byte, concat, mtype = type, next, string.format, string.byte, table.concat, math.type
+  local type, next, format, byte = type, next, string.format, string.byte
+  local concat, mtype = table.concat, math.type
   local huge, budget = math.huge, 0
   local function put(value, depth, parts)
     budget = budget - 1
     local kind = type(value)
     if kind == 'nil' then parts[#parts + 1] = 'null'
     elseif kind == 'boolean' then parts[#parts + 1] = value and 'true' or 'false'
-    elseif kind == 'number' and mtype(value) == 'integer' then parts[#parts + 1] = format('%d', value)
+    elseif mtype(value) == 'integer' then parts[#parts + 1] = format('%d', value)
     elseif kind == 'number' then
       if value ~= value then parts[#parts + 1] = '["f","nan"]'
       elseif value == huge then parts[#parts + 1] = '["f","inf"]'
@@ -166,10 +177,7 @@ class LuaDialect(Dialect):
         tokens = _tokenize(tests)
         frame = _Frame(tests, tokens)
         frame.read()
-        lines = [_DRIVER_HEAD, "do"]
-        for statement in frame.emitted():
-            lines.append(statement)
-        lines += ["end", ""]
+        lines = [_DRIVER_HEAD, "do", *frame.emitted(), "end", ""]
         return CallsPlan(sites_within_bounds(frame.sites), "\n".join(lines))
 
     def holds(self, check: Check, value: Any) -> bool:
@@ -180,17 +188,18 @@ class LuaDialect(Dialect):
         return False
 
 
-class _Frame:
+class _Frame(Frame):
     """The tests' statements: the frame (luaunit, test functions, their runs), aliases and
-    checks; the driver's statements in the order the tests would run them."""
+    checks."""
+
+    record = "__verifier_record({site}, {call})"
+    reader = _Literal
 
     def __init__(self, tests: str, tokens: list[Token]) -> None:
-        self.tests, self.tokens = tests, tokens
+        super().__init__(tests)
+        self.tokens = tokens
         self.luaunit: set[str] = set()
-        self.functions: dict[str, tuple[bool, list[str | tuple[list[Token], int]]]] = {}
-        self.order: list[str | tuple[list[Token], int]] = []  # top level
-        self.sites: list[Site] = []
-        self.taken: set[str] = set()  # the tests' own names
+        self.globals: set[str] = set()  # test functions luaunit's runner finds
 
     def read(self) -> None:
         position = 0
@@ -199,10 +208,9 @@ class _Frame:
 
     def _top(self, position: int) -> int:
         tokens = self.tokens
-        words = texts(tokens[position:position + 4])
         if is_punct(tokens[position], ";"):
             return position + 1
-        local = words[:1] == ["local"]
+        local = tokens[position].text == "local"
         start = position + 1 if local else position
         if texts(tokens[start:start + 1]) == ["function"]:
             return self._function(start + 1, is_global=not local)
@@ -222,49 +230,44 @@ class _Frame:
         parenthesised = is_punct(_get(tokens, at), "(")
         module = _get(tokens, at + 1 if parenthesised else at)
         if module is None or module.kind != "string" or _string(module.text) != b"luaunit":
-            raise NotPlainCalls(f"line {module.line if module else 0}: a module of the tests")
-        end = at + 3 if parenthesised else at + 1
+            raise NotPlainCalls("a module of the tests")
         if parenthesised and not is_punct(_get(tokens, at + 2), ")"):
             raise NotPlainCalls("a require of more than a name")
         self.luaunit.add(tokens[position].text)
         self.taken.add(tokens[position].text)
-        return end
+        return at + 3 if parenthesised else at + 1
 
     def _run(self, position: int) -> int | None:
         """`os.exit(lu.LuaUnit.run())`, `lu.LuaUnit.run()`, or a test function called."""
-        tokens = self.tokens
-        words = texts(tokens[position:position + 9])
-        if words[:4] == ["os", ".", "exit", "("] and words[4:] and words[4] in self.luaunit and (
-                words[5:9] == [".", "LuaUnit", ".", "run"]):
-            if texts(tokens[position + 9:position + 12]) != ["(", ")", ")"]:
-                raise NotPlainCalls("a test run with options")
+        words = texts(self.tokens[position:position + 12])
+        runner = [".", "LuaUnit", ".", "run", "(", ")"]
+        if words[:4] == ["os", ".", "exit", "("] and words[4:5] and words[4] in self.luaunit and (
+                words[5:11] == runner and words[11:12] == [")"]):
             self._run_all()
             return position + 12
-        if words and words[0] in self.luaunit and words[1:7] == [".", "LuaUnit", ".", "run",
-                                                                  "(", ")"]:
+        if words[:1] and words[0] in self.luaunit and words[1:7] == runner:
             self._run_all()
             return position + 7
-        if (words and words[0] in self.functions and words[1:3] == ["(", ")"]):
-            self.order += self.functions[words[0]][1]
+        if words[:1] and words[0] in self.functions and words[1:3] == ["(", ")"]:
+            self.run(words[0])
             return position + 3
         return None
 
     def _run_all(self) -> None:
-        for name in sorted(self.functions):
-            if self.functions[name][0] and name[:4].lower() == "test":
-                self.order += self.functions[name][1]
+        for name in sorted(self.globals):
+            if name[:4].lower() == "test":
+                self.run(name)
 
     def _function(self, position: int, is_global: bool) -> int:
         tokens = self.tokens
         name = _get(tokens, position)
-        if (name is None or name.kind != "name" or name.text in self.taken
+        if (name is None or name.kind != "name" or name.text in _KEYWORDS
                 or texts(tokens[position + 1:position + 3]) != ["(", ")"]):
-            raise NotPlainCalls(f"line {tokens[position - 1].line}: a function of the tests")
-        self.taken.add(name.text)
-        body: list[str | tuple[list[Token], int]] = ["do"]
+            raise NotPlainCalls("a function of the tests that takes arguments")
+        body: list[Step] = ["do"]
         position += 3
-        while not (_get(tokens, position) and tokens[position].text == "end"
-                   and tokens[position].kind == "name"):
+        while not (position < len(tokens) and tokens[position].kind == "name"
+                   and tokens[position].text == "end"):
             if position >= len(tokens):
                 raise NotPlainCalls("a function without its end")
             if is_punct(tokens[position], ";"):
@@ -272,85 +275,70 @@ class _Frame:
                 continue
             position = self._statement(position, body)
         body.append("end")
-        self.functions[name.text] = (is_global, body)
+        self.define(name.text, body)
+        if is_global:
+            self.globals.add(name.text)
         return position + 1
 
-    def _statement(self, position: int, into: list) -> int:
+    def _statement(self, position: int, into: list[Step]) -> int:
         """An alias (`local candidate = f`) or a check, appended to `into`."""
         tokens = self.tokens
         words = texts(tokens[position:position + 5])
         if (words[:1] == ["local"] and len(words) >= 4 and words[2] == "="
                 and tokens[position + 1].kind == "name" and tokens[position + 3].kind == "name"
-                and words[3] not in _KEYWORDS and words[3] not in self.taken
+                and words[1] not in _KEYWORDS and words[3] not in _KEYWORDS
+                and words[3] not in self.taken
                 and not (len(words) > 4 and (is_punct(tokens[position + 4], ".", ":", "(", "[")
                                              or tokens[position + 4].kind == "string"))):
-            alias = tokens[position + 1].text
-            if alias in _KEYWORDS:
-                raise NotPlainCalls("a keyword bound")
             into.append(source_of(self.tests, tokens[position:position + 4]))
             return position + 4
         head = tokens[position]
-        if head.kind != "name":
-            raise NotPlainCalls(f"line {head.line}: a statement that is not plain calls")
-        if head.text == "assert" and is_punct(_get(tokens, position + 1), "("):
+        if head.kind == "name" and head.text == "assert" and is_punct(
+                _get(tokens, position + 1), "("):
             end = closing(tokens, position + 1)
             self._assert(tokens[position + 2:end], head.line, into)
             return end + 1
         if (head.text in self.luaunit and is_punct(_get(tokens, position + 1), ".")
                 and is_punct(_get(tokens, position + 3), "(")):
-            method = tokens[position + 2].text
             end = closing(tokens, position + 3)
-            self._luaunit(method, tokens[position + 4:end], head.line, into)
+            self._luaunit(tokens[position + 2].text, tokens[position + 4:end], head.line, into)
             return end + 1
         raise NotPlainCalls(f"line {head.line}: a statement that is not plain calls")
 
-    def _assert(self, inside: list[Token], line: int, into: list) -> None:
+    def _assert(self, inside: list[Token], line: int, into: list[Step]) -> None:
         parts = split_top(inside, ",")
         if len(parts) > 2 or not parts[0]:
             raise NotPlainCalls(f"line {line}: an assert of something else")
-        condition = parts[0]
-        comparisons = [i for i, t in enumerate(condition) if is_punct(t, "==", "~=")
-                       and _outside(condition, i)]
+        condition = unwrapped(parts[0])
+        comparisons = top_level(condition, "==", "~=")
         if len(comparisons) > 1:
             raise NotPlainCalls(f"line {line}: several comparisons")
         if comparisons:
             at = comparisons[0]
-            call, expected = self._either(condition[:at], condition[at + 1:], line)
+            call, expected = self.either(condition[:at], condition[at + 1:], line)
             if isinstance(expected, Map):
                 raise NotPlainCalls(f"line {line}: a table compared with ==")
-            self._site(call, line, Check("equal", expected, negated=condition[at].text == "~=",
-                                         how="=="), into)
+            self.site(call, line, Check("equal", expected, negated=condition[at].text == "~=",
+                                        how="=="), into)
         elif condition[0].kind == "name" and condition[0].text == "not":
-            self._site(self._call(condition[1:], line), line, Check("truth", negated=True), into)
+            self.site(self.call(condition[1:], line), line, Check("truth", negated=True), into)
         else:
-            self._site(self._call(condition, line), line, Check("truth"), into)
+            self.site(self.call(condition, line), line, Check("truth"), into)
 
-    def _luaunit(self, method: str, inside: list[Token], line: int, into: list) -> None:
+    def _luaunit(self, method: str, inside: list[Token], line: int, into: list[Step]) -> None:
         parts = split_top(inside, ",")
         if method in _EQUALITY and len(parts) in (2, 3):
-            call, expected = self._either(parts[0], parts[1], line)
-            self._site(call, line, Check("equal", expected, negated=_EQUALITY[method]), into)
+            call, expected = self.either(parts[0], parts[1], line)
+            self.site(call, line, Check("equal", expected, negated=_EQUALITY[method]), into)
         elif method in _CONSTANT and len(parts) in (1, 2):
-            self._site(self._call(parts[0], line), line,
-                       Check("equal", _CONSTANT[method], how="=="), into)
+            self.site(self.call(parts[0], line), line,
+                      Check("equal", _CONSTANT[method], how="=="), into)
         else:
             raise NotPlainCalls(f"line {line}: luaunit's {method!r}")
 
-    def _either(self, first: list[Token], second: list[Token], line: int
-                ) -> tuple[list[Token], Any]:
-        for call, expected in ((first, second), (second, first)):
-            try:
-                value = literal(_Literal, expected)
-            except NotPlainCalls:
-                continue
-            return self._call(call, line), value
-        raise NotPlainCalls(f"line {line}: no literal to compare with")
-
-    def _call(self, tokens: list[Token], line: int) -> list[Token]:
+    def call(self, tokens: list[Token], line: int) -> list[Token]:
         """`f(ARGS)`: a name that is not the tests' own, each argument a literal."""
-        while len(tokens) > 2 and is_punct(tokens[0], "(") and closing(tokens, 0) == len(
-                tokens) - 1:
-            tokens = tokens[1:-1]
+        tokens = unwrapped(tokens)
         if (len(tokens) < 3 or tokens[0].kind != "name" or tokens[0].text in _KEYWORDS
                 or tokens[0].text in self.taken or not is_punct(tokens[1], "(")
                 or closing(tokens, 1) != len(tokens) - 1):
@@ -360,40 +348,9 @@ class _Frame:
             literal(_Literal, argument)
         return tokens
 
-    def _site(self, call: list[Token], line: int, check: Check, into: list) -> None:
-        into.append((call, len(self.sites)))
-        self.sites.append(Site(line, source_of(self.tests, call), check))
-
-    def emitted(self) -> list[str]:
-        if not self.sites:
-            raise NotPlainCalls("no checks")
-        lines, seen = [], 0
-        for statement in self.order:
-            if isinstance(statement, str):
-                lines.append(statement)
-                continue
-            call, site = statement
-            if site != seen:
-                raise NotPlainCalls("checks run out of order or more than once")
-            seen += 1
-            lines.append(f"__verifier_record({site}, {source_of(self.tests, call)})")
-        if seen != len(self.sites):
-            raise NotPlainCalls("checks the tests never run")
-        return lines
-
 
 def _get(tokens: list[Token], position: int) -> Token | None:
     return tokens[position] if 0 <= position < len(tokens) else None
-
-
-def _outside(tokens: list[Token], index: int) -> bool:
-    depth = 0
-    for token in tokens[:index]:
-        if is_punct(token, "(", "[", "{"):
-            depth += 1
-        elif is_punct(token, ")", "]", "}"):
-            depth -= 1
-    return depth == 0
 
 
 def _number(text: str) -> int | float:

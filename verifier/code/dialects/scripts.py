@@ -15,8 +15,8 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from verifier.code.dialects.core import MAX_NESTING, NotPlainCalls
-from verifier.code.dialects.lexer import Token
+from verifier.code.dialects.core import MAX_NESTING, Check, NotPlainCalls, Site
+from verifier.code.dialects.lexer import Token, closing, is_punct, source_of
 
 _DROPPED = frozenset({"space", "newline", "comment"})
 
@@ -128,17 +128,95 @@ def texts(tokens: list[Token]) -> list[str]:
     return [token.text for token in tokens]
 
 
-def hex_escape(data: bytes) -> str:
-    return data.hex()
-
-
 def utf8(text: str) -> bytes:
     """The bytes a source's text stands for (lone surrogates kept, as a file would)."""
     return text.encode("utf-8", "surrogatepass")
 
 
-def number_key(value: Any) -> Any:
-    """A map key as a script language stores it: an integral float is its integer."""
-    if type(value) is float and value.is_integer():
-        return int(value)
-    return value
+def unwrapped(tokens: list[Token]) -> list[Token]:
+    """Without the parentheses around the whole of it."""
+    while len(tokens) > 2 and is_punct(tokens[0], "(") and closing(tokens, 0) == len(tokens) - 1:
+        tokens = tokens[1:-1]
+    return tokens
+
+
+def top_level(tokens: list[Token], *operators: str) -> list[int]:
+    """Where `operators` stand outside any bracket."""
+    found, depth = [], 0
+    for index, token in enumerate(tokens):
+        if is_punct(token, "(", "[", "{"):
+            depth += 1
+        elif is_punct(token, ")", "]", "}"):
+            depth -= 1
+        elif depth == 0 and is_punct(token, *operators):
+            found.append(index)
+    return found
+
+
+# A statement the driver runs: its source, or a call to record (its tokens and its site).
+Step = str | tuple[list[Token], int]
+
+
+class Frame:
+    """The order the tests would run their checks in, and the sites: test functions are kept
+    (`define`) and their checks placed where they run (`run`); a dialect's `record` is the
+    driver's statement for one call, with {site} and {call}."""
+
+    record: str
+    reader: type[Reader]
+
+    def __init__(self, tests: str) -> None:
+        self.tests = tests
+        self.sites: list[Site] = []
+        self.functions: dict[str, list[Step]] = {}
+        self.order: list[Step] = []
+        self.taken: set[str] = set()  # the tests' own names: never the solution's function
+
+    def define(self, name: str, body: list[Step]) -> None:
+        if name in self.taken:
+            raise NotPlainCalls(f"{name!r} defined twice")
+        self.taken.add(name)
+        self.functions[name] = body
+
+    def run(self, name: str) -> None:
+        self.order += self.functions[name]
+
+    def site(self, call: list[Token], line: int, check: Check, into: list[Step]) -> None:
+        into.append((call, len(self.sites)))
+        self.sites.append(Site(line, source_of(self.tests, call), check))
+
+    def either(self, first: list[Token], second: list[Token], line: int
+               ) -> tuple[list[Token], Any]:
+        """One side a call, the other a literal, in either order."""
+        for call, expected in ((first, second), (second, first)):
+            try:
+                value = literal(self.reader, unwrapped(expected))
+            except NotPlainCalls:
+                continue
+            return self.call(unwrapped(call), line), value
+        raise NotPlainCalls(f"line {line}: no literal to compare with")
+
+    def call(self, tokens: list[Token], line: int) -> list[Token]:
+        """The tokens of a call of the solution's function, checked; else NotPlainCalls."""
+        raise NotImplementedError
+
+    def emitted(self) -> list[str]:
+        """The driver's statements: each check once, in the order of the sites."""
+        if not self.sites:
+            raise NotPlainCalls("no checks")
+        lines, seen = [], 0
+        for step in self.order:
+            if isinstance(step, str):
+                lines.append(step)
+                continue
+            call, site = step
+            if site != seen:
+                raise NotPlainCalls("checks run out of order or more than once")
+            seen += 1
+            lines.append(self.record.format(site=site, call=self.call_source(call)))
+        if seen != len(self.sites):
+            raise NotPlainCalls("checks the tests never run")
+        return lines
+
+    def call_source(self, call: list[Token]) -> str:
+        return source_of(self.tests, call)
