@@ -18,11 +18,12 @@ from verifier.code.dialects.c import CDialect
 from verifier.code.dialects.core import CallsPlan, Dialect, NotPlainCalls
 from verifier.code.dialects.cpp import CppDialect
 from verifier.code.dialects.lua import LuaDialect
+from verifier.code.dialects.perl import PerlDialect
 from verifier.code.dialects.php import PhpDialect
 from verifier.lru import LRU
 
 DIALECTS: dict[str, Dialect] = {dialect.language: dialect for dialect in (
-    CDialect(), CppDialect(), LuaDialect(), PhpDialect(),
+    CDialect(), CppDialect(), LuaDialect(), PhpDialect(), PerlDialect(),
 )}
 
 # Plans of the tests seen lately: a dataset's tests come back once per sample of their problem.

@@ -30,7 +30,7 @@ from verifier.code.dialects.core import (
     NotPlainCalls,
     sites_within_bounds,
 )
-from verifier.code.dialects.lexer import Token, closing, is_punct, split_top
+from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
 from verifier.code.dialects.scripts import (
     Frame,
     Reader,
@@ -299,10 +299,12 @@ class _Frame(Frame):
             literal(_Literal, argument)
         return tokens
 
-    def call_source(self, call: list[Token]) -> str:
-        source = super().call_source(call)
+    def recorded(self, site: int, call: list[Token]) -> str:
+        source = source_of(self.tests, call)
         driver = self.wrapped.get(call[0].text.lower())
-        return source if driver is None else driver + source[len(call[0].text):]
+        if driver is not None:
+            source = driver + source[len(call[0].text):]
+        return self.record.format(site=site, call=source)
 
 
 def _get(tokens: list[Token], position: int) -> Token | None:

@@ -213,10 +213,11 @@ class Frame:
             if site != seen:
                 raise NotPlainCalls("checks run out of order or more than once")
             seen += 1
-            lines.append(self.record.format(site=site, call=self.call_source(call)))
+            lines.append(self.recorded(site, call))
         if seen != len(self.sites):
             raise NotPlainCalls("checks the tests never run")
         return lines
 
-    def call_source(self, call: list[Token]) -> str:
-        return source_of(self.tests, call)
+    def recorded(self, site: int, call: list[Token]) -> str:
+        """The driver's statement that makes a call and records its value."""
+        return self.record.format(site=site, call=source_of(self.tests, call))
