@@ -40,6 +40,7 @@ from verifier.code.dialects.scripts import (
     Step,
     lexer,
     literal,
+    outside_brackets,
     texts,
     top_level,
     unwrapped,
@@ -281,7 +282,7 @@ class _Frame(Frame):
         end = _statement_end(tokens, position)
         statement = tokens[position:end]
         modifiers = [i for i, token in enumerate(statement) if token.kind == "name"
-                     and token.text in ("if", "unless") and _depth_zero(statement, i)]
+                     and token.text in ("if", "unless") and outside_brackets(statement, i)]
         if len(modifiers) != 1 or not _fails(statement[:modifiers[0]] + [tokens[end]]):
             raise NotPlainCalls("a die that is not a check")
         at = modifiers[0]
@@ -306,7 +307,7 @@ class _Frame(Frame):
                       into)
             return
         comparisons = [i for i, t in enumerate(condition) if t.text in _EQUALITY
-                       and t.kind in ("punct", "name") and _depth_zero(condition, i)]
+                       and t.kind in ("punct", "name") and outside_brackets(condition, i)]
         if len(comparisons) != 1:
             raise NotPlainCalls(f"line {line}: not one comparison")
         at = comparisons[0]
@@ -345,16 +346,6 @@ _BUILTINS = frozenset({"eq_deeply", "print", "die", "exit", "eval", "do", "requi
 
 def _get(tokens: list[Token], position: int) -> Token | None:
     return tokens[position] if 0 <= position < len(tokens) else None
-
-
-def _depth_zero(tokens: list[Token], index: int) -> bool:
-    depth = 0
-    for token in tokens[:index]:
-        if is_punct(token, "(", "[", "{"):
-            depth += 1
-        elif is_punct(token, ")", "]", "}"):
-            depth -= 1
-    return depth == 0
 
 
 def _statement_end(tokens: list[Token], position: int) -> int:

@@ -153,6 +153,17 @@ def top_level(tokens: list[Token], *operators: str) -> list[int]:
     return found
 
 
+def outside_brackets(tokens: list[Token], index: int) -> bool:
+    """Whether the token at `index` stands outside any bracket."""
+    depth = 0
+    for token in tokens[:index]:
+        if is_punct(token, "(", "[", "{"):
+            depth += 1
+        elif is_punct(token, ")", "]", "}"):
+            depth -= 1
+    return depth == 0
+
+
 # A statement the driver runs: its source, or a call to record (its tokens and its site).
 Step = str | tuple[list[Token], int]
 
