@@ -20,11 +20,12 @@ from verifier.code.dialects.cpp import CppDialect
 from verifier.code.dialects.lua import LuaDialect
 from verifier.code.dialects.perl import PerlDialect
 from verifier.code.dialects.php import PhpDialect
+from verifier.code.dialects.r import RDialect
 from verifier.code.dialects.ruby import RubyDialect
 from verifier.lru import LRU
 
 DIALECTS: dict[str, Dialect] = {dialect.language: dialect for dialect in (
-    CDialect(), CppDialect(), LuaDialect(), PhpDialect(), PerlDialect(), RubyDialect(),
+    CDialect(), CppDialect(), LuaDialect(), PhpDialect(), PerlDialect(), RubyDialect(), RDialect(),
 )}
 
 # Plans of the tests seen lately: a dataset's tests come back once per sample of their problem.
