@@ -14,6 +14,7 @@ import secrets
 import threading
 
 from verifier.code import appended
+from verifier.code.dialects.bash import BashDialect
 from verifier.code.dialects.c import CDialect
 from verifier.code.dialects.core import CallsPlan, Dialect, NotPlainCalls
 from verifier.code.dialects.cpp import CppDialect
@@ -25,7 +26,8 @@ from verifier.code.dialects.ruby import RubyDialect
 from verifier.lru import LRU
 
 DIALECTS: dict[str, Dialect] = {dialect.language: dialect for dialect in (
-    CDialect(), CppDialect(), LuaDialect(), PhpDialect(), PerlDialect(), RubyDialect(), RDialect(),
+    CDialect(), CppDialect(), LuaDialect(), PhpDialect(), PerlDialect(), RubyDialect(),
+    RDialect(), BashDialect(),
 )}
 
 # Plans of the tests seen lately: a dataset's tests come back once per sample of their problem.
