@@ -67,6 +67,7 @@ _DRIVER_HEAD = r"""
 .verifier_record <- local({
   out <- file('/proc/self/fd/3', 'wb', raw = TRUE)
   budget <- 0
+  joined <- function(items) if (length(items)) paste0(',', items, collapse = '') else ''
   bytes <- function(s) paste0('["b","', paste(as.character(charToRaw(s)), collapse = ''), '"]')
   number <- function(x) {
     if (is.nan(x)) '["f","nan"]' else if (is.na(x)) 'null' else if (x == Inf) '["f","inf"]'
@@ -81,14 +82,14 @@ _DRIVER_HEAD = r"""
         !(type %in% c('logical', 'integer', 'double', 'character', 'list'))) {
       return('["x","object"]')
     }
-    labels <- if (is.null(names(value))) 'null' else paste0('["l"', paste0(',', vapply(
-      names(value), function(n) if (is.na(n)) 'null' else bytes(n), ''), collapse = ''), ']')
+    labels <- if (is.null(names(value))) 'null' else paste0('["l"', joined(vapply(
+      names(value), function(n) if (is.na(n)) 'null' else bytes(n), '')), ']')
     items <- if (type == 'list') vapply(value, function(item) put(item, depth + 1), '')
       else if (type == 'logical') ifelse(is.na(value), 'null', ifelse(value, 'true', 'false'))
       else if (type == 'integer') ifelse(is.na(value), 'null', sprintf('%d', value))
       else if (type == 'double') vapply(value, number, '')
       else vapply(value, function(s) if (is.na(s)) 'null' else bytes(s), '')
-    paste0('["t","', type, '",', labels, ',["l"', paste0(',', items, collapse = ''), ']]')
+    paste0('["t","', type, '",', labels, ',["l"', joined(items), ']]')
   }
   function(site, value) {
     budget <<- 1000000
