@@ -15,9 +15,10 @@ Expected values are Perl literals: undef, numbers, strings ('...' and "..." with
 interpolation), array refs `[...]` and hash refs `{k => v}`. eq_deeply takes its arguments in
 list context and compares scalars with `eq`: a number as Perl writes it (`1.0` is "1",
 0.1 + 0.2 is "0.3"), undef only with undef, arrays and hashes by their contents, a blessed
-reference with nothing here. So the driver records each call as the list it returns (and the
-worker pairs `eq_deeply(LIST, EXPECTED)` as Perl would), a scalar as its string and its number,
-`==` and `eq` in scalar context.
+reference with nothing here. eq_deeply takes its arguments as a list, so a call that returns
+two equal values would be compared with itself, whatever the expected value: here a call that
+returns more than one value fails its check (none is undef). The driver records each call as
+the list it returns, a scalar as its string and its number; `==` and `eq` in scalar context.
 """
 
 from __future__ import annotations
@@ -184,11 +185,10 @@ class PerlDialect(Dialect):
     def holds(self, check: Check, value: Any) -> bool:
         if check.kind != "equal":
             return False
-        if check.how == "eq_deeply":  # eq_deeply(LIST, EXPECTED): its first two arguments
-            if not isinstance(value, list):
+        if check.how == "eq_deeply":  # the call's list: one value, or none (undef)
+            if not isinstance(value, list) or len(value) > 1:
                 return False
-            arguments = [*value, check.expected]
-            return deeply(arguments[0], arguments[1] if len(arguments) > 1 else None)
+            return deeply(value[0] if value else None, check.expected) != check.negated
         if check.how == "==":
             return (_numeric(value) == _numeric(check.expected)) != check.negated
         return (_stringy(value) == _stringy(check.expected)) != check.negated
