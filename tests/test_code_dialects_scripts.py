@@ -31,10 +31,10 @@ os.exit(lu.LuaUnit.run())""",
 }
 
 function test(): void {
-    if (candidate(array(1.0, 2.5), "a\\tb") !== array("zq9", null, true)) { throw new Exception("Test \
-failed!"); }
-    if (candidate(array(), "") !== array("k" => -3, "2" => 0.5)) { throw new Exception("Test \
-failed!"); }
+    if (candidate(array(1.0, 2.5), "a\\tb") !== array("zq9", null, true)) {
+        throw new Exception("Test failed!"); }
+    if (candidate(array(), "") !== array("k" => -3, "2" => 0.5)) {
+        throw new Exception("Test failed!"); }
     if (candidate(array(1), 'it\\'s') !== 7) { throw new Exception("Test failed!"); }
 }
 
