@@ -20,8 +20,10 @@ records what each call printed as its bytes (through `od`).
 from __future__ import annotations
 
 import re
+import shutil
 from typing import Any
 
+from verifier.code import appended
 from verifier.code.dialects.core import (
     CallsPlan,
     Check,
@@ -35,13 +37,14 @@ from verifier.code.dialects.scripts import utf8
 _WORD = r"""(?:"(?:[^"\\$`]|\\.)*"|'[^']*'|[A-Za-z0-9_.,:/+@%=^-]+)"""
 _CALL = rf"(?P<callee>[A-Za-z_][A-Za-z0-9_]*)(?P<arguments>(?:[ \t]+{_WORD})*)"
 _CHECK = re.compile(rf"""[ \t]*\[\[[ \t]+(?P<quote>"?)\$\({_CALL}[ \t]*\)(?P=quote)[ \t]+
-                         (?P<operator>==?|!=)[ \t]+(?P<expected>{_WORD})[ \t]+\]\][ \t]*;?[ \t]*""",
+                         (?P<operator>==?|!=)[ \t]+(?P<expected>{_WORD})[ \t]+\]\][ \t]*;?[ \t]*
+                         (?:\#.*)?""",
                      re.X)
 _FUNCTION = re.compile(r"[ \t]*(?:function[ \t]+)?(?P<name>[A-Za-z_][A-Za-z0-9_]*)[ \t]*"
                        r"(?:\(\)[ \t]*)?\{[ \t]*(?P<inline>.*?)[ \t]*")
 _FORWARD = re.compile(r"[ \t]*(?P<target>[A-Za-z_][A-Za-z0-9_]*)[ \t]+\"\$@\"[ \t]*;?[ \t]*")
 _NAME = re.compile(r"[ \t]*(?P<name>[A-Za-z_][A-Za-z0-9_]*)[ \t]*;?[ \t]*")
-_SKIPPED = re.compile(r"[ \t]*(?:#.*|set[ \t]+-e[ \t]*)?")
+_SKIPPED = re.compile(r"[ \t]*(?:#.*|set[ \t]+-e[ \t]*(?:#.*)?)?")
 _DOUBLE_QUOTED_ESCAPE = re.compile(r"\\([\\\"`$\n])")
 
 _DRIVER_HEAD = r"""
@@ -51,6 +54,29 @@ __verifier_record() {
     printf '"]]\n' >&3
 }
 """
+
+
+# Bash's builtins: re-enabled before in-process tests (a solution may have disabled `set`).
+_BUILTINS = (". : [ alias bg bind break builtin caller cd command compgen complete compopt "
+             "continue declare dirs disown echo enable eval exec exit export false fc fg getopts "
+             "hash help history jobs kill let local logout mapfile popd printf pushd pwd read "
+             "readarray readonly return set shift shopt source suspend test times trap true type "
+             "typeset ulimit umask unalias unset wait")
+_WORDS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_DEFINED = re.compile(r"^[ \t]*(?:function[ \t]+)?([A-Za-z_][A-Za-z0-9_]*)[ \t]*\(\)", re.M)
+# Between the solution and in-process tests. POSIX mode first (an assignment: no function or
+# alias reaches it), so the special builtins (unset, set, trap, exit) come before any function;
+# then no function of the tests' names, no alias, no case-blind matching, every builtin enabled,
+# no trap. A step that cannot be taken (a readonly function, a disabled builtin) ends the run.
+_GUARD = """
+POSIXLY_CORRECT=y
+\\unset -f {names} || {stop}
+\\shopt -u expand_aliases nocasematch || {stop}
+[[ -o posix ]] || {stop}
+\\enable {builtins} || {stop}
+\\trap - EXIT ERR DEBUG RETURN || {stop}
+"""
+_STOP = '{ "/usr/bin/kill" -9 $$; exit 97; }'
 
 
 class BashDialect(Dialect):
@@ -65,6 +91,18 @@ class BashDialect(Dialect):
         if check.kind == "equal":
             return (value == check.expected) != check.negated
         return False
+
+    def harden(self, solution: str, tests: str, tag: str) -> str | None:
+        """The appended program with a guard before the tests: no function or alias stands
+        for a builtin, a command of the system or a function of the tests' own (the solution's
+        functions the tests call stay)."""
+        words = set(_WORDS.findall(tests))
+        names = sorted({word for word in words if shutil.which(word, path="/usr/bin:/bin")}
+                       | set(_DEFINED.findall(tests)) | set(_BUILTINS.split())
+                       | {"command_not_found_handle"})
+        guard = _GUARD.format(names=" ".join(f"'{name}'" for name in names), stop=_STOP,
+                              builtins=_BUILTINS)
+        return appended.assemble(self.language, solution, guard + tests)
 
 
 class _Frame:

@@ -20,6 +20,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from verifier.code import appended
 from verifier.code.dialects.core import (
     CallsPlan,
     Check,
@@ -54,6 +55,11 @@ _tokenize = lexer([
 _KEYWORDS = frozenset({"and", "break", "do", "else", "elseif", "end", "false", "for", "function",
                        "goto", "if", "in", "local", "nil", "not", "or", "repeat", "return",
                        "then", "true", "until", "while"})
+_STANDARD = frozenset({"assert", "collectgarbage", "dofile", "error", "getmetatable", "ipairs",
+                       "load", "loadfile", "next", "pairs", "pcall", "print", "rawequal",
+                       "rawget", "rawlen", "rawset", "require", "select", "setmetatable",
+                       "tonumber", "tostring", "type", "xpcall", "coroutine", "debug", "io",
+                       "math", "os", "string", "table", "utf8"})
 _ESCAPES = {"a": b"\a", "b": b"\b", "f": b"\f", "n": b"\n", "r": b"\r", "t": b"\t", "v": b"\v",
             "\\": b"\\", '"': b'"', "'": b"'", "\n": b"\n"}
 _INT_MIN, _INT_RANGE = -(1 << 63), 1 << 64
@@ -112,6 +118,29 @@ do
     out:write(concat(parts))
     out:flush()
   end
+end
+"""
+
+
+# In-process tests: the prelude (on the solution's first line, so its lines keep their numbers)
+# keeps the standard library as it was, tables copied; the guard (before the tests) binds each
+# global name the tests use to the kept one as a local, and makes `require` find modules where
+# the system keeps them again (not a luaunit the solution planted, preloaded or wrote in ./).
+_PRELUDE = ("local {saved} = (function() local saved, next, type = {{}}, next, type "
+            "for name, value in next, _G do if type(value) == 'table' and name ~= '_G' then "
+            "local copy = {{}} for k, v in next, value do copy[k] = v end saved[name] = copy "
+            "else saved[name] = value end end "
+            "saved[1], saved[2], saved[3] = package, package.loaded, package.preload "
+            "saved[4], saved[5] = package.path, package.cpath "
+            "saved[6] = {{table.unpack(package.searchers)}} return saved end)(); ")
+_GUARD = """
+do
+  local package, loaded, preload = {saved}[1], {saved}[2], {saved}[3]
+  loaded.luaunit, preload.luaunit = nil, nil
+  package.loaded, package.preload = loaded, preload
+  package.path = {saved}[4]:gsub('%./[^;]*;?', '')
+  package.cpath = {saved}[5]:gsub('%./[^;]*;?', '')
+  package.searchers = {{table.unpack({saved}[6])}}
 end
 """
 
@@ -179,6 +208,21 @@ class LuaDialect(Dialect):
         frame.read()
         lines = [_DRIVER_HEAD, "do", *frame.emitted(), "end", ""]
         return CallsPlan(sites_within_bounds(frame.sites), "\n".join(lines))
+
+    def harden(self, solution: str, tests: str, tag: str) -> str | None:
+        """The appended program, the tests' global names (assert, error, os, string,
+        require...) the standard library's as it was before the solution ran."""
+        try:
+            names = sorted({t.text for t in _tokenize(tests) if t.kind == "name"}
+                           - _KEYWORDS & _STANDARD)
+        except NotPlainCalls:
+            return None
+        saved = f"__verifier_{tag}"
+        bound = (f"local {', '.join(names)} = {', '.join(f'{saved}.{n}' for n in names)}\n"
+                 if names else "")
+        guard = _GUARD.format(saved=saved) + bound
+        return appended.assemble(self.language, _PRELUDE.format(saved=saved) + solution,
+                                 guard + tests)
 
     def holds(self, check: Check, value: Any) -> bool:
         if check.kind == "truth":

@@ -27,6 +27,7 @@ import math
 import re
 from typing import Any
 
+from verifier.code import appended
 from verifier.code.dialects.core import (
     CallsPlan,
     Check,
@@ -120,6 +121,20 @@ my $__verifier_record = do {
 """
 
 
+# Before in-process tests, at compile time (the tests are compiled after it): no global
+# override of a builtin (`*CORE::GLOBAL::die`), no sub of the current package standing for one
+# (`use subs 'die'`), no module the solution pretended was loaded (`$INC{'Test/Deep.pm'}`).
+_GUARD = """
+;BEGIN {{ no strict 'refs'; delete $CORE::GLOBAL::{{$_}} for keys %CORE::GLOBAL::;
+delete ${{__PACKAGE__ . '::'}}{{$_}} for qw({builtins});
+delete $INC{{$_}} for grep {{ !defined $INC{{$_}} or $INC{{$_}} !~ m{{^/usr/}} }} keys %INC; }}
+"""
+_OVERRIDABLE = ("die exit warn print printf sprintf defined ref scalar length join sort reverse "
+                "keys values each exists delete push pop shift unshift splice abs int sqrt lc uc "
+                "substr index rindex wantarray eval do require open close binmode sleep time "
+                "kill fork exec system glob readline")
+
+
 class _Literal(Reader):
     """A Perl literal: undef, numbers (a unary minus), strings, array and hash refs."""
 
@@ -181,6 +196,10 @@ class PerlDialect(Dialect):
         frame.read()
         lines = [_DRIVER_HEAD, *frame.emitted(), "}", ""]
         return CallsPlan(sites_within_bounds(frame.sites), "\n".join(lines))
+
+    def harden(self, solution: str, tests: str, tag: str) -> str | None:
+        return appended.assemble(self.language, solution,
+                                 _GUARD.format(builtins=_OVERRIDABLE) + tests)
 
     def holds(self, check: Check, value: Any) -> bool:
         if check.kind != "equal":

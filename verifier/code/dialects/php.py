@@ -23,6 +23,7 @@ import math
 import re
 from typing import Any
 
+from verifier.code import appended
 from verifier.code.dialects.core import (
     CallsPlan,
     Check,
@@ -96,6 +97,14 @@ $__verifier_record = (function () {
 """
 
 
+# In-process tests run through eval: code of their own, in the global namespace (a solution's
+# `namespace` declaring its own `abs` or `count` does not reach them), their `assert`s the
+# verifier's check (a solution may have switched PHP's assertions off), defined in that code.
+_GUARD = ("\n?><?php\neval('?><?php function __verifier_check_{tag}($condition, "
+          "$message = null) {{ if (!$condition) {{ \\fwrite(\\STDERR, \"Assertion failed\\n\"); "
+          "exit(1); }} }} ' . {tests});\n")
+
+
 class _Literal(Reader):
     """A PHP literal: null, booleans, numbers (a unary minus), strings, arrays."""
 
@@ -160,6 +169,23 @@ class PhpDialect(Dialect):
         if check.kind == "equal":
             return identical(value, check.expected) != check.negated
         return False
+
+    def harden(self, solution: str, tests: str, tag: str) -> str | None:
+        try:
+            tokens = _tokenize(tests)
+        except NotPlainCalls:
+            return None
+        rewritten, last = [], 0
+        if tokens and tokens[0].kind == "open":
+            last = tokens[0].end
+        for index, token in enumerate(tokens):
+            if token.kind == "name" and token.text.lower() in ("assert", "\\assert") and (
+                    index + 1 < len(tokens) and is_punct(tokens[index + 1], "(")):
+                rewritten += [tests[last:token.start], f"__verifier_check_{tag}"]
+                last = token.end
+        rewritten.append(tests[last:])
+        quoted = "'" + "".join(rewritten).replace("\\", "\\\\").replace("'", "\\'") + "'"
+        return appended.assemble(self.language, solution, _GUARD.format(tag=tag, tests=quoted))
 
 
 class _Frame(Frame):
