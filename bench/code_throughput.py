@@ -23,6 +23,10 @@
 6. languages: per installed language, a small stdio program's compile time (CPU and wall) and
    the per-test overhead, the wall time per test beyond the program's own CPU time (p50), in
    one slot's jail; also printed as a table on stderr.
+7. asserts: per script language with a calls dialect (Lua, PHP, Perl, Ruby, R, bash), the wall
+   time of one assert item of 10 plain calls judged outside the solution's process (the
+   driver), and of the same checks run in its process (one statement more makes them more than
+   plain calls: the hardened appended program), medians over the rounds, alternating.
 
 Rounds are long enough (120 submissions, 30 chunks over 2 workers) that the last chunk of a
 round, when one worker idles, does not weigh on the rate: it measures steady throughput.
@@ -31,7 +35,7 @@ are in the README's Benchmarks section.
 
 Usage: python bench/code_throughput.py [--submissions 120] [--rounds 3] [--skip-humaneval]
                                       [--skip-service] [--judged-submissions 24]
-                                      [--only-languages | --skip-languages]
+                                      [--only-languages | --skip-languages] [--only-asserts]
 """
 
 from __future__ import annotations
@@ -323,6 +327,49 @@ def bench_languages(rounds: int, tests: int = 10) -> dict:
     return rows
 
 
+# Per script language: a right `add`, one check of it in the language's plain assert idiom
+# ({a}, {b} and {sum} filled in), and a statement that makes the checks more than plain calls.
+ASSERT_CASES = {
+    "lua": ("local function add(a, b) return a + b end\n", "assert(add({a}, {b}) == {sum})",
+            "local unused = 0"),
+    "php": ("<?php\nfunction add($a, $b) {{ return $a + $b; }}\n",
+            "assert(add({a}, {b}) === {sum});", "$unused = 0;"),
+    "perl": ("sub add {{ my ($a, $b) = @_; return $a + $b; }}\n",
+             "die 'no' unless add({a}, {b}) == {sum};", "my $unused = 0;"),
+    "ruby": ("def add(a, b)\n  a + b\nend\n", "raise 'no' unless add({a}, {b}) == {sum}",
+             "unused = 0"),
+    "r": ("add <- function(a, b) a + b\n", "stopifnot(isTRUE(all.equal(add({a}, {b}), {sum})))",
+          "unused <- 0"),
+    "bash": ("add() {{ echo $(( $1 + $2 )); }}\n", "[[ $(add {a} {b}) = {sum} ]]", ": unused"),
+}
+
+
+def bench_assert_modes(rounds: int, checks: int = 10) -> dict:
+    """Per script language, the wall time of an assert item judged outside the solution's
+    process and of the same checks in its process (ms, medians over `rounds` alternating)."""
+    rows = {}
+    for language, (solution, check, unplain) in ASSERT_CASES.items():
+        if language not in installed_languages():
+            continue
+        lines = [check.format(a=i, b=i + 1, sum=2 * i + 1) for i in range(checks)]
+        tests = {"outside": "\n".join(lines) + "\n", "in_process": "\n".join(
+            [*lines, unplain]) + "\n"}
+        walls: dict[str, list[float]] = {mode: [] for mode in tests}
+        for round_ in range(rounds + 1):  # the first round warms the jail and the caches
+            for mode, code in tests.items():
+                item = CodeItem(language=language, response=solution.format() + "\n" * round_,
+                                tests={"type": "assert", "code": code})
+                result = run_code_items([item])[0]
+                assert (result.status.value, result.detail["judged"]) == ("correct", mode), result
+                if round_:
+                    walls[mode].append(result.elapsed_ms)
+        rows[language] = {f"{mode}_ms": round(statistics.median(values), 1)
+                          for mode, values in walls.items()}
+        rows[language]["outside_vs_in_process"] = round(
+            rows[language]["outside_ms"] / rows[language]["in_process_ms"], 2)
+    return rows
+
+
 def print_language_table(rows: dict) -> None:
     """The per-language figures as a table, on stderr (stdout is the JSON report)."""
     header = ("language", "compile cpu ms", "compile wall ms", "run cpu ms", "overhead ms")
@@ -342,9 +389,15 @@ def main() -> None:
     parser.add_argument("--only-languages", action="store_true",
                         help="just the per-language compile times and run overheads")
     parser.add_argument("--skip-languages", action="store_true")
+    parser.add_argument("--only-asserts", action="store_true",
+                        help="just the script languages' assert items, outside vs in-process")
     args = parser.parse_args()
     report: dict = {"workers": WORKERS, "cpus": os.cpu_count(),
                     "load_avg_1m": round(os.getloadavg()[0], 2)}
+    if args.only_asserts:
+        report["asserts"] = bench_assert_modes(args.rounds)
+        print(json.dumps(report, indent=2))
+        return
     if not args.skip_languages:
         report["languages"] = bench_languages(args.rounds)
         print_language_table(report["languages"])

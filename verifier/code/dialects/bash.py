@@ -14,7 +14,7 @@ Everything in bash is a string: `[[ $(CALL) = "K" ]]` compares what the call pri
 trailing newlines (a command substitution's), with the quoted literal, byte for byte.
 Arguments and expected values are quoted strings without expansions ("..." without `$` or
 backquotes, '...') or plain words without glob characters; the driver copies the arguments and
-records what each call printed as its bytes (through `od`).
+records what each call printed as its bytes (in bash itself; through `od` when long).
 """
 
 from __future__ import annotations
@@ -49,9 +49,17 @@ _DOUBLE_QUOTED_ESCAPE = re.compile(r"\\([\\\"`$\n])")
 
 _DRIVER_HEAD = r"""
 __verifier_record() {
-    printf '[%s,["b","' "$1" >&3
-    printf '%s' "$2" | command od -An -v -tx1 | command tr -d ' \n' >&3
-    printf '"]]\n' >&3
+    local LC_ALL=C value=$2 hex= byte index
+    if (( ${#value} > 512 )); then
+        hex=$(printf '%s' "$value" | command od -An -v -tx1 | command tr -d ' \n')
+    else
+        for (( index = 0; index < ${#value}; index++ )); do
+            printf -v byte '%d' "'${value:index:1}"
+            printf -v byte '%02x' $(( byte & 255 ))
+            hex+=$byte
+        done
+    fi
+    printf '[%s,["b","%s"]]\n' "$1" "$hex" >&3
 }
 """
 

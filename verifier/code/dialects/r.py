@@ -14,7 +14,8 @@ never a list or NULL), lengths, names and NA positions, then numbers within R's 
 exactly; identical compares types too. The driver writes a vector as its type, names and
 elements (a string as its bytes), a list likewise, anything with other attributes (a factor, a
 matrix) as a value equal to nothing; it runs in an environment whose parent is base's, so the
-solution's global functions do not reach it.
+solution's global functions do not reach it, and with R's JIT compiler off once the call has
+returned (compiling the serialiser would cost more than running it).
 """
 
 from __future__ import annotations
@@ -92,6 +93,9 @@ _DRIVER_HEAD = r"""
     paste0('["t","', type, '",', labels, ',["l"', joined(items), ']]')
   }
   function(site, value) {
+    force(value)
+    jit <- compiler::enableJIT(0)
+    on.exit(compiler::enableJIT(jit))
     budget <<- 1000000
     writeBin(charToRaw(paste0('[', site, ',', put(value, 0), ']\n')), out)
     flush(out)
