@@ -25,8 +25,10 @@
    one slot's jail; also printed as a table on stderr.
 7. asserts: per script language with a calls dialect (Lua, PHP, Perl, Ruby, R, bash), the wall
    time of one assert item of 10 plain calls judged outside the solution's process (the
-   driver), and of the same checks run in its process (one statement more makes them more than
-   plain calls: the hardened appended program), medians over the rounds, alternating.
+   driver), of the same checks run in its process (one statement more makes them more than
+   plain calls: the hardened appended program), and of the program the item ran as before the
+   language had a dialect (appended, unguarded), medians over the rounds, alternating; the
+   ratios of the first two to the last.
 
 Rounds are long enough (120 submissions, 30 chunks over 2 workers) that the last chunk of a
 round, when one worker idles, does not weigh on the rate: it measures steady throughput.
@@ -57,7 +59,7 @@ sys.path.insert(0, ROOT)
 
 from rl_client.schemas import CodeItem  # noqa: E402
 from tests.test_code_languages import PROGRAMS  # noqa: E402
-from verifier.code import installed_languages, process_settings, run_code_items  # noqa: E402
+from verifier.code import dialects, installed_languages, process_settings, run_code_items  # noqa: E402
 from verifier.local import LocalServer  # noqa: E402
 from verifier.sandbox.bubblewrap import discover_tools  # noqa: E402
 
@@ -345,29 +347,44 @@ ASSERT_CASES = {
 
 
 def bench_assert_modes(rounds: int, checks: int = 10) -> dict:
-    """Per script language, the wall time of an assert item judged outside the solution's
-    process and of the same checks in its process (ms, medians over `rounds` alternating)."""
+    """Per script language, the wall time of an assert item (ms, medians over `rounds`, the
+    modes alternating): judged outside the solution's process ("outside"); its checks in the
+    solution's process, hardened ("in_process"); and the appended program these tests ran as
+    before the language had a dialect ("appended", the dialect set aside for it)."""
     rows = {}
     for language, (solution, check, unplain) in ASSERT_CASES.items():
         if language not in installed_languages():
             continue
         lines = [check.format(a=i, b=i + 1, sum=2 * i + 1) for i in range(checks)]
         tests = {"outside": "\n".join(lines) + "\n", "in_process": "\n".join(
-            [*lines, unplain]) + "\n"}
+            [*lines, unplain]) + "\n", "appended": "\n".join(lines) + "\n"}
         walls: dict[str, list[float]] = {mode: [] for mode in tests}
         for round_ in range(rounds + 1):  # the first round warms the jail and the caches
             for mode, code in tests.items():
                 item = CodeItem(language=language, response=solution.format() + "\n" * round_,
                                 tests={"type": "assert", "code": code})
-                result = run_code_items([item])[0]
-                assert (result.status.value, result.detail["judged"]) == ("correct", mode), result
+                with _without_dialect(language if mode == "appended" else None):
+                    result = run_code_items([item])[0]
+                assert (result.status.value, result.detail["judged"]) == (
+                    "correct", "outside" if mode == "outside" else "in_process"), result
                 if round_:
                     walls[mode].append(result.elapsed_ms)
-        rows[language] = {f"{mode}_ms": round(statistics.median(values), 1)
-                          for mode, values in walls.items()}
-        rows[language]["outside_vs_in_process"] = round(
-            rows[language]["outside_ms"] / rows[language]["in_process_ms"], 2)
+        row = {f"{mode}_ms": round(statistics.median(values), 1) for mode, values in walls.items()}
+        for mode in ("outside", "in_process"):
+            row[f"{mode}_vs_appended"] = round(row[f"{mode}_ms"] / row["appended_ms"], 2)
+        rows[language] = row
     return rows
+
+
+@contextlib.contextmanager
+def _without_dialect(language: str | None):
+    """The runner as it was before `language` had a calls dialect."""
+    dialect = dialects.DIALECTS.pop(language, None) if language else None
+    try:
+        yield
+    finally:
+        if dialect is not None:
+            dialects.DIALECTS[language] = dialect
 
 
 def print_language_table(rows: dict) -> None:
