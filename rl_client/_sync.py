@@ -94,22 +94,24 @@ class VerifierClient(ClientBase[httpx.Client]):
             pool.shutdown(wait=False, cancel_futures=True)
 
     def run_code(self, code: str, language: str = "python", *, stdin: str | None = None,
-                 compile_timeout: float = 10.0, run_timeout: float = 10.0,
-                 memory_limit_mb: int = -1, files: Mapping[str, bytes | str] | None = None,
+                 compile_timeout: float | None = None, run_timeout: float | None = None,
+                 memory_limit_mb: int | None = None, files: Mapping[str, bytes | str] | None = None,
                  fetch_files: Sequence[str] = (), timeout: float | None = None
                  ) -> RunCodeResponse:
         """Run one program (POST /run_code, SandboxFusion's contract): `files` are written into
         its working directory first, `fetch_files` come back base64-encoded in `.files`.
-        Retried while the service is too busy to start it (504, 429), honouring Retry-After."""
+        Retried while the service is too busy to start it (504, 429), honouring Retry-After.
+        Limits left unset are the contract's defaults (rl_client.tool_schemas.RunCodeRequest)."""
         call = self._core.run_code_call(code, language, stdin, compile_timeout, run_timeout,
                                         memory_limit_mb, files, fetch_files)
         return self._send(call, self._core.deadline(timeout))
 
-    def session(self, language: str = "python", *, ttl_s: float = 600.0,
-                time_s: float = 10.0, memory_mb: int = 512) -> Session:
+    def session(self, language: str = "python", *, ttl_s: float | None = None,
+                time_s: float | None = None, memory_mb: int | None = None) -> Session:
         """A stateful session (a Python interpreter in the jail, kept between runs), opened
         when entered: `with client.session() as s: s.run("x = 1"); s.run("x + 1").result`.
-        `ttl_s` is its idle timeout, `time_s` and `memory_mb` each run's limits."""
+        `ttl_s` is its idle timeout, `time_s` and `memory_mb` each run's limits; unset, the
+        contract's defaults (rl_client.tool_schemas.SessionCreate)."""
         return Session(self, self._core.session(language, ttl_s, time_s, memory_mb))
 
     def info(self, *, timeout: float | None = None) -> Info:

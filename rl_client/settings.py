@@ -27,6 +27,13 @@ class ClientSettings(BaseModel):
     api_key: str | None = None
     # verl and OpenRLHF cannot mask a sample: what an infra_error scores in OpenRLHF's file mode.
     infra_error_score: float = 0.0
+    # A call's budget, retries and waits included; how often a refused or lost request is
+    # retried; items per request; requests in flight at once (the client's arguments of the
+    # same names win over these).
+    timeout_s: float = Field(300.0, gt=0)
+    max_retries: int = Field(5, ge=0)
+    chunk_size: int = Field(512, ge=1)
+    max_concurrency: int = Field(8, ge=1)
 
     @field_validator("url")
     @classmethod
@@ -36,7 +43,7 @@ class ClientSettings(BaseModel):
             raise ValueError("must start with http:// or https://")
         return value
 
-    @field_validator("infra_error_score")
+    @field_validator("infra_error_score", "timeout_s")
     @classmethod
     def _finite(cls, value: float) -> float:
         if not math.isfinite(value):

@@ -37,6 +37,18 @@ def too_large(what: str, size: int, limit: int, unit: str) -> PydanticCustomErro
                                {"what": what, "size": size, "limit": limit, "unit": unit})
 
 
+def unicode_text(value: str, what: str) -> str:
+    """`value`, if it is text a program can be given (UTF-8): JSON's `\\ud800` escapes decode
+    to lone surrogates, which no encoding carries. ValueError says where one is."""
+    if not value.isascii():
+        try:
+            value.encode()
+        except UnicodeEncodeError as exc:
+            raise ValueError(f"{what}: a lone surrogate ({value[exc.start]!r}) at character "
+                             f"{exc.start} is not text") from None
+    return value
+
+
 def work_path(path: str) -> str:
     """A path below the run's work directory, as requests name files: relative, each
     component a plain name (no `..`, `.` or empty one), no NUL. ValueError says why not."""
@@ -44,6 +56,7 @@ def work_path(path: str) -> str:
         raise ValueError(f"{path[:40]!r}: a path of 1 to {MAX_PATH_CHARS} characters")
     if "\0" in path or path.startswith("/"):
         raise ValueError(f"{path!r}: a relative path without NUL")
+    unicode_text(path, "path")
     parts = path.split("/")
     if any(part in ("", ".", "..") or len(part) > 255 for part in parts):
         raise ValueError(f"{path!r}: each component a plain name of up to 255 characters "
@@ -60,12 +73,28 @@ def decoded_size(content: str, path: str) -> int:
         raise ValueError(f"{path!r}: the content is not base64") from None
 
 
+def directory_clash(paths: list[str], taken: str | None = None) -> str | None:
+    """Why these files cannot all be written (one of them, or `taken`, would have to be the
+    directory of another: `a` and `a/b`), or None."""
+    files = set(paths) | ({taken} if taken else set())
+    for path in paths:
+        parts = path.split("/")
+        for end in range(1, len(parts)):
+            directory = "/".join(parts[:end])
+            if directory in files:
+                return f"{path!r} needs {directory!r} to be a directory, and it is a file"
+    return None
+
+
 def checked_files(files: dict[str, str | None]) -> dict[str, str]:
     """The files a request brings (path -> base64), paths and contents checked, their total
     size bounded; a null content is left out (SandboxFusion skips it too)."""
     if len(files) > MAX_FILES:
         raise too_large("files", len(files), MAX_FILES, "files")
     kept = {work_path(path): content for path, content in files.items() if content is not None}
+    clash = directory_clash(list(kept))
+    if clash:
+        raise ValueError(clash)
     total = sum(decoded_size(content, path) for path, content in kept.items())
     if total > MAX_FILES_BYTES:
         raise too_large("files", total, MAX_FILES_BYTES, "bytes")
@@ -81,7 +110,7 @@ def checked_fetch(paths: list[str]) -> list[str]:
 def bounded_text(value: str, what: str, limit: int) -> str:
     if len(value) > limit:
         raise too_large(what, len(value), limit, "characters")
-    return value
+    return unicode_text(value, what)
 
 
 def _memory_limit(value: int) -> int:
@@ -94,6 +123,8 @@ def _cells(value: list[str]) -> list[str]:
     total = sum(map(len, value))
     if total > MAX_CODE_CHARS:
         raise too_large("cells", total, MAX_CODE_CHARS, "characters")
+    for index, cell in enumerate(value):
+        unicode_text(cell, f"cell {index}")
     return value
 
 

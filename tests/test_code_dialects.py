@@ -12,7 +12,16 @@ import pytest
 
 from verifier.code.dialects import DIALECTS, calls_plan
 from verifier.code.dialects.core import Check, NotPlainCalls
-from verifier.code.dialects.values import Map, Opaque, SetOf, Some, read_records
+from verifier.code.dialects.values import (
+    UNDEFINED,
+    BigInt,
+    Map,
+    Opaque,
+    Record,
+    SetOf,
+    Some,
+    read_records,
+)
 
 # MultiPL-E's C++ shape (our own problems, written the way its translator writes them).
 MULTIPLE_CPP = """#include<assert.h>
@@ -228,3 +237,121 @@ def test_plans_are_cached_and_json_free_of_python_objects():
     first = calls_plan("cpp", MULTIPLE_CPP)
     assert calls_plan("cpp", MULTIPLE_CPP) is first
     json.dumps([site.call for site in first.sites])
+
+
+# MultiPL-E's JavaScript shape and HumanEval-X's (our own problems in their layouts).
+MULTIPLE_JS = """const assert = require('node:assert');
+
+function test() {
+  let candidate = f;
+  assert.deepEqual(candidate([1, 2], "a\\tb"),[3, {"x": 1, "2": [true, null]}]);
+  assert.deepEqual(candidate([], ""),undefined);
+  assert.deepEqual(candidate(1.5, 2),0.1 + 0.2);
+}
+
+test();
+"""
+HUMANEVAL_X_JS = """const testF = () => {
+  console.assert(f([1.0, 2.5], 0.3) === true)
+  console.assert(
+    JSON.stringify(g('(()())')) ===
+      JSON.stringify(['(()())', [(0, 1), (2, 3)]])
+  )
+  console.assert(Math.abs(h(1.33) - 0.33) < 1e-6)
+  console.assert(Math.abs(h(2) + 1) <= 0.01)
+  console.assert(!f([], 1))
+  console.assert(f([1], 2) !== -0)
+}
+
+testF()
+"""
+
+
+def test_multiple_js_shape():
+    found = plan("javascript", MULTIPLE_JS)
+    checks = [site.check for site in found.sites]
+    assert [c.how for c in checks] == ["deep", "deep", "deep"]
+    assert checks[0].expected == [3, Record((("2", [True, None]), ("x", 1)))]  # JS key order
+    assert checks[1].expected is UNDEFINED
+    assert checks[2].expected == 0.30000000000000004
+    assert found.sites[0].call == 'candidate([1, 2], "a\\tb")'
+    strict = plan("javascript", MULTIPLE_JS.replace("'node:assert'", "'node:assert/strict'"))
+    assert [s.check.how for s in strict.sites] == ["deep_strict"] * 3
+
+
+def test_humaneval_x_js_shape():
+    checks = [site.check for site in plan("javascript", HUMANEVAL_X_JS).sites]
+    assert [(c.kind, c.how, c.negated) for c in checks] == [
+        ("equal", "===", False), ("equal", "stringify", False), ("close", "", False),
+        ("close", "", False), ("truth", "", True), ("equal", "===", True)]
+    assert checks[1].expected == ["(()())", [1, 3]]  # (0, 1) is the comma operator's 1
+    assert checks[3].expected == -1 and checks[3].strict is False
+
+
+@pytest.mark.parametrize("tests", [
+    "for (let i = 0; i < 3; i++) console.assert(f(i) === i)\n",
+    "console.assert(f(1) === g(1))\n",
+    "console.assert(f(1) === 1 && f(2) === 2)\n",
+    "console.assert(f(1).length === 1)\n",
+    "console.assert(f(g(1)) === 1)\n",
+    "const x = f(1)\nconsole.assert(x === 1)\n",
+    "f(1)\nconsole.assert(f(1) === 1)\n",
+    "function test() { console.assert(f(1) === 1) }\n",  # never called
+    "function test() { console.assert(f(1) === 1) }\ntest()\ntest()\n",
+    "console.assert(f(`${1}`) === 1)\n",
+    "console.assert(f(1) === 1, 'message ' + g(2))\n",
+    "const assert = require('assert');\nassert.throws(() => f(1));\n",
+    "const assert = require('assert');\nassert.deepEqual(f(1), [...g()]);\n",
+    "console.assert(f({a}) === 1)\n",
+    "console.assert(f(1) === new Map())\n",
+])
+def test_what_is_not_plain_calls_in_js_runs_in_process(tests: str):
+    assert calls_plan("javascript", tests) is None
+
+
+JS = DIALECTS["javascript"]
+
+
+@pytest.mark.parametrize(("check", "value", "holds"), [
+    (Check("equal", 3, how="==="), 3.0, True),
+    (Check("equal", 3, how="==="), "3", False),
+    (Check("equal", 3, how="=="), "3", True),
+    (Check("equal", None, how="=="), UNDEFINED, True),
+    (Check("equal", UNDEFINED, how="deep"), None, True),  # node's loose deepEqual
+    (Check("equal", UNDEFINED, how="deep_strict"), None, False),
+    (Check("equal", [1, 2], how="==="), [1, 2], False),  # a fresh array is never ===
+    (Check("equal", "1,2", how="=="), [1, 2], True),
+    (Check("equal", [1, "2"], how="deep"), [1, 2], True),
+    (Check("equal", [1, "2"], how="deep_strict"), [1, 2], False),
+    (Check("equal", Record((("a", 1), ("b", 2))), how="deep"), Record((("b", 2), ("a", 1))),
+     True),
+    (Check("equal", Record((("a", 1), ("b", 2))), how="stringify"),
+     Record((("b", 2), ("a", 1))), False),  # JSON.stringify keeps the order
+    (Check("equal", [0.0, 1.0], how="stringify"), [0, 1], True),
+    (Check("equal", [None], how="stringify"), [UNDEFINED], True),
+    (Check("equal", [None], how="stringify"), [math.nan], True),
+    (Check("equal", Record(()), how="stringify"), Record((("a", UNDEFINED),)), True),
+    (Check("equal", 0.0, how="deep_strict"), -0.0, False),
+    (Check("equal", math.nan, how="deep_strict"), math.nan, True),
+    (Check("equal", math.nan, how="==="), math.nan, False),
+    (Check("equal", 5, how="stringify"), BigInt(5), False),
+    (Check("truth"), [], True),
+    (Check("truth"), "", False),
+    (Check("truth"), math.nan, False),
+    (Check("close", 0.33, tolerance=1e-6), 0.33000000000000007, True),
+    (Check("close", 0.33, tolerance=1e-6), "0.33", True),  # '0.33' - 0.33 is 0
+    (Check("close", 0.33, tolerance=1e-6), UNDEFINED, False),
+    (Check("close", 1, tolerance=1), BigInt(1), False),  # a TypeError in JavaScript
+])
+def test_js_values_compare_as_js_does(check: Check, value, holds: bool):
+    assert JS.holds(check, value) is holds
+
+
+def test_broken_js_tests_never_break_the_parser():
+    pieces_from = MULTIPLE_JS + HUMANEVAL_X_JS
+    for source in [*_mutations(pieces_from, 400, 3), "console.assert(f(" + "[" * 5000 + ")",
+                   "console.assert(f(1) === " + "-" * 5000 + "1)\n",
+                   "console.assert(f(1) === " + "(" * 3000 + "1" + ")" * 3000 + ")\n",
+                   "console.assert(f(1) === '\\u{110000}')\n"]:
+        with contextlib.suppress(NotPlainCalls):
+            JS.plan(source)

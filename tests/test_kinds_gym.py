@@ -135,3 +135,17 @@ def test_regenerating_past_the_dataset_is_infra_error_not_the_policys_fault() ->
                             config={"size": 5}, seed=1, index=9)
     result = gym.check_reasoning_gym(item, timeout_s=TIMEOUT_S)
     assert result.status == Status.infra_error and result.reward is None
+
+
+def test_an_empty_answer_tag_is_scored_by_the_task_and_no_tag_is_no_answer() -> None:
+    """reasoning-gym scores "" (rubiks_cube gives 0.01 for the format); a response with no
+    answer at all is no_answer, 0.0, where countdown's scorer would give None 0.01."""
+    dataset = gym._dataset("rubiks_cube", {}, SEED)
+    empty = gym.check_reasoning_gym(ReasoningGymItem(
+        response="<think>hm</think><answer> </answer>", task="rubiks_cube", seed=SEED, index=1),
+        timeout_s=TIMEOUT_S)
+    assert empty.status == Status.wrong
+    assert empty.reward == dataset.score_answer("", dataset[1]) == 0.01
+    missing = gym.check_reasoning_gym(ReasoningGymItem(
+        response="I give up", task="countdown", seed=SEED, index=1), timeout_s=TIMEOUT_S)
+    assert (missing.status, missing.reward) == (Status.no_answer, 0.0)

@@ -175,3 +175,33 @@ def test_unknown_ids_and_bad_kwargs_are_refused(ids, kwargs, problem) -> None:
 def test_null_kwargs_from_arrow_datasets_are_ignored() -> None:
     built = build("keywords:existence", {"keywords": ["a"], "num_words": None, "letter": None})
     assert built.check("a b")
+
+
+@pytest.mark.parametrize(("instruction_id", "kwargs", "response", "follows"), [
+    # Punkt's trained English model knows "Gen." and "Sen.": two sentences, as IFEval counts
+    ("length_constraints:number_sentences", {"num_sentences": 3, "relation": "less than"},
+     "Gen. Patton won. Sen. Smith lost.", True),
+    # nltk's word tokens, as IFEval counts capitals: "DON'T" is "DO" and "N'T"
+    ("change_case:capital_word_frequency", {"capital_frequency": 3,
+                                            "capital_relation": "at least"},
+     "DON'T STOP now", True),
+    # IFEval's rule-based sentences for the IF-RLVR ids: "Mr." ends none; a keyword's case counts
+    ("keywords:keyword_specific_position", {"keyword": "blue", "n": 2, "m": 3},
+     "Mr. Smith came. The sky blue is.", True),
+    ("keywords:keyword_specific_position", {"keyword": "blue", "n": 2, "m": 3},
+     "Mr. Smith came. The sky Blue is.", False),
+    # a postscript or a section wherever it stands, as IFEval finds them
+    ("detectable_content:postscript", {"postscript_marker": "P.S."},
+     "That is all (no new line) P.S. see you", True),
+    ("detectable_format:multiple_sections", {"section_spliter": "SECTION", "num_sections": 2},
+     '"SECTION 1: one.\n\nSECTION 2: two."', True),
+    # a copy ends at its last word, whatever punctuation follows
+    ("copy:repeat_phrase", {"phrase": "the cat sat down", "small_n": 2},
+     "the dog sat down, then the cat ran down,", True),
+    # each piece between hyphens must be one whole sentence
+    ("detectable_format:sentence_hyphens", {}, "I sail.-You swim.-We rest. The end.", False),
+])
+def test_text_is_split_as_the_reference_splits_it(instruction_id: str, kwargs: dict,
+                                                   response: str, follows: bool) -> None:
+    result = check(instruction_id, kwargs, response)
+    assert (result.status == Status.correct) is follows, result.detail

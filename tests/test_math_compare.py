@@ -25,6 +25,9 @@ EQUATIONS_FIXED = [  # the same line, plane or curve: one equation a non-zero mu
     ("x^2 + y^2 = 1", unboxed("2y^2 + 2x^2 = 2"), C),
 ]
 EQUATIONS_GUARDS = [
+    # a sum to n is compared as written, never evaluated at a sample n
+    ("F_n = \\sum_{k=0}^{n-1} F_k F_{n-k-1}", unboxed("F_n = \\sum_{k=0}^{n-1} F_{n-k-1} F_k"), C),
+    ("\\sin(x)=\\frac{42}{59}", unboxed("\\cos(x)=\\frac{42}{59}"), W),
     ("x^2 + y^2 = 1", unboxed("x^2 + y^2 = 2"), W),
     ("y = x + 1", unboxed("y = x - 1"), W),
     ("a + 3z = 0", unboxed("0"), W),  # an equation is not its right-hand side
@@ -58,6 +61,14 @@ RELATIONS_AND_SETS_FIXED = [  # a relation reference, an interval or set answer
     ("x < 2 \\text{ or } x > 3", unboxed("(-\\infty, 2) \\cup (3, \\infty)"), C),
     # and a set reference, a relation in solved form that describes it
     ("x \\in [-2,7]", unboxed("-2 \\le x \\le 7"), C),
+    # conditions joined by "and" all hold; a list of them where their union is every number
+    # does too; a list of alternatives and a relation holding on the same set
+    ("[2, 5)", unboxed("x \\geq 2 \\text{ and } x < 5"), C),
+    ("[2, 5)", unboxed("x \\geq 2, x < 5"), C),
+    ("1 < x < 2", unboxed("x > 1 \\text{ and } x < 2"), C),
+    ("(-\\infty, 2) \\cup (3, \\infty)", unboxed("x < 2 \\text{ and } x > 3"), W),
+    ("a<-1 \\text{ or } a>1", unboxed("|a|>1"), C),
+    ("x \\in \\mathbb{R}, x \\neq 3", unboxed("(-\\infty,3)\\cup(3,\\infty)"), C),
     ("(-\\infty,-5)", unboxed("k<-5"), C),
     ("(-\\infty,-5)", unboxed("-5 > k"), C),
     ("[3, \\infty)", unboxed("x \\ge 3"), C),
@@ -163,7 +174,60 @@ TEXT_GUARDS = [
     ("d", unboxed("\\text{E}"), W),
 ]
 
+CHOICES_FIXED = [  # several options to choose, in any spelling and order
+    ("AC", unboxed("A, C"), C),
+    ("BD", unboxed("D, B"), C),
+    ("\\text{A, C}", unboxed("AC"), C),
+    ("\\text{(A), (C)}", unboxed("(A)(C)"), C),
+    ("ABD", unboxed("A, B \\text{ and } D"), C),
+    ("BCD", unboxed("\\text{(B)(C)(D)}"), C),
+    ("E", unboxed("E: A polygenic risk score is used"), C),  # an option and its text
+    ("E", unboxed("(E) A polygenic risk score is used"), C),
+]
+CHOICES_GUARDS = [
+    ("AC", unboxed("A"), W),
+    ("AC", unboxed("A, B, C"), W),
+    ("ABD", unboxed("AB"), W),
+    ("B", unboxed("B, D"), W),  # one option asked for: several are a hedge
+    ("B", unboxed("BD"), W),
+    ("D", unboxed("E: A polygenic risk score is used"), W),
+    ("E", unboxed("E: A or (B)"), W),
+]
+
+CONGRUENCES_FIXED = [  # a residue class, however its modulus is written
+    ("x \\equiv 3 \\pmod{5}", unboxed("x \\equiv 8 \\pmod{5}"), C),
+    ("x \\equiv 3 \\pmod{5}", unboxed("3 \\pmod 5"), C),
+    ("x \\equiv 3 \\pmod{5}", unboxed("x \\equiv 3 \\ (\\mathrm{mod}\\ 5)"), C),
+    ("n \\equiv 2 \\pmod{7}", "So n \u2261 2 (mod 7).", C),
+]
+CONGRUENCES_GUARDS = [
+    ("x \\equiv 3 \\pmod{5}", unboxed("x = 3"), W),  # a number is not its class
+    ("x \\equiv 3 \\pmod{5}", unboxed("x \\equiv 3 \\pmod{10}"), W),
+    ("x \\equiv 3 \\pmod{5}", unboxed("x \\equiv 2 \\pmod{5}"), W),
+    ("4", unboxed("4 \\pmod 7"), C),  # the least residue with its modulus states the residue
+    ("4", unboxed("11 \\pmod 7"), W),
+]
+
+LABELS_FIXED = [  # a name for the quantity, as datasets write it, labels the value
+    ("\\max f(x) = 3", unboxed("3"), C),
+    ("\\max_{x \\in [0, 1]} f(x) = 3", unboxed("3"), C),
+    ("f(x)_{\\max} = 3", unboxed("3"), C),
+    ("m_{\\max}=n^2-n-1", unboxed("m = n^2-n-1"), C),
+    ("f(x)_{\\min} = -2", unboxed("f_{\\min} = -2"), C),
+]
+LABELS_GUARDS = [
+    ("\\max f(x) = 3", unboxed("4"), W),
+    ("m_{\\max}=n^2-n-1", unboxed("m_{\\min} = n^2-n-1"), W),
+    ("m_{\\max}=n^2-n-1", unboxed("k = n^2-n-1"), W),
+    ("x = \\max(a, b)", unboxed("\\max(a, b)"), C),
+]
+
 TIMES_AND_RATIOS_FIXED = [
+    ("20:34", unboxed("08:34 \\text{ P.M.}"), C),  # a 24-hour time names its half of the day
+    ("20:34", unboxed("08:34 \\text{ A.M.}"), W),
+    ("00:30", unboxed("12:30 \\text{ PM}"), W),
+    ("1:2:3", unboxed("2:4:6"), C),  # a ratio of three numbers, in proportion
+    ("1:2:3", unboxed("1:4:9"), W),
     ("12:00", unboxed("12:00"), C),
     ("3:00 \\text{ PM}", unboxed("15:00"), C),
     ("V_{1}:V_{2}=11:21", unboxed("11:21"), C),
@@ -171,12 +235,24 @@ TIMES_AND_RATIOS_FIXED = [
     ("3:00", unboxed("3{:}00"), C),
 ]
 TIMES_AND_RATIOS_GUARDS = [
+    ("1:2:3", unboxed("3:2:1"), W),
+    ("1:2:3", unboxed("\\frac{1}{6}"), W),
     ("12:00", unboxed("1:00"), W),
     ("12:00", unboxed("12"), W),
     ("2:5", unboxed("5:2"), W),
 ]
 
 NUMBERS_FIXED = [
+    ("1+2i", unboxed("i(2-i)"), C),  # i alone is the imaginary unit
+    # a degree inside trigonometry is pi/180
+    ("\\frac{\\sqrt{6}-\\sqrt{2}}{4}", unboxed("\\sin 15^\\circ"), C),
+    ("\\cos x", unboxed("\\sin(90^{\\circ}-x)"), C),
+    ("\\frac{\\sqrt{2}}{2}", unboxed("\\cos 45\u00b0"), C),
+    ("20", unboxed("10 - 10i^2"), C),
+    ("12", unboxed("(3)(4)"), C),  # numbers in juxtaposed brackets multiply
+    # scientific notation shows its digits too
+    ("\\frac{1}{432}", unboxed("2.314814814815 \\times 10^{-3}"), C),
+    ("299792458", unboxed("2.99792458 \\times 10^{8}"), C),
     ("1 - \\frac{1}{\\mathrm{e}}", unboxed("0.632121"), C),
     # a decimal reference is the rounded value the task asked for: an exact irrational answer
     # that rounds to it is not it (math-verify's default; option `rounded_reference` allows it)
@@ -189,6 +265,22 @@ NUMBERS_FIXED = [
     ("(3.14, 1.41)", unboxed("(\\pi, \\sqrt{2})"), W),
 ]
 NUMBERS_GUARDS = [  # the digits an answer shows still count
+    ("\\frac{1}{432}", unboxed("2.3149 \\times 10^{-3}"), W),
+    ("299792458", unboxed("3.00 \\times 10^{8}"), W),
+    ("2i+1", unboxed("2i+2"), W),
+    ("7", unboxed("(3)(4)"), W),
+    ("\\frac{1}{2}", unboxed("\\sin 45^\\circ"), W),
+    ("30", unboxed("30^\\circ"), C),
+    # an exact value stated with the rounded one the reference asks for: the rounded value, when
+    # the exact value rounds to it
+    ("0.333", unboxed("\\frac{1}{3} \\approx 0.333"), C),
+    ("3.14", unboxed("\\pi \\approx 3.14"), C),
+    ("0.333", unboxed("\\frac{1}{4} \\approx 0.333"), W),
+    ("3.14", unboxed("\\pi \\approx 3.15"), W),
+    ("\\pi", unboxed("\\pi \\approx 3.14"), C),
+    ("3", unboxed("3 \\approx 4"), C),  # the exact value counts (math-verify's own cases)
+    ("\\frac{2}{3}", unboxed("\\frac{2}{3} \\approx 0.67"), C),
+    ("2^{100}", unboxed("2^{100} \\approx 1.27 \\times 10^{30}"), C),
     ("\\frac{1}{12}", unboxed("0.0833333333333333"), C),
     ("3.14", unboxed("\\frac{22}{7}"), W),  # a fraction must be the decimal itself
     ("0.3", unboxed("\\frac{1}{3}"), W),
@@ -202,6 +294,11 @@ NUMBERS_GUARDS = [  # the digits an answer shows still count
 ]
 
 FUNCTIONS_FIXED = [  # a function is the same whatever its variable is called
+    ("f(x) = 2x + 3", unboxed("y = 2t + 3"), C),  # y names the function's value
+    ("y = 2x + 3", unboxed("f(t) = 2t + 3"), C),
+    ("f(x)=x \\text{ or } f(x)=-x", unboxed("f(z)=z,\\ f(z)=-z"), C),  # a list of them
+    ("f^{-1}(x) = 2x", unboxed("f^{-1}(y)=2y"), C),
+    ("f(x) = 0", unboxed("f \\equiv 0"), C),
     ("f(x)=x", unboxed("f(z)=z"), C),
     ("f(x)=x^2+1", unboxed("f(t)=t^2+1"), C),
     ("f(x)=x^2+1", unboxed("t^2+1"), C),
@@ -211,6 +308,12 @@ FUNCTIONS_FIXED = [  # a function is the same whatever its variable is called
     ("f(x) = 2x - 3", unboxed("f(u) = -3 + 2u"), C),
 ]
 FUNCTIONS_GUARDS = [
+    ("f(x) = 2x + 3", unboxed("y = 2x + 4"), W),
+    ("f(x) = 2x + 3", unboxed("x = 2x + 3"), W),
+    ("y = 5", unboxed("f(x) = 5"), W),
+    ("f(x)=x \\text{ or } f(x)=-x", unboxed("f(z)=z"), W),
+    ("f(x) = 0", unboxed("f \\equiv 1"), W),
+    ("f(x) = 0", unboxed("g \\equiv 0"), W),
     ("f(x)=x", unboxed("f(z)=2z"), W),
     ("f(x)=x", unboxed("g(z)=z"), W),  # another function's name
     ("f(x,y)=x+2y", unboxed("f(a,b)=2a+b"), W),  # the variables keep their order
@@ -226,6 +329,9 @@ TABLES = {
     "set and tuple": SETS_AND_TUPLES_FIXED + SETS_AND_TUPLES_GUARDS,
     "matrix": MATRICES_FIXED + MATRICES_GUARDS,
     "text": TEXT_FIXED + TEXT_GUARDS,
+    "choices": CHOICES_FIXED + CHOICES_GUARDS,
+    "label": LABELS_FIXED + LABELS_GUARDS,
+    "congruence": CONGRUENCES_FIXED + CONGRUENCES_GUARDS,
     "time and ratio": TIMES_AND_RATIOS_FIXED + TIMES_AND_RATIOS_GUARDS,
     "number": NUMBERS_FIXED + NUMBERS_GUARDS,
     "function": FUNCTIONS_FIXED + FUNCTIONS_GUARDS,

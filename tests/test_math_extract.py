@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from rl_client.schemas import MathItem
+from tests.math_completions import verdict
 from verifier.answer_region import MAX_BOX_CHARS, last_box
 from verifier.math import check_math
 from verifier.math.extract import Extraction, extract_answer
@@ -62,10 +63,51 @@ CASCADE = [
     ("The valid values are $1$, $2$ and $3$.", "1, 2, 3", "math"),
     # else the last number, in any of the ways numbers are written
     ("Soucis : 2,74 $ a..", "2,74", "last_number"),
-    (".4", ".4", "last_number"),
-    ("-\\frac{10}{9}", "-\\frac{10}{9}", "last_number"),
     ("The total is 1 000 000.", "1 000 000", "last_number"),
     ("There are 6.02 \u00d7 10^23 molecules.", "6.02 \\times  10^23", "last_number"),
+    # a completion that is nothing but its answer
+    (".4", ".4", "whole"),
+    ("-\\frac{10}{9}", "-\\frac{10}{9}", "whole"),
+    ("x/(x+1)", "x/(x+1)", "whole"),
+    ("\\frac{x}{7}+\\frac{2}{7}", "\\frac{x}{7}+\\frac{2}{7}", "whole"),
+    ("\\begin{pmatrix}1\\\\2\\end{pmatrix}", "\\begin{pmatrix}1\\\\2\\end{pmatrix}", "whole"),
+    ("odd", "odd", "whole"),
+    ("C. x = 42", "C. x = 42", "whole"),
+    ("17\\text{ cm}", "17\\text{ cm}", "whole"),
+    # a plain formula at the end of a sentence, not its last number alone
+    ("Simplifying, we get f(x) = x/(x+1).", "f(x) = x/(x+1)", "last_number"),
+    ("So f(x) = x/(x+1).", "f(x) = x/(x+1)", "whole"),
+    ("The sum equals pi^2/6.", "\\pi ^2/6", "last_number"),
+    ("The ratio is (1+sqrt(5))/2.", "(1+\\sqrt{5})/2", "last_number"),
+    ("Thus x = 5 and y = 6.", "x = 5, y = 6", "last_number"),
+    ("It costs 1,000.99$", "1,000.99", "last_number"),
+    ("\\text{The answer is } 5", "5", "final_answer"),
+    # an answer tag (R1-Zero's template) holds the answer; special tokens end a turn
+    ("<think>40 + 2</think><answer>x^2+1</answer>", "x^2+1", "whole"),
+    ("<answer>The answer is \\boxed{42}</answer> done", "42", "boxed"),
+    ("The answer is 42<|im_end|>", "42", "final_answer"),
+    ("Answer: \\boxed{42}<\uff5cend\u2581of\u2581sentence\uff5c>", "42", "boxed"),
+    ("**42**", "42", "last_number"),
+    ("\u2234 42", "42", "last_number"),
+    # separators and remarks around a stated value; fractions written \frac34 in prose
+    ("Final answer - 12", "12", "final_answer"),
+    ("So the answer is 12, not 7.", "12", "final_answer"),
+    ("The answer is \\frac34 (as computed above).", "\\frac34", "final_answer"),
+    ("The remainder is the answer: 4 (mod 7)", "4 (mod 7)", "final_answer"),
+    ("Therefore, \\frac34 is the result.", "\\frac34", "last_number"),
+    ("=> 12", "12", "whole"),
+    ("so it's 12 - done", "12", "last_number"),
+    # a choice stated as the correct one; a connective before a bare answer
+    ("Option C is correct.", "(C)", "final_answer"),
+    ("A fails. Therefore, option (C) is correct.", "(C)", "final_answer"),
+    ("Hence C.", "C", "whole"),
+    ("The answer is \\boxed{A}. Option C is correct too.", "A", "boxed"),
+    # an answer heading with the answer on the lines below (PRM800K's "# Answer")
+    ("So we simplify.\n\n# Answer\n\nx^2+1", "x^2+1", "final_answer"),
+    ("**Answer**\n\nx^2+1", "x^2+1", "final_answer"),
+    ("**Final Answer**\n\n5", "5", "final_answer"),
+    # a statement inside display math
+    ("Final Answer:\n  The last three digits are:\n  \\[Answer: 009\\]", "009", "final_answer"),
     # an answer phrase whose display math starts on the next line
     ("Final answer:\n\\[\n34\n\\]", "34", "final_answer"),
     ("**Final Answer**\n$$\n\\frac{3}{4}\n$$\nas required.", "\\frac{3}{4}", "final_answer"),
@@ -123,6 +165,27 @@ def test_hedge_after_the_box(completion: str) -> None:
     extraction = extract_answer(completion)
     assert extraction.answer == "4"
     assert extraction.problem and "hedged" in extraction.problem
+
+
+@pytest.mark.parametrize("completion", [
+    "The answer is 7.\n\nHmm, but it could also be 8.",
+    "I'm not sure, but I think the answer is 7.",
+    "Maybe the answer is 7.",
+    "\\boxed{7}\n\nThough it might also be $8$.",
+])
+def test_doubt_around_a_statement_or_box(completion: str) -> None:
+    extraction = extract_answer(completion)
+    assert extraction.answer == "7"
+    assert extraction.problem and "hedged" in extraction.problem
+
+
+@pytest.mark.parametrize("completion", [
+    "Is it 5 or 7? The answer is 7.",
+    "I was not sure at first. The answer is 7.",
+    "The answer is 7.\n\nThis could also be checked by counting.",
+])
+def test_no_doubt_around_a_statement(completion: str) -> None:
+    assert extract_answer(completion) == Extraction("7", "final_answer")
 
 
 @pytest.mark.parametrize("completion", [
@@ -196,6 +259,82 @@ PROSE_LISTS = [
     ("7", "We get 5 and then 7.", "correct"),
     ("12", "Of the 30 students, 18 walk, so 12 ride the bus.", "correct"),
 ]
+
+
+# A completion that is only its answer, as graders' own tests pass one and terse policies
+# write it, and plain formulas in prose: (reference, completion, verdict).
+BARE_ANSWERS = [
+    ("\\frac{x+2}{7}", "\\frac{x}{7}+\\frac{2}{7}", "correct"),
+    ("x^2+2x+1", "(x+1)^2", "correct"),
+    ("(r+5)^2", "(r+5)(r+5)", "correct"),
+    ("918.5", "918\\frac{1}{2}", "correct"),
+    ("\\sqrt[3]{2}", "2^(1/3)", "correct"),
+    ("y=2x+1", "2x-y+1=0", "correct"),
+    ("\\begin{pmatrix}1\\\\2\\end{pmatrix}", "(1, 2)", "correct"),
+    ("\\text{odd}", "odd", "correct"),
+    ("\\mathrm{E}", "E", "correct"),
+    ("C", "C. x = 42", "correct"),
+    ("\\frac{\\sqrt{3}}{3}", "\\frac{\\sqrt{3}}{3} \\approx 0.577", "correct"),
+    ("185\\", "185", "correct"),
+    ("\\frac{x}{x+1}", "So f(x) = x/(x+1).", "correct"),
+    ("\\frac{\\pi^2}{6}", "The sum equals pi^2/6.", "correct"),
+    ("\\frac{1+\\sqrt{5}}{2}", "The ratio is (1+sqrt(5))/2.", "correct"),
+    ("x^2+1", "So we simplify.\n\n# Answer\n\nx^2+1", "correct"),
+    ("9", "Final Answer:\n  The last three digits of \\(2003^{2002^{2001}}\\) are:\n"
+     "  \\[Answer: 009\\]", "correct"),
+    ("\\{x, x - 1\\}", "\\{x - 1, x\\}", "correct"),
+    ("2.625", "2\\frac58", "correct"),
+    ("7, -2, \\text{ and } -5", "-5,-2,7", "correct"),
+    ("1+2i", "i(2-i)", "correct"),
+    ("20", "10 - 10*i**2", "correct"),
+    ("\\tfrac23 +\\frac1{72}", "\\\\dfrac{2}{3} +\\frac{1}{72}", "correct"),
+    ("20:34", "08:34 \\text{P.M.}", "correct"),
+    ("\\left(x-2\\right)\\left(x+2\\right)", "(x-2)(x+2)", "correct"),
+    ("11z^{7}(5+11z^{7})", "11z^7(11z^7+5)", "correct"),
+    ("\\frac{8-7x}{6}", "4/3-7x/6", "correct"),
+    ("2^6 * 3^5 * 5^4", "2^6 3^5 5^4", "correct"),
+    ("\\begin{pmatrix} 1 & 1/2 \\\\ 1/3 & 4 \\end{pmatrix}",
+     "\\begin{pmatrix} 1 & 0.5 \\\\ 1/3 & 4 \\end{pmatrix}", "correct"),
+    ("-\\frac{2(x^2+6)}{9(x^2-2)\\sqrt[3]{x^2-2}^2}",
+     "-\\frac{8x^2}{9(x^2-2)^{5/3}}+\\frac{2}{3(x^2-2)^{2/3}}", "correct"),
+    ("\\frac{1}{432}", "2.314814814815 \\times 10^{-3}", "correct"),
+    ("x \\in [0.5, \\infty)", "[1/2, \\infty)", "correct"),
+    ("f(x) = 2x + 3", "2x + 3", "correct"),
+    ("f(x) = 2x + 3", "y = 2x + 3", "correct"),
+    ("y = 2x + 3", "f(t) = 2t + 3", "correct"),
+    ("x_0\\cos(\\omega t)", "x_{0}\\cos(\\omega t)", "correct"),
+    ("I(0)e^{-\\frac{t}{RC}}", "I(t)=I(0)e^{-\\frac{t}{RC}}", "correct"),
+    ("A", "(A) 3", "correct"),
+    # the strict side
+    ("20:34", "08:34 \\text{A.M.}", "wrong"),
+    ("\\sin(x)=\\frac{42}{59}", "\\cos(x)=\\frac{42}{59}", "wrong"),
+    ("5x - 7y + 11z + 4 = 0", "x + y - z + 2 = 0", "wrong"),
+    ("[1, 2, 3]", "(1, 3, 2)", "wrong"),
+    ("[1, 2)", "[x, y)", "wrong"),
+    ("6+9.2i", "(6.0+9.1i)", "wrong"),
+    ("\\frac{11}{2}", "5.51", "wrong"),
+    ("f(x) = 2x + 3", "y = 2x + 4", "wrong"),
+    ("f(x) = 2x + 3", "x = 2x + 3", "wrong"),
+    ("\\frac{1}{432}", "2.3149 \\times 10^{-3}", "wrong"),
+    ("x^3+2x+1", "x^2+2x+1", "wrong"),
+    ("\\text{oddd}", "odd", "wrong"),
+    ("\\sqrt{67}", "\\sqrt{67},-\\sqrt{85}", "wrong"),
+    ("\\frac{1}{x+1}", "1/x+1", "wrong"),
+    ("5", "5 - 2", "wrong"),
+    ("B", "B, D", "wrong"),
+    ("\\frac{x}{x+1}", "So f(x) = x/(x+2).", "wrong"),
+    ("6", "Thus the 5-digit number has 6 digits.", "correct"),
+    # a formula is read whole, or not at all
+    ("20", "The area is 4 x 5 = 20.", "correct"),
+    ("5", "Result - 5", "correct"),
+    ("12", "The total is (3)(4) = 12", "correct"),
+    ("5", "we get x = 5 (check: 2 + 3 = 5)", "correct"),
+]
+
+
+@pytest.mark.parametrize(("reference", "completion", "expected"), BARE_ANSWERS)
+def test_answers_without_delimiters(reference: str, completion: str, expected: str) -> None:
+    assert verdict(reference, completion) == expected
 
 
 @pytest.mark.parametrize(("reference", "completion", "verdict"), PROSE_LISTS)

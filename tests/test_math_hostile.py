@@ -24,6 +24,7 @@ from rl_client.schemas import MathItem
 from tests.procs import wait_until
 from verifier.math import check_math
 from verifier.math.isolation import GradingProcess, grading_process
+from verifier.math.reference import answer_is_list, reference_answer
 
 FAST_TIMEOUT_S = 0.5  # hostile items time out at this, to keep the suite short
 ORDINARY = MathItem(response="Thus the answer is $\\boxed{\\frac{3}{4}}$.", answer="0.75")
@@ -78,6 +79,9 @@ HOSTILE_BOXES = {
     "plain_text_tower": "2^(2^(2^(2^(2^(2^2)))))",
     "plain_text_roots": "sqrt(" * 200 + "2" + ")" * 200,
     "independent_signs": ", ".join(["\\pm 1 \\pm 2 \\pm 3"] * 60),
+    # answers that made the grader itself fail (infra_error) before
+    "repeating_decimal_digits": "0.\\overline{" + "3" * 5000 + "}",
+    "set_builder_with_domain": "\\{x \\mid x > 5, x \\in \\mathbb{R}\\}",
     "degree_minutes": "60^\\circ " + "42' " * 300,
 }
 
@@ -336,3 +340,20 @@ def test_what_the_caller_reads_is_read_in_linear_time(text: str) -> None:
         result = check_math(item, timeout_s=FAST_TIMEOUT_S)
         assert result.status in ("correct", "wrong", "no_answer", "timeout", "infra_error")
     assert_ordinary_item_still_correct()
+
+
+# A reference longer than a request allows, as `reference_answer` and `answer_is_list` read it
+# in the calling process: a run of whitespace or commas after a command is scanned once, not
+# once per character of the run.
+LONG_RUNS = {
+    "spaces_then_a_letter": "1" + " " * 200_000 + "x",
+    "spaces_after_mathbb": "\\mathbb" + " " * 200_000 + "x",
+    "spaces_in_a_text_group": "\\text{and" + " " * 200_000 + "x",
+    "commas_before_forall": "x" + "," * 200_000 + "\\forall",
+}
+
+
+@pytest.mark.timeout(15)
+@pytest.mark.parametrize("text", LONG_RUNS.values(), ids=LONG_RUNS)
+def test_long_runs_in_a_reference_are_read_once(text: str) -> None:
+    assert not answer_is_list(reference_answer(text))

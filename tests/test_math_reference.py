@@ -46,6 +46,15 @@ REFERENCES_FIXED = [
     ("\\{x \\mid x \\ge 2, x < 5\\}", "$\\boxed{[2, 5)}$", C),
     ("\\{x \\in \\mathbb{Z} \\mid |x| < 2\\}", "$\\boxed{\\{-1, 0, 1\\}}$", C),
     ("(-1, 1)", "$\\boxed{\\{x \\mid -1<x<1\\}}$", C),
+    ("\\{x\\,|\\,x>5\\}", "$\\boxed{x>5}$", C),  # spacing in the head
+    ("\\left\\{x \\middle| x > 5\\right\\}", "$\\boxed{(5,\\infty)}$", C),
+    ("\\{x \\mid x > 5, x \\in \\mathbb{R}\\}", "$\\boxed{(5,\\infty)}$", C),  # a domain condition
+    ("\\{x \\mid x \\in \\mathbb{Z}, 0 < x < 3\\}", "$\\boxed{\\{1, 2\\}}$", C),
+    ("\\{x|x<-2\\text{ \u6216 }x>3\\}", "$\\boxed{(-\\infty,-2)\\cup(3,+\\infty)}$", C),  # "or"
+    # a set labelled by the sets it is made of
+    ("A \\cap B = \\{x \\mid 1 < x < 2\\}", "$\\boxed{(1,2)}$", C),
+    ("\\complement_{\\mathbb{R}} A = \\{x \\mid x < 1\\}", "$\\boxed{(-\\infty,1)}$", C),
+    ("A\\cap B=(1,2)", "$\\boxed{\\{x|1<x<2\\}}$", C),
     # labelled references, angles in degrees and minutes, \\textcirc
     ("$m_{\\max}=n^2-n-1$", "$\\boxed{n^2-n-1}$", C),
     ("$60^\\circ 42'$", "$\\boxed{60.7^\\circ}$", C),
@@ -69,6 +78,9 @@ REFERENCES_FIXED = [
     (PERIODIC, "$\\boxed{x = 2k\\pi + \\frac{\\pi}{4}}$", C),
 ]
 REFERENCES_GUARDS = [
+    ("A \\cap B = \\{x \\mid 1 < x < 2\\}", "$\\boxed{(1,2]}$", W),
+    ("A = 5", "$\\boxed{B = 5}$", W),  # a plain name still labels
+    ("\\{x \\mid x \\in \\mathbb{Z}, 0 < x < 3\\}", "$\\boxed{(0, 3)}$", W),
     ("$${1,2,3}$$", "\\boxed{1},\\boxed{2},\\boxed{3}", C),
     ("$125$ miles", "The distance is $\\boxed{125}$.", C),
     (SOLUTION, "so $\\boxed{20\\%}$", C),

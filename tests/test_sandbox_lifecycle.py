@@ -15,10 +15,12 @@ from multiprocessing import get_context
 
 import pytest
 
-from rl_client.schemas import CodeItem
+from rl_client.schemas import CodeItem, Limits
 from verifier.code import process_settings, run_code_items
+from verifier.code.languages import find_language
+from verifier.code.runner import run_limits
 from verifier.config import Settings
-from verifier.sandbox import protocol
+from verifier.sandbox import RunRequest, protocol
 from verifier.sandbox.factory import get_backend
 
 needs_jail = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
@@ -50,6 +52,26 @@ def test_a_dead_jail_is_replaced():
     client.process.wait()
     assert run_code_items([ITEM])[0].status.value == "correct"
     assert get_backend(process_settings())._client is not client
+
+
+@needs_jail
+def test_a_file_name_no_file_can_have_fails_that_run_alone():
+    """A run whose file or fetched file names a lone surrogate (no file name can hold one) is
+    answered, the first with the error saying so, the second without the file; the runner
+    neither dies on it nor leaves the channel out of step, so the same jail serves on."""
+    backend = get_backend(process_settings())
+    assert run_code_items([ITEM])[0].status.value == "correct"
+    client = backend._client
+    python = backend.tools()["python"]
+    limits = run_limits(find_language("python"), Limits(), 1 << 20)
+    placed = backend.run(RunRequest(argv=[python, "-c", "pass"], limits=limits,
+                                    files={"ok.txt": b"x", "bad\ud800.txt": b"y"}))
+    assert placed.error and "could not place" in placed.error, placed
+    fetched = backend.run(RunRequest(argv=[python, "-c", "open('ok.txt', 'w').write('z')"],
+                                     limits=limits, collect=("\udfff", "ok.txt")))
+    assert fetched.error is None and fetched.files == {"ok.txt": b"z"}, fetched
+    assert run_code_items([ITEM])[0].status.value == "correct"
+    assert backend._client is client
 
 
 def _pid_items(expected: list[str]) -> list[CodeItem]:

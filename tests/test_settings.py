@@ -15,9 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from rl_client import VerifierClient
+from rl_client._core import ClientCore
 from rl_client.schemas import CodeItem
 from rl_client.settings import ClientSettings, client_settings
-from verifier.config import Settings, SettingsError, env_name, load_settings
+from verifier.config import Settings, SettingsError, env_name, load_settings, unknown_variables
+from verifier.executors.celery_app import make_celery
 from verifier.executors.embedded import EmbeddedExecutor
 from verifier.local import free_port
 
@@ -168,3 +171,84 @@ def test_pool_workers_run_with_the_settings_they_are_handed(
 
     [result] = asyncio.run(score())
     assert result["status"] == "output_limit", result
+
+
+def test_unknown_variables_are_named_with_the_setting_meant() -> None:
+    environ = {"VERIFIER_SANDBOX_RUNER_RUNS": "3", "VERIFIER_PORT": "1", "VERIFIER_URL": "x",
+               "VERIFIER_VENV": "/opt/venv", "VERIFIER_TIMEOUT": "9", "OTHER": "1"}
+    assert unknown_variables(environ) == [
+        "VERIFIER_SANDBOX_RUNER_RUNS (did you mean VERIFIER_SANDBOX_RUNNER_RUNS?)",
+        "VERIFIER_TIMEOUT (did you mean VERIFIER_TIMEOUT_S?)"]
+
+
+def test_every_verifier_variable_of_the_repository_is_known() -> None:
+    """What the code, scripts, images and configs read or set is a setting (the service's or
+    the client's) or one of the tooling's own, so nothing the repository sets draws the
+    unknown-variable warning. (Tests and docs also spell typos on purpose: not scanned.)"""
+    listed = subprocess.run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT,
+                            capture_output=True, text=True, check=True).stdout.split()
+    named = set()
+    for name in listed:
+        path = ROOT / name
+        if name.startswith(("tests/", "docs/")) or path.suffix == ".md" or not path.is_file():
+            continue
+        text = path.read_text(errors="replace")
+        # whole names only, not a prefix code completes (f"VERIFIER_{...}", "VERIFIER_DOCKER_")
+        named |= set(re.findall(r"\bVERIFIER_[A-Z0-9_]*[A-Z0-9](?![A-Z0-9_{])", text))
+    assert {"VERIFIER_VENV", "VERIFIER_PORT", "VERIFIER_URL"} <= named
+    assert not unknown_variables({name: "" for name in named})
+
+
+def test_refused_unknown_variables_stop_serve() -> None:
+    done = start_and_wait(["serve", "--port", str(free_port())],
+                          {"VERIFIER_UNKNOWN_VARIABLES": "refuse",
+                           "VERIFIER_MATH_TIMEOUT": "5"})
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert ("VERIFIER_MATH_TIMEOUT (did you mean VERIFIER_MATH_TIMEOUT_S?)"
+            in done.stderr), done.stderr[-2000:]
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command", [["serve"], ["worker", "--broker", "redis://127.0.0.1:1/0"]],
+                         ids=["serve", "worker"])
+def test_unknown_variables_are_named_in_a_warning_at_start(command: list[str]) -> None:
+    if command == ["serve"]:
+        command = ["serve", "--port", str(free_port())]
+    process = subprocess.Popen([sys.executable, "-m", "verifier", *command], cwd=ROOT,
+                               env={**os.environ, "VERIFIER_CODE_CHUNKSIZE": "2"},
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    try:
+        first = process.stderr.readline()  # the warning comes before anything starts
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+    assert first.startswith("warning: unknown variable VERIFIER_CODE_CHUNKSIZE (did you mean "
+                            "VERIFIER_CODE_CHUNK_SIZE?): ignored"), first
+
+
+def test_client_options_come_from_its_settings_and_arguments_win(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("VERIFIER_TIMEOUT_S", "42.5")
+    monkeypatch.setenv("VERIFIER_MAX_RETRIES", "0")
+    monkeypatch.setenv("VERIFIER_CHUNK_SIZE", "3")
+    monkeypatch.setenv("VERIFIER_MAX_CONCURRENCY", "2")
+    core = ClientCore(None, None, timeout=None, max_retries=None, chunk_size=None,
+                      max_concurrency=None, backoff_s=0.5, backoff_max_s=1.0)
+    assert (core.timeout, core.max_retries, core.chunk_size, core.max_concurrency) == \
+        (42.5, 0, 3, 2)
+    assert [chunk.size for chunk in core.chunks([{"kind": "math", "response": "1",
+                                                  "answer": "1"}] * 7)] == [3, 3, 1]
+    with VerifierClient(timeout=7, chunk_size=100) as client:
+        assert (client._core.timeout, client._core.chunk_size) == (7, 100)
+        assert client._core.max_retries == 0
+    monkeypatch.setenv("VERIFIER_CHUNK_SIZE", "0")
+    with pytest.raises(ValueError, match="VERIFIER_CHUNK_SIZE='0'"):
+        VerifierClient()
+
+
+def test_the_queue_takes_its_timeouts_from_the_settings() -> None:
+    app = make_celery(Settings(broker_url="redis://127.0.0.1:1/0", visibility_timeout_s=120,
+                               job_ttl_s=77))
+    assert app.conf.broker_transport_options["visibility_timeout"] == 120
+    assert app.conf.result_expires == 77

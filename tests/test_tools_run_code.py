@@ -125,6 +125,40 @@ def test_stdin_files_and_fetch_files(verifier_url: str) -> None:
     assert empty["run_result"]["stdout"] == "[]\n"
 
 
+def test_a_file_named_as_the_compiled_program_gives_way_to_it(verifier_url: str) -> None:
+    """The compiler writes its program over a file of the request of that name (`main`,
+    `classes/`), as in SandboxFusion's working directory; the run then starts from what the
+    compilation left, instead of failing to put the program in place (a SandboxError)."""
+    cpp = ran(verifier_url, language="cpp", code="int main() { return 0; }",
+              files={"main": base64.b64encode(b"not a program").decode()})
+    assert cpp["status"] == "Success", cpp
+    java = ran(verifier_url, language="java", compile_timeout=30,
+               code="public class Main { public static void main(String[] a) { "
+                    "System.out.println(6 * 7); } }",
+               files={"classes/Stale.class": base64.b64encode(b"junk").decode()})
+    assert java["status"] == "Success" and java["run_result"]["stdout"] == "42\n", java
+
+
+def test_fetched_files_come_back_whole_within_the_output_limit_together(
+        verifier_url: str) -> None:
+    """Every fetched file together is bounded by the output limit (8 MiB here): a path asked
+    twice comes back once, and links to one big file are not each a copy of it. What does not
+    fit is not returned (never cut), and the message names it; the program's answer fails,
+    as with too much output."""
+    code = ("import os\nopen('big', 'wb').write(b'x' * (5 << 20))\n"
+            "open('small', 'wb').write(b'y')\n"
+            "for i in range(8): os.link('big', f'link{i}')\n")
+    links = [f"link{i}" for i in range(8)]
+    answer = ran(verifier_url, code=code, fetch_files=["big", "big", "small", *links])
+    assert set(answer["files"]) == {"big", "small"}, answer["message"]
+    assert base64.b64decode(answer["files"]["big"]) == b"x" * (5 << 20)
+    assert answer["status"] == "Failed" and answer["run_result"]["return_code"] == 0
+    assert "fetch_files" in answer["message"] and all(link in answer["message"]
+                                                      for link in links)
+    whole = ran(verifier_url, code=code, fetch_files=["big", "big", "small"])
+    assert whole["status"] == "Success" and set(whole["files"]) == {"big", "small"}, whole
+
+
 def test_a_link_is_not_followed_out_of_the_work_directory(verifier_url: str) -> None:
     """fetch_files never reads through a link the program made (to a file it could not name
     otherwise, or outside its directory)."""
@@ -217,9 +251,30 @@ def test_a_language_not_served_is_a_422_naming_it(verifier_url: str, name: str) 
     ({"code": "x", "files": ["a"]}, "files"),
     ({"code": "x", "fetch_files": ["../secret"]}, "fetch_files"),
     ({"code": "x", "fetch_files": "out.txt"}, "fetch_files"),
+    ({"code": "x", "files": {"a": "eA==", "a/b": "eA=="}}, "files"),
+    ({"code": "x", "files": {"d/e/f": "eA==", "d/e": "eA=="}}, "files"),
+    ({"code": "int main() {}", "language": "cpp", "files": {"main.cpp/x": "eA=="}}, "files"),
 ])
 def test_a_bad_field_is_a_422_naming_it(verifier_url: str, body: dict, field: str) -> None:
     reply = httpx.post(f"{verifier_url}/run_code", json=body, timeout=30)
+    assert reply.status_code == 422, reply.text
+    assert reply.json()["detail"][0]["loc"][:2] == ["body", field], reply.json()
+
+
+@pytest.mark.parametrize(("path", "body", "field"), [
+    ("/run_code", '{"code": "print(\\"\\ud800\\")"}', "code"),
+    ("/run_code", '{"code": "int main() {} // \\udfff", "language": "cpp"}', "code"),
+    ("/run_code", '{"code": "print(input())", "stdin": "\\ud800"}', "stdin"),
+    ("/run_code", '{"code": "x", "files": {"a\\ud800": "eA=="}}', "files"),
+    ("/run_code", '{"code": "x", "fetch_files": ["\\ud800"]}', "fetch_files"),
+    ("/run_jupyter", '{"cells": ["1", "\\ud800"]}', "cells"),
+])
+def test_a_lone_surrogate_is_a_422_naming_its_field(verifier_url: str, path: str, body: str,
+                                                    field: str) -> None:
+    """JSON's `\\ud800` decodes to a lone surrogate, which no program can be given as text:
+    refused at the door, not a SandboxError (nor a jail that breaks on the file's name)."""
+    reply = httpx.post(f"{verifier_url}{path}", content=body.encode(),
+                       headers={"content-type": "application/json"}, timeout=60)
     assert reply.status_code == 422, reply.text
     assert reply.json()["detail"][0]["loc"][:2] == ["body", field], reply.json()
 

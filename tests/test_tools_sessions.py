@@ -159,6 +159,53 @@ def test_files_persist_and_come_back(server: Server) -> None:
         assert through_link["status"] == "error" and through_link["files"] == {}
 
 
+def test_fetched_files_are_bounded_together(server: Server) -> None:
+    """As /run_code's: a path asked twice comes back once, links to one big file are not each a
+    copy; what does not fit in the output limit (8 MiB) together is left out, never cut, and
+    stderr says so; the state is kept."""
+    with server.session() as sid:
+        made = server.run(sid, "import os\nopen('big', 'wb').write(b'x' * (5 << 20))\n"
+                               "for i in range(8): os.link('big', f'link{i}')",
+                          fetch_files=["big", "big", *(f"link{i}" for i in range(8))])
+        assert made["status"] == "ok" and not made["restarted"], made["stderr"]
+        assert set(made["files"]) == {"big"} and "link7" in made["stderr"], made["stderr"]
+        assert base64.b64decode(made["files"]["big"]) == b"x" * (5 << 20)
+        assert server.run(sid, "len(open('link3', 'rb').read())")["result"] == str(5 << 20)
+
+
+def test_what_a_cell_shows_is_bounded_in_bytes_never_a_restart(server: Server) -> None:
+    """A final expression's repr is cut at the output limit in UTF-8 bytes however much its
+    JSON escapes grow it (6 MiB of non-ASCII text is shown, the session kept), a `__repr__`'s
+    lone surrogate is replaced, and an exception's huge message is cut in its description."""
+    with server.session() as sid:
+        server.run(sid, "kept = 1")
+        shown = server.run(sid, "'\u00e9' * (3 << 20)")
+        assert shown["status"] == "ok" and not shown["restarted"], shown["stderr"][-300:]
+        assert shown["result"] == repr("\u00e9" * (3 << 20))
+        cut = server.run(sid, "'\u00e9' * (5 << 20)")
+        assert cut["status"] == "ok" and not cut["restarted"]
+        assert len(cut["result"].encode()) <= 8 << 20 and cut["result"].startswith("'\u00e9\u00e9")
+        odd = server.run(sid, "class Odd:\n    def __repr__(self): return '\\ud800!'\nOdd()")
+        assert odd["status"] == "ok" and odd["result"] == "?!", odd
+        raised = server.run(sid, "raise ValueError('\u00e9' * (2 << 20))")
+        assert raised["status"] == "error" and not raised["restarted"], raised["status"]
+        assert raised["error"]["ename"] == "ValueError" and len(raised["error"]["evalue"]) <= 4096
+        assert server.run(sid, "kept")["result"] == "1"
+
+
+def test_a_lone_surrogate_in_a_run_is_a_422(server: Server) -> None:
+    with server.session() as sid:
+        for body, field in (('{"code": "\\ud800"}', "code"), ('{"code": "1", "stdin": "\\ud800"}',
+                                                            "stdin"),
+                            ('{"code": "1", "files": {"\\ud800": "eA=="}}', "files")):
+            reply = httpx.post(f"{server.url}/v1/sessions/{sid}/run", content=body.encode(),
+                               headers={"Authorization": f"Bearer {KEY_A}",
+                                        "content-type": "application/json"}, timeout=60)
+            assert reply.status_code == 422, reply.text
+            assert reply.json()["detail"][0]["loc"][:2] == ["body", field]
+        assert server.run(sid, "'unharmed'")["result"] == "'unharmed'"
+
+
 # --------------------------------------------------------------------------- limits restart
 
 

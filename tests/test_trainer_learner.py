@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import pytest
@@ -276,3 +277,81 @@ def test_each_step_reports_the_sampler_trainer_mismatch(is_mode):
     assert stats["mismatch_abs_max"] == pytest.approx(float(d.abs().max()), rel=1e-5)
     assert stats["mismatch_kl"] == pytest.approx(float((d.exp() - 1 - d).mean()), rel=1e-5)
     assert stats["grad_norm"] > 0
+
+
+def _tool_group(seed: int = 0) -> tuple[Group, list[list[int]]]:
+    """A tool rollout's group: each completion is sampled tokens, a tool's output (loss mask 0,
+    log-probs that no sampler could report: +3.0), sampled tokens again. The sampled tokens'
+    behaviour log-probs are the model's own at T = 1, so a correct learner sees no mismatch."""
+    generator = torch.Generator().manual_seed(seed)
+    prompt = Prompt(text="12*7=", token_ids=TOKENIZER("12*7=")["input_ids"], answer="84")
+    model = build_tiny_model(TOKENIZER, seed=0)
+    completions, masks = [], []
+    for policy_before, tool, policy_after in [(3, 4, 2), (5, 2, 1), (2, 6, 4), (4, 3, 3)]:
+        mask = [1] * policy_before + [0] * tool + [1] * policy_after
+        ids = torch.randint(3, len(TOKENIZER), (len(mask),), generator=generator).tolist()
+        batch = pack([(prompt.token_ids, ids)], PAD, "cpu")
+        with torch.no_grad():
+            logp = completion_logprobs(model, batch, 1.0).logp[0].tolist()
+        logprobs = [lp if m else 3.0 for lp, m in zip(logp, mask, strict=True)]
+        completions.append(Completion(ids, logprobs, "x", truncated=False, loss_mask=mask))
+        masks.append(mask)
+    rewards = [1.0, 0.0, 1.0, 0.0]
+    return Group(0, prompt, completions, 0, rewards, ["correct", "wrong"] * 2), masks
+
+
+def test_tool_output_tokens_are_context_never_trained_on():
+    """The update is the gradient of the DAPO loss over sampled tokens only, normalised by
+    their count; the KL to the reference, the entropy and the importance-weight and mismatch
+    statistics are over those tokens too (the tool tokens' impossible log-probs would show)."""
+    group, masks = _tool_group()
+    cfg = load_config(None, ["algo.lr=1e-3", "algo.overlong=none", "algo.max_grad_norm=1e9",
+                             "algo.kl_coef=0.1"])
+    reference = build_tiny_model(TOKENIZER, seed=5)
+    learner = GRPOLearner(build_tiny_model(TOKENIZER, seed=0), loss_settings("dapo", 0.2, None,
+                                                                              2.0), cfg.algo,
+                          temperature=1.0, max_new_tokens=16, pad_token_id=PAD, total_steps=1,
+                          reference=reference)
+    params = list(learner.model.parameters())
+    grads: list[torch.Tensor] = []
+    learner.optimizer.register_step_pre_hook(
+        lambda *_: grads.extend(p.grad.detach().clone() for p in params))
+    expected = build_tiny_model(TOKENIZER, seed=0)  # the same weights, by hand
+    stats = learner.train_step([group], step=0)
+
+    # by hand: full logits, log-softmax at the sampled tokens, the mask applied
+    ids = [group.prompt.token_ids + c.token_ids for c in group.completions]
+    start = len(group.prompt.token_ids)
+    rewards = torch.tensor(group.rewards)
+    advantages = ((rewards - rewards.mean()) / (rewards.std() + 1e-6)).tolist()
+    terms, kls, entropies = [], [], []
+    for row, mask, advantage in zip(ids, masks, advantages, strict=True):
+        inputs = torch.tensor([row])
+        logp_all = torch.log_softmax(expected(input_ids=inputs).logits[0].float(), -1)
+        with torch.no_grad():
+            ref_all = torch.log_softmax(reference(input_ids=inputs).logits[0].float(), -1)
+        for j, kept in enumerate(mask):
+            if kept:
+                position, token = start + j - 1, row[start + j]
+                logp, logp_ref = logp_all[position, token], ref_all[position, token]
+                terms.append(-advantage * torch.exp(logp - logp.detach())
+                             + 0.1 * (logp - logp_ref) ** 2 / 2)
+                delta = float(logp_ref - logp.detach())
+                kls.append(math.exp(delta) - delta - 1)
+                row_logp = logp_all[position].detach()
+                entropies.append(float(-(row_logp.exp() * row_logp).sum()))
+    torch.stack(terms).mean().backward()
+    for ours, theirs in zip(grads, expected.parameters(), strict=True):
+        torch.testing.assert_close(ours, theirs.grad, atol=1e-6, rtol=1e-4)
+    assert stats["mismatch_abs_max"] < 1e-4 and stats["is_truncated_frac"] == 0
+    assert stats["is_weight_mean"] == pytest.approx(1.0, abs=1e-4)
+    assert stats["kl"] == pytest.approx(sum(kls) / len(kls), rel=1e-4)
+    assert stats["entropy"] == pytest.approx(sum(entropies) / len(entropies), rel=1e-4)
+    assert stats["samples_trained"] == 4
+
+
+def test_packing_predicts_only_the_tokens_a_loss_mask_keeps():
+    batch = pack([([1, 5], [7, 8, 9, 10]), ([1], [4, 6])], PAD, "cpu", [[1, 0, 0, 1], None])
+    assert batch.mask.tolist() == [[True, False, False, True], [True, True, False, False]]
+    assert batch.targets.tolist() == [7, 10, 4, 6]
+    assert batch.positions.tolist() == [1, 4, 0, 1]

@@ -13,6 +13,7 @@ CUDA IPC, sparse NCCL, NIXL/Ray) needs a GPU; the colocated engine's reload is t
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -27,6 +28,7 @@ from verifier.local import free_port
 TEMPERATURE = 0.8
 # Defaults a hub model might ship; each would change the sampling distribution if applied.
 SERVER_SIDE_DEFAULTS = {"top_k": 3, "repetition_penalty": 1.5, "min_p": 0.2}
+STOPS = ("0", "1", "2", "3")
 
 
 @pytest.mark.slow
@@ -50,6 +52,8 @@ def test_server_pool_samples_n_per_prompt_with_the_models_logprobs(tmp_path):
         try:
             results = pool.generate(prompts, sampling)
             assert pool.version == 7  # generating never changes the policy version
+            # stop strings (tool rollouts; the OpenAI API takes at most 4): digits 0-3
+            stopped = pool.generate(prompts, replace(sampling, stop=STOPS))
         finally:
             pool.close()
     finally:
@@ -69,6 +73,13 @@ def test_server_pool_samples_n_per_prompt_with_the_models_logprobs(tmp_path):
             reference = _reference_logprobs(model, prompt, completion)
             error = max(abs(a - b) for a, b in zip(completion.logprobs, reference, strict=True))
             assert error < 1e-3, (prompt, completion, reference)
+    stops = [c.stop_reason for completions in stopped for c in completions]
+    assert any(stops)
+    for completion in (c for completions in stopped for c in completions):
+        text = tokenizer.decode(completion.token_ids, skip_special_tokens=True)
+        first = next((ch for ch in text if ch in STOPS), None)
+        assert completion.stop_reason == first  # kept in the output, nothing after it
+        assert first is None or (text[-1] == first and sum(ch in STOPS for ch in text) == 1)
 
 
 def _add_generation_defaults(config_path: Path, defaults: dict) -> None:

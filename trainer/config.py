@@ -35,6 +35,8 @@ class ModelConfig:
 class DataConfig:
     source: str = "synthetic"  # "synthetic" or a JSONL path (prompt + answer | tests)
     synthetic_max_operand: int = 9  # synthetic task: a+b with 0 <= a, b <= this
+    synthetic_min_operand: int = 0
+    synthetic_op: Literal["+", "*"] = "+"  # a+b=, or a*b= (the tools demo: code computes it)
     chat_template: bool = True  # wrap prompts in the tokenizer's chat template if it has one
     system_prompt: str = ""
     prompt_suffix: str = ""  # appended to every prompt (e.g. an answer-format instruction)
@@ -83,7 +85,8 @@ class AlgoConfig:
     max_grad_norm: float = 1.0
     minibatches: int = 1  # optimizer steps per batch (> 1 makes the PPO clip bite)
     # Sequences per forward/backward (gradient accumulation). Activations grow with it: at 64,
-    # a 0.5B model's 1.5k-token sequences keep over 100 GB without gradient checkpointing
+    # a 0.5B model's 1.5k-token sequences would keep over 100 GB without gradient
+    # checkpointing (by arithmetic on the shapes; no GPU run has measured it)
     micro_batch_size: int = 8
     logprob_chunk_tokens: int = 1024  # completion tokens per [chunk, vocab] fp32 softmax
 
@@ -122,6 +125,31 @@ class EvalConfig:
 
 
 @dataclass
+class ToolsConfig:
+    """Tool-integrated rollouts (trainer/tool_rollout.py): generation stops where the policy
+    closes a code block, the block runs in the trajectory's session of the verifier service,
+    its output is appended between output_open and output_close, and generation goes on."""
+
+    enabled: bool = False
+    max_calls: int = 4  # code blocks run per trajectory; later ones are left as plain text
+    code_open: str = "```python"  # a block is the text between the last code_open ...
+    code_close: str = "```"  # ... and this, the stop string that ends a generation round
+    output_open: str = "\n```output\n"
+    output_close: str = "\n```\n"
+    # Output (stdout, a final expression's value, a traceback) beyond this many characters is
+    # cut in the middle, with a marker saying how many were cut
+    max_output_chars: int = 1024
+    timeout_s: float = 10.0  # each run's wall limit (the service caps it at its own maximum)
+    memory_mb: int = 512  # the session interpreter's memory
+    # true: one session per trajectory (variables, imports and files carry over between its
+    # blocks); false: each block runs alone through /run_code (its standard output only)
+    stateful: bool = True
+    # A session is deleted when its trajectory ends (or fails, or is cancelled); the service
+    # ends one idle this long anyway (a trainer killed outright)
+    session_ttl_s: float = 300.0
+
+
+@dataclass
 class VerifierConfig:
     url: str | None = None  # None: start `verifier serve` embedded on a free port
     workers: int = 2  # embedded server's worker processes
@@ -136,6 +164,7 @@ class Config:
     algo: AlgoConfig = field(default_factory=AlgoConfig)
     pipeline: PipelineConfig = field(default_factory=PipelineConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    tools: ToolsConfig = field(default_factory=ToolsConfig)
     verifier: VerifierConfig = field(default_factory=VerifierConfig)
     out_dir: str = "runs/grpo"
     seed: int = 0
@@ -196,6 +225,19 @@ def _resolve(config: Config) -> Config:
                          f"{evaluation.samples}]")
     if evaluation.every and not (evaluation.source or evaluation.holdout):
         raise ValueError("eval.every needs an evaluation split: eval.source or eval.holdout")
+    tools = config.tools
+    if tools.enabled and not (tools.code_open and tools.code_close):
+        raise ValueError("tools.code_open and tools.code_close must not be empty")
+    if tools.max_calls < 1 or tools.max_output_chars < 16:
+        raise ValueError("tools.max_calls must be >= 1 and tools.max_output_chars >= 16")
+    if not 0 < tools.timeout_s <= 60 or not 16 <= tools.memory_mb <= 8192:
+        raise ValueError("tools.timeout_s must be in (0, 60] and tools.memory_mb in "
+                         "[16, 8192] (a session's limits)")
+    if tools.session_ttl_s <= 0:
+        raise ValueError("tools.session_ttl_s must be > 0")
+    data = config.data
+    if not 0 <= data.synthetic_min_operand <= data.synthetic_max_operand:
+        raise ValueError("data.synthetic_min_operand must be in [0, synthetic_max_operand]")
     if config.model.device == "auto":
         import torch
 

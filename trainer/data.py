@@ -38,8 +38,22 @@ def synthetic_addition(max_operand: int) -> list[dict[str, Any]]:
     Small enough for a tiny model to learn in minutes on a CPU, hard enough that it must learn
     (a format-only model guesses right about one time in 2 * max_operand).
     """
-    return [{"prompt": f"{a}+{b}=", "answer": str(a + b)}
-            for a in range(max_operand + 1) for b in range(max_operand + 1)]
+    return synthetic_arithmetic("+", 0, max_operand)
+
+
+def synthetic_arithmetic(op: str, min_operand: int, max_operand: int) -> list[dict[str, Any]]:
+    """Every `a<op>b=` with min_operand <= a, b <= max_operand. Products of two-digit numbers are
+    what a tiny model cannot compute but can copy into a code block (the tools demo)."""
+    compute = {"+": lambda a, b: a + b, "*": lambda a, b: a * b}[op]
+    operands = range(min_operand, max_operand + 1)
+    return [{"prompt": f"{a}{op}{b}=", "answer": str(compute(a, b))}
+            for a in operands for b in operands]
+
+
+def synthetic_records(data: Any) -> list[dict[str, Any]]:
+    """The synthetic task the `data` section of the config describes."""
+    return synthetic_arithmetic(data.synthetic_op, data.synthetic_min_operand,
+                                data.synthetic_max_operand)
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
@@ -121,7 +135,7 @@ def build_prompts(data: Any, evaluation: Any, tokenizer: Any
                   ) -> tuple[PromptSource, list[Prompt]]:
     """From the `data` and `eval` sections of the config: the training prompts (slot-addressed)
     and the evaluation split (empty when none is configured)."""
-    records = (synthetic_addition(data.synthetic_max_operand) if data.source == "synthetic"
+    records = (synthetic_records(data) if data.source == "synthetic"
                else read_jsonl(data.source))
     records, held = split_holdout(records, evaluation.holdout, data.seed)
     source = PromptSource(records, tokenizer, chat_template=data.chat_template,

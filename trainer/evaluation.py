@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from trainer.data import Prompt
+from trainer.tool_rollout import tool_stats
 from trainer.types import Completion, Rewarder, Sampling
 
 Generate = Callable[[list[Prompt], Sampling], Awaitable[list[list[Completion]]]]
@@ -49,6 +50,7 @@ class Evaluator:
     pass_k: list[int]
     greedy: bool = True
     chunk_prompts: int = 8  # prompts per generate call
+    tools: bool = False  # tool rollouts: the record also counts the tool's calls and failures
 
     def __post_init__(self) -> None:
         if not self.prompts:
@@ -71,6 +73,10 @@ class Evaluator:
                                                     else _of_kind(greedy, kind))}
                              for kind in kinds}
         masked = sum(r is None for run in (sampled, greedy or []) for s in run for r in s.rewards)
+        if self.tools:
+            calls = tool_stats([c for run in (sampled, greedy or []) for s in run
+                                for c in s.completions])
+            record |= {key: calls[key] for key in ("tool_calls_per_sample", "tool_errors")}
         return record | {"infra_error": masked, "eval_s": time.perf_counter() - started}
 
     async def _run(self, generate: Generate, sampling: Sampling) -> list[Scored]:

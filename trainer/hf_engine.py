@@ -12,11 +12,14 @@ The sampling loop is written out here instead of calling `model.generate`, which
 logits processor the model's generation_config.json names (repetition_penalty,
 no_repeat_ngram_size, bad words, min_length, typical_p, ...: hub models ship several), so its
 tokens come from a distribution no one reports; and which keeps every step's vocabulary-wide
-scores ([n, T, V]: about 100 GB at the GPU config's sizes). Here the distribution is exactly
-the one above, the sampled token's log-prob is gathered step by step (a few [n, V] rows live at
-a time), and a sequence stops at any EOS id of the tokenizer or of generation_config, as vLLM's
-do. On a GPU the engine works on a CUDA stream of its own, so its kernels can overlap the
-learner's (which use the default stream) when rollout runs ahead (k >= 1).
+scores ([n, T, V]: about 100 GB at the GPU config's sizes, by arithmetic). Here the
+distribution is exactly the one above, the sampled token's log-prob is gathered step by step (a
+few [n, V] rows live at a time), and a sequence stops at any EOS id of the tokenizer or of
+generation_config, as vLLM's do, and at the stop strings a tool rollout asks for
+(`Sampling.stop`: looked for in the text of its newest tokens, kept in the completion, as
+vLLM's include_stop_str_in_output). On a GPU the engine works on a CUDA stream of its own, so
+its kernels can overlap the learner's (which use the default stream) when rollout runs ahead
+(k >= 1).
 """
 
 from __future__ import annotations
@@ -59,10 +62,27 @@ def draw(logits: torch.Tensor, temperature: float, top_p: float
     return token, logp.gather(-1, token[:, None])[:, 0]
 
 
+class StopStrings:
+    """Whether a row's newest tokens complete one of the stop strings. Only a tail of the row
+    is decoded, long enough for the longest string even at one byte per token (byte-level
+    tokens of multi-byte characters), so a check costs the same at any length."""
+
+    def __init__(self, tokenizer: Any, strings: tuple[str, ...]) -> None:
+        self.tokenizer = tokenizer
+        self.strings = strings
+        self.window = 4 * max(len(s) for s in strings) + 1
+
+    def found(self, row: list[int]) -> str | None:
+        tail = self.tokenizer.decode(row[-self.window:], skip_special_tokens=True)
+        return next((s for s in self.strings if s in tail), None)
+
+
 def sample(model: Any, prompts: list[list[int]], sampling: Sampling, *, pad_token_id: int,
-           stop_ids: set[int]) -> tuple[list[list[int]], list[list[float]]]:
+           stop_ids: set[int], stop_strings: StopStrings | None = None
+           ) -> tuple[list[list[int]], list[list[float]], list[str | None]]:
     """Decode n completions per prompt with a KV cache; every row's tokens and log-probs, up to
-    and including its first stop token (rows: prompt-major, n per prompt)."""
+    and including its first stop token or the token that completes a stop string, and that
+    string (rows: prompt-major, n per prompt)."""
     device = next(model.parameters()).device
     rows = [p for p in prompts for _ in range(sampling.n)]
     width = max(len(p) for p in rows)
@@ -74,13 +94,20 @@ def sample(model: Any, prompts: list[list[int]], sampling: Sampling, *, pad_toke
     stops = torch.tensor(sorted(stop_ids), device=device)
     finished = torch.zeros(len(rows), dtype=torch.bool, device=device)
     tokens, logprobs = [], []
-    for _ in range(sampling.max_new_tokens):
+    # rows' tokens so far and where a stop string ended them: kept only when there are strings
+    texts: list[list[int]] = [[] for _ in rows]
+    string_stops: list[tuple[int, str] | None] = [None] * len(rows)
+    for step in range(sampling.max_new_tokens):
         hidden = decoder(input_ids=step_ids, attention_mask=attention, position_ids=positions,
                          use_cache=True, **cache).last_hidden_state[:, -1]
         token, logprob = draw(head(hidden).float(), sampling.temperature, sampling.top_p)
         token = token.masked_fill(finished, pad_token_id)
         tokens.append(token)
         logprobs.append(logprob)
+        if stop_strings is not None:
+            _find_stop_strings(stop_strings, token.tolist(), finished.tolist(), texts,
+                               string_stops, step)
+            finished |= torch.tensor([s is not None for s in string_stops], device=device)
         finished |= torch.isin(token, stops)
         if bool(finished.all()):
             break
@@ -90,8 +117,23 @@ def sample(model: Any, prompts: list[list[int]], sampling: Sampling, *, pad_toke
     out_logprobs = torch.stack(logprobs, dim=1).tolist()
     for i, row in enumerate(out_tokens):
         end = next((j + 1 for j, t in enumerate(row) if t in stop_ids), len(row))
+        if string_stops[i] is not None:
+            end = min(end, string_stops[i][0])
         out_tokens[i], out_logprobs[i] = row[:end], out_logprobs[i][:end]
-    return out_tokens, out_logprobs
+    return out_tokens, out_logprobs, [None if stop is None else stop[1] for stop in string_stops]
+
+
+def _find_stop_strings(stop_strings: StopStrings, step_tokens: list[int], done: list[bool],
+                       texts: list[list[int]], string_stops: list[tuple[int, str] | None],
+                       step: int) -> None:
+    """Append each live row's new token and record (length, string) where one completes."""
+    for i, token in enumerate(step_tokens):
+        if done[i]:
+            continue
+        texts[i].append(token)
+        found = stop_strings.found(texts[i])
+        if found is not None:
+            string_stops[i] = (step + 1, found)
 
 
 def _cache_argument(decoder: Any) -> str:
@@ -114,15 +156,17 @@ class HFEngine:
 
     @torch.no_grad()
     def generate(self, prompts: list[list[int]], sampling: Sampling) -> list[list[Completion]]:
+        stop_strings = StopStrings(self.tokenizer, sampling.stop) if sampling.stop else None
         with self._own_stream():
-            tokens, logprobs = sample(self.model, prompts, sampling,
-                                      pad_token_id=self.tokenizer.pad_token_id,
-                                      stop_ids=self.stop_ids)
+            tokens, logprobs, reasons = sample(self.model, prompts, sampling,
+                                               pad_token_id=self.tokenizer.pad_token_id,
+                                               stop_ids=self.stop_ids, stop_strings=stop_strings)
         completions = [Completion(
             token_ids=ids, logprobs=lps,
             text=self.tokenizer.decode(ids, skip_special_tokens=True),
-            truncated=not ids or ids[-1] not in self.stop_ids)
-            for ids, lps in zip(tokens, logprobs, strict=True)]
+            truncated=reason is None and (not ids or ids[-1] not in self.stop_ids),
+            stop_reason=reason)
+            for ids, lps, reason in zip(tokens, logprobs, reasons, strict=True)]
         n = sampling.n
         return [completions[i * n:(i + 1) * n] for i in range(len(prompts))]
 

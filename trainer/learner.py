@@ -9,6 +9,10 @@ train_step(groups, step):
      logprobs.py), compute the decoupled TIS-corrected clipped loss (+ the KL penalty to the
      frozen reference), accumulate gradients over micro-batches, clip, step.
 
+A tool rollout's completion holds tool outputs the policy did not sample: its loss mask keeps
+them out of the loss, the KL, the importance weights and mismatch statistics, the entropy and
+every token count (the normalisers included); they are context the policy reads, nothing more.
+
 Mixed precision: the trained parameters, their gradients and AdamW's state are fp32 (master
 weights); forward and backward run under autocast in the compute dtype (bf16 on a GPU). An
 update of lr 1e-6 is below half of bf16's spacing for any weight larger than ~3e-4, so bf16
@@ -44,7 +48,12 @@ class TrainSample:
     completion_ids: list[int]
     behaviour_logprobs: list[float]
     advantage: float
+    loss_mask: list[int] | None = None  # 0: a tool output's token (see Completion.loss_mask)
     proximal_logprobs: list[float] | None = None  # set when a batch takes several updates
+
+    @property
+    def trained_tokens(self) -> int:
+        return len(self.completion_ids) if self.loss_mask is None else sum(self.loss_mask)
 
 
 @dataclass
@@ -86,9 +95,10 @@ def prepare_batch(groups: list[Group], settings: LossSettings, algo: AlgoConfig,
         if advantages is None:
             dropped += 1
             continue
-        samples += [TrainSample(group.prompt.token_ids, c.token_ids, c.logprobs, a)
+        samples += [TrainSample(group.prompt.token_ids, c.token_ids, c.logprobs, a,
+                                c.loss_mask)
                     for c, r, a in zip(group.completions, rewards, advantages, strict=True)
-                    if r is not None and c.token_ids]
+                    if r is not None and c.policy_tokens]
     return PreparedBatch(samples, dropped, masked)
 
 
@@ -196,7 +206,7 @@ class GRPOLearner:
     def _update(self, samples: list[TrainSample], totals: dict[str, float],
                 with_reference: bool) -> None:
         """One optimizer step on a minibatch, accumulating over micro-batches."""
-        num_tokens = sum(len(s.completion_ids) for s in samples)
+        num_tokens = sum(s.trained_tokens for s in samples)
         self.optimizer.zero_grad(set_to_none=True)
         size = self.algo.micro_batch_size
         for start in range(0, len(samples), size):
@@ -242,7 +252,8 @@ class GRPOLearner:
                 sample.proximal_logprobs = logp[row, :len(sample.completion_ids)].tolist()
 
     def _pack(self, samples: list[TrainSample]) -> PackedBatch:
-        return pack([(s.prompt_ids, s.completion_ids) for s in samples], self.pad, self.device)
+        return pack([(s.prompt_ids, s.completion_ids) for s in samples], self.pad, self.device,
+                    [s.loss_mask for s in samples])
 
     def _pad(self, rows: list[list[float]], width: int) -> torch.Tensor:
         return torch.tensor([r + [0.0] * (width - len(r)) for r in rows], device=self.device)

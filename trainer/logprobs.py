@@ -24,15 +24,17 @@ from torch.utils.checkpoint import checkpoint
 
 @dataclass
 class PackedBatch:
-    """Right-padded prompt + completion sequences, and where their completion tokens are."""
+    """Right-padded prompt + completion sequences, and where their trained completion tokens
+    are: every completion token, or (tool rollouts) those its loss mask keeps. A tool output's
+    tokens are context only: attended to, never predicted, so nothing downstream sees them."""
 
     input_ids: torch.Tensor  # [B, W]
     attention_mask: torch.Tensor  # [B, W]
-    rows: torch.Tensor  # [N] sequence of each completion token
+    rows: torch.Tensor  # [N] sequence of each trained completion token
     cols: torch.Tensor  # [N] its index within the completion
     positions: torch.Tensor  # [N] the position whose logits predict it (one before it)
     targets: torch.Tensor  # [N] the token itself
-    mask: torch.Tensor  # [B, Tc] completion tokens (Tc: the longest completion)
+    mask: torch.Tensor  # [B, Tc] trained completion tokens (Tc: the longest completion)
 
 
 @dataclass
@@ -45,22 +47,29 @@ class TokenLogprobs:
 
 
 def pack(sequences: list[tuple[list[int], list[int]]], pad_token_id: int,
-         device: str | torch.device) -> PackedBatch:
-    """(prompt ids, completion ids) pairs -> one right-padded batch."""
+         device: str | torch.device, loss_masks: list[list[int] | None] | None = None
+         ) -> PackedBatch:
+    """(prompt ids, completion ids) pairs -> one right-padded batch; `loss_masks` (one per
+    sequence, None for all) chooses the completion tokens that are trained."""
     width = max(len(p) + len(c) for p, c in sequences)
     ids = [p + c + [pad_token_id] * (width - len(p) - len(c)) for p, c in sequences]
     attention = [[1] * (len(p) + len(c)) + [0] * (width - len(p) - len(c)) for p, c in sequences]
-    rows = [i for i, (_, c) in enumerate(sequences) for _ in c]
-    cols = [j for _, c in sequences for j in range(len(c))]
-    positions = [len(p) - 1 + j for p, c in sequences for j in range(len(c))]
-    completion_width = max(len(c) for _, c in sequences)
-    mask = [[j < len(c) for j in range(completion_width)] for _, c in sequences]
+    masks = loss_masks or [None] * len(sequences)
+    trained = [range(len(c)) if m is None else [j for j, keep in enumerate(m) if keep]
+               for (_, c), m in zip(sequences, masks, strict=True)]
+    rows = [i for i, kept in enumerate(trained) for _ in kept]
+    cols = [j for kept in trained for j in kept]
+    positions = [len(p) - 1 + j for (p, _), kept in zip(sequences, trained, strict=True)
+                 for j in kept]
     input_ids = torch.tensor(ids, device=device)
-    rows_t, positions_t = torch.tensor(rows, device=device), torch.tensor(positions, device=device)
+    rows_t, cols_t = torch.tensor(rows, device=device), torch.tensor(cols, device=device)
+    positions_t = torch.tensor(positions, device=device)
+    mask = torch.zeros(len(sequences), max(len(c) for _, c in sequences), dtype=torch.bool,
+                       device=device)
+    mask[rows_t, cols_t] = True
     return PackedBatch(input_ids=input_ids, attention_mask=torch.tensor(attention, device=device),
-                       rows=rows_t, cols=torch.tensor(cols, device=device), positions=positions_t,
-                       targets=input_ids[rows_t, positions_t + 1],
-                       mask=torch.tensor(mask, device=device))
+                       rows=rows_t, cols=cols_t, positions=positions_t,
+                       targets=input_ids[rows_t, positions_t + 1], mask=mask)
 
 
 def decoder_and_head(model: Any) -> tuple[Any, torch.nn.Module]:

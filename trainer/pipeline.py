@@ -31,6 +31,11 @@ the share of zero-signal groups, with dynamic sampling or without.
 Generation and weight loading share one lock, so weights never change under a generate call and
 every sample's version is the version that produced it. `batch` re-checks the bound anyway and
 drops (and counts) any group beyond it; with this pacing that never happens.
+
+With tools (trainer/tool_rollout.py) a chunk is generated in rounds, the policy's code run
+between them; the lock is held per round, so weights may change between two rounds of one
+trajectory (each segment records its version) and a group's version is that of its first
+round, the oldest. Evaluation generates through the tools too.
 """
 
 from __future__ import annotations
@@ -39,13 +44,15 @@ import asyncio
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Sequence
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, nullcontext
+from functools import partial
 from typing import Any
 
 import torch
 
 from trainer.algorithm import group_advantages
 from trainer.data import Prompt, PromptSource
+from trainer.tool_rollout import EngineRound, ToolRollout, tool_stats
 from trainer.types import Completion, Group, Rewarder, RolloutEngine, Sampling, SleepingEngine
 
 
@@ -87,10 +94,12 @@ class Pipeline:
                  prompts: Sequence[Prompt] | PromptSource, sampling: Sampling, *,
                  prompts_per_step: int, max_staleness: int, chunk_prompts: int = 1,
                  colocate: bool = False, has_signal: Callable[[Group], bool] | None = None,
-                 dynamic_sampling_cap: float | None = None) -> None:
+                 dynamic_sampling_cap: float | None = None,
+                 tools: ToolRollout | None = None) -> None:
         """`has_signal`: whether the learner can learn from a group (default: its rewards
         differ). `dynamic_sampling_cap`: None, dynamic sampling off; else on, generating at most
-        this many times prompts_per_step groups per step."""
+        this many times prompts_per_step groups per step. `tools`: multi-turn rollouts whose
+        code runs mid-generation (None: one engine call per chunk)."""
         if max_staleness < 0 or prompts_per_step < 1 or chunk_prompts < 1:
             raise ValueError("need max_staleness >= 0, prompts_per_step >= 1, chunk_prompts >= 1")
         if colocate and max_staleness != 0:
@@ -101,6 +110,7 @@ class Pipeline:
         if dynamic_sampling_cap is not None and dynamic_sampling_cap < 1:
             raise ValueError("dynamic_sampling_cap must be >= 1 (x prompts_per_step groups)")
         self.engine, self.rewarder = engine, rewarder
+        self.tools = tools
         self.prompts = prompts  # slot -> Prompt
         self.sampling = sampling
         self.batch_size = prompts_per_step
@@ -185,9 +195,9 @@ class Pipeline:
 
     async def generate(self, prompts: list[Prompt], sampling: Sampling) -> list[list[Completion]]:
         """Completions from the engine's current weights, outside the rollout (evaluation)."""
-        async with self._engine_lock:
-            return await asyncio.to_thread(self.engine.generate,
-                                           [p.token_ids for p in prompts], sampling)
+        outputs, _ = await self._sample(prompts, sampling,
+                                        partial(self._engine_round, rollout=False))
+        return outputs
 
     # ------------------------------------------------------------------ rollout and reward
 
@@ -209,14 +219,29 @@ class Pipeline:
 
     async def _generate(self, tasks: asyncio.TaskGroup, slots: range) -> None:
         prompts = [self.prompts[s] for s in slots]
-        async with self._engine_lock:
-            version = self.engine.version
-            with self.clocks["rollout"]:
-                outputs = await asyncio.to_thread(
-                    self.engine.generate, [p.token_ids for p in prompts], self.sampling)
-        self.generated_tokens += sum(len(c.token_ids) for group in outputs for c in group)
+        outputs, version = await self._sample(prompts, self.sampling, self._engine_round)
         for slot, prompt, completions in zip(slots, prompts, outputs, strict=True):
             tasks.create_task(self._score(slot, prompt, completions, version))
+
+    async def _sample(self, prompts: list[Prompt], sampling: Sampling, engine_round: EngineRound
+                      ) -> tuple[list[list[Completion]], int]:
+        """Completions for the prompts, and the policy version of their first tokens."""
+        token_ids = [p.token_ids for p in prompts]
+        if self.tools is None:
+            return await engine_round(token_ids, sampling)
+        return await self.tools.generate(token_ids, sampling, engine_round)
+
+    async def _engine_round(self, contexts: list[list[int]], sampling: Sampling, *,
+                            rollout: bool = True) -> tuple[list[list[Completion]], int]:
+        """One engine call, under the engine lock (no weight load can happen during it); a
+        rollout's is timed as the rollout stage and its tokens counted, evaluation's not."""
+        async with self._engine_lock:
+            version = self.engine.version
+            with self.clocks["rollout"] if rollout else nullcontext():
+                outputs = await asyncio.to_thread(self.engine.generate, contexts, sampling)
+        if rollout:
+            self.generated_tokens += sum(len(c.token_ids) for group in outputs for c in group)
+        return outputs, version
 
     async def _shortfall(self, slots: range) -> int:
         """Dynamic sampling: how many more groups to draw for the step holding `slots`, once
@@ -250,7 +275,9 @@ class Pipeline:
         samples = sum(len(g.rewards) for g in groups)
         masked = sum(r is None for g in groups for r in g.rewards)
         tokens = sum(len(c.token_ids) for g in trained for c in g.completions)
-        return {
+        tools = (tool_stats([c for g in groups for c in g.completions])
+                 if self.tools is not None else {})
+        return tools | {
             "split": "train",
             "step": step,
             "policy_version": step + 1,

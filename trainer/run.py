@@ -3,6 +3,7 @@ trainer/loop.py's `train_loop` is one GRPO step, top to bottom.
 
     policy (fp32 master) + frozen reference  --GRPOLearner-->  GRPO updates
     engine (own weight copy)                 --Pipeline----->  scored groups, version-tagged
+      (+ the verifier's sessions)            --ToolRollout-->  the policy's code run mid-rollout
     verifier (HTTP)                          --Rewarder----->  rewards as each group finishes
     held-out split                           --Evaluator---->  greedy accuracy, pass@k
 """
@@ -27,8 +28,9 @@ from transformers.utils import logging as transformers_logging
 from rl_client import AsyncVerifierClient
 from trainer.algorithm import loss_settings
 from trainer.checkpoint import load_checkpoint, save_checkpoint
+from trainer.code_tool import VerifierCodeTool
 from trainer.config import Config, config_to_dict
-from trainer.data import Prompt, build_prompts, synthetic_addition
+from trainer.data import Prompt, build_prompts, synthetic_records
 from trainer.evaluation import Evaluator
 from trainer.hf_engine import HFEngine
 from trainer.learner import GRPOLearner, has_signal
@@ -36,6 +38,7 @@ from trainer.loop import MaskedRewardWatch, train_loop
 from trainer.metrics import Reporter, plot_curves
 from trainer.pipeline import Pipeline
 from trainer.rewards import VerifierRewarder
+from trainer.tool_rollout import ToolRollout
 from trainer.types import Completion, Rewarder, RolloutEngine, Sampling
 
 BASE_MODEL_DIR = "base_model"
@@ -95,7 +98,15 @@ def build_evaluator(config: Config, prompts: list[Prompt], rewarder: Rewarder) -
                         temperature=(rollout.temperature if evaluation.temperature is None
                                      else evaluation.temperature), top_p=rollout.top_p)
     return Evaluator(prompts, rewarder, sampling, evaluation.pass_k, greedy=evaluation.greedy,
-                     chunk_prompts=rollout.chunk_prompts)
+                     chunk_prompts=rollout.chunk_prompts, tools=config.tools.enabled)
+
+
+def build_tools(config: Config, client: AsyncVerifierClient, tokenizer: Any
+                ) -> ToolRollout | None:
+    """Tool-integrated rollouts through the verifier's sessions, when `tools.enabled`."""
+    if not config.tools.enabled:
+        return None
+    return ToolRollout(config.tools, VerifierCodeTool(client, config.tools), tokenizer)
 
 
 async def run_pipeline(config: Config, engine: RolloutEngine, learner: GRPOLearner,
@@ -115,7 +126,8 @@ async def run_pipeline(config: Config, engine: RolloutEngine, learner: GRPOLearn
             has_signal=partial(has_signal, settings=learner.settings, algo=config.algo,
                                max_new_tokens=config.rollout.max_new_tokens),
             dynamic_sampling_cap=(pipeline_config.dynamic_sampling_cap
-                                  if pipeline_config.dynamic_sampling else None))
+                                  if pipeline_config.dynamic_sampling else None),
+            tools=build_tools(config, client, tokenizer))
         pipeline.stale_dropped = stale_dropped  # the run's total, across restarts
         evaluator = (build_evaluator(config, eval_prompts, rewarder)
                      if config.eval.every else None)
@@ -149,13 +161,22 @@ def evaluate_checkpoint(config: Config, model_dir: Path) -> dict[str, Any]:
     calls = math.ceil(len(prompts) / config.rollout.chunk_prompts) * (1 + config.eval.greedy)
     task = progress.add_task("", total=calls)
 
-    async def generate(chunk: list[Prompt], sampling: Sampling) -> list[list[Completion]]:
-        out = await asyncio.to_thread(engine.generate, [p.token_ids for p in chunk], sampling)
-        progress.advance(task)
-        return out
+    async def engine_round(contexts: list[list[int]], sampling: Sampling
+                           ) -> tuple[list[list[Completion]], int]:
+        return await asyncio.to_thread(engine.generate, contexts, sampling), engine.version
 
     async def evaluate(url: str) -> dict[str, Any]:
         async with AsyncVerifierClient(url) as client:
+            tools = build_tools(config, client, tokenizer)
+
+            async def generate(chunk: list[Prompt], sampling: Sampling
+                               ) -> list[list[Completion]]:
+                token_ids = [p.token_ids for p in chunk]
+                out, _ = await (engine_round(token_ids, sampling) if tools is None
+                                else tools.generate(token_ids, sampling, engine_round))
+                progress.advance(task)
+                return out
+
             evaluator = build_evaluator(config, prompts, VerifierRewarder(client))
             return await evaluator.evaluate(generate)
 
@@ -191,17 +212,26 @@ def prepare_base_model(config: Config, out: Path) -> str:
         if not config.model.path:
             raise ValueError("set model.path (hub name or directory), or model.tiny: true")
         return config.model.path
-    from trainer.tiny import build_char_tokenizer, build_tiny_model, format_warmup, save_model
+    from trainer.tiny import (
+        ALPHABET,
+        TOOL_ALPHABET,
+        build_char_tokenizer,
+        build_tiny_model,
+        format_warmup,
+        save_model,
+    )
 
     path = out / BASE_MODEL_DIR
     if not (path / "config.json").exists():
-        tokenizer = build_char_tokenizer()
+        tools = config.tools if config.tools.enabled else None
+        tokenizer = build_char_tokenizer(ALPHABET if tools is None else TOOL_ALPHABET)
         model = build_tiny_model(tokenizer, hidden=config.model.tiny_hidden,
                                  layers=config.model.tiny_layers, seed=config.seed)
         if config.model.tiny_warmup_steps:
-            format_warmup(model, tokenizer, synthetic_addition(config.data.synthetic_max_operand),
+            format_warmup(model, tokenizer, synthetic_records(config.data),
                           steps=config.model.tiny_warmup_steps,
-                          correct_fraction=config.model.tiny_warmup_correct, seed=config.seed)
+                          correct_fraction=config.model.tiny_warmup_correct, seed=config.seed,
+                          tools=tools)
         save_model(model, tokenizer, path)
     return str(path)
 

@@ -8,23 +8,30 @@ CPU attention kernels need at least that.
 from __future__ import annotations
 
 import random
+import string
 from pathlib import Path
 
 import torch
 from tokenizers import Regex, Tokenizer, decoders, models, pre_tokenizers, processors
 from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
 
+from trainer.config import ToolsConfig
+
 SPECIAL_TOKENS = ["<pad>", "<s>", "</s>"]
 # Just what arithmetic prompts need: every extra symbol is a place for probability mass to leak
 # to when RL pushes down wrong answers, which stalls a tiny model's learning.
 ALPHABET = "0123456789+-*=() "
+# With tools the model reads and writes code, tracebacks and the tool's notes: printable ASCII.
+TOOL_ALPHABET = ALPHABET + "".join(c for c in string.printable
+                                   if c not in ALPHABET and c not in "\t\r\x0b\x0c")
 
 
-def build_char_tokenizer() -> PreTrainedTokenizerFast:
+def build_char_tokenizer(alphabet: str = ALPHABET) -> PreTrainedTokenizerFast:
     """One token per character (unknown characters become <pad>; the tasks here never have any)."""
-    vocab = {token: i for i, token in enumerate(SPECIAL_TOKENS + list(dict.fromkeys(ALPHABET)))}
+    vocab = {token: i for i, token in enumerate(SPECIAL_TOKENS + list(dict.fromkeys(alphabet)))}
     core = Tokenizer(models.WordLevel(vocab=vocab, unk_token="<pad>"))
-    core.pre_tokenizer = pre_tokenizers.Split(Regex("."), behavior="isolated")
+    # every character a piece of its own, newlines included (`.` would leave "\n\n" whole)
+    core.pre_tokenizer = pre_tokenizers.Split(Regex(r"[\s\S]"), behavior="isolated")
     core.decoder = decoders.Fuse()
     core.post_processor = processors.TemplateProcessing(  # a BOS in front, like Llama
         single="<s> $A", special_tokens=[("<s>", vocab["<s>"])])
@@ -70,13 +77,18 @@ def save_model(model: LlamaForCausalLM, tokenizer: PreTrainedTokenizerFast, path
 
 def format_warmup(model: LlamaForCausalLM, tokenizer: PreTrainedTokenizerFast,
                   records: list[dict], *, steps: int, correct_fraction: float = 0.0,
-                  seed: int = 0, lr: float = 3e-3, batch_size: int = 64) -> None:
+                  seed: int = 0, lr: float = 3e-3, batch_size: int = 64,
+                  tools: ToolsConfig | None = None) -> None:
     """Supervised warm-up of a fresh tiny model: the answer *format*, and a weak prior.
 
     A target is the record's answer with probability `correct_fraction`, else an answer drawn
     at random from the task's answer set. At 0 the model learns only to emit a well-formed
     answer and stop, at chance accuracy; a small fraction plays the part of a pretrained base
     model that is right only now and then (as RLVR starts from), which RL then sharpens.
+
+    With `tools`, a right target uses the tool: the prompt's expression in a code block, its
+    value as the tool's output (context, not trained on, as in RL), then the value as the
+    answer; the others guess at random without it. RL then has tool use to reinforce.
     """
     rng = random.Random(seed)
     answers = sorted({str(r["answer"]) for r in records})
@@ -85,12 +97,20 @@ def format_warmup(model: LlamaForCausalLM, tokenizer: PreTrainedTokenizerFast,
     for _ in range(steps):
         rows, labels = [], []
         for record in rng.choices(records, k=batch_size):
-            prompt = tokenizer(record["prompt"])["input_ids"]
-            answer = (str(record["answer"]) if rng.random() < correct_fraction
-                      else rng.choice(answers))
-            target = tokenizer(answer, add_special_tokens=False)["input_ids"]
-            rows.append(prompt + target + [tokenizer.eos_token_id])
-            labels.append([-100] * len(prompt) + target + [tokenizer.eos_token_id])
+            answer, right = str(record["answer"]), rng.random() < correct_fraction
+            pieces = [(answer if right else rng.choice(answers), True)]
+            if tools is not None and right:
+                expression = record["prompt"].removesuffix("=")
+                pieces = [(tools.code_open + expression + tools.code_close, True),
+                          (tools.output_open + answer + tools.output_close, False),
+                          (answer, True)]
+            row = tokenizer(record["prompt"])["input_ids"]
+            label = [-100] * len(row)
+            for text, trained in pieces:
+                ids = tokenizer(text, add_special_tokens=False)["input_ids"]
+                row, label = row + ids, label + (ids if trained else [-100] * len(ids))
+            rows.append(row + [tokenizer.eos_token_id])
+            labels.append(label + [tokenizer.eos_token_id])
         width = max(len(r) for r in rows)
         loss = model(input_ids=_right_pad(rows, tokenizer.pad_token_id, width),
                      attention_mask=_right_pad([[1] * len(r) for r in rows], 0, width),

@@ -72,13 +72,15 @@ class VLLMEngine:
 
         params = SamplingParams(n=sampling.n, temperature=sampling.temperature,
                                 top_p=sampling.top_p, max_tokens=sampling.max_new_tokens,
-                                logprobs=0)
+                                logprobs=0, stop=list(sampling.stop) or None,
+                                include_stop_str_in_output=True)
         outputs = self.llm.generate([{"prompt_token_ids": p} for p in prompts], params,
                                     use_tqdm=False)
         return [[Completion(token_ids=list(c.token_ids),
                             logprobs=[lp[t].logprob for t, lp in zip(c.token_ids, c.logprobs,
                                                                      strict=True)],
-                            text=c.text, truncated=c.finish_reason == "length")
+                            text=c.text, truncated=c.finish_reason == "length",
+                            stop_reason=_stop_string(c.stop_reason))
                  for c in output.outputs] for output in outputs]
 
     def load_weights(self, model: torch.nn.Module, version: int) -> None:
@@ -107,6 +109,11 @@ class VLLMEngine:
 
     def close(self) -> None:
         self.llm = None
+
+
+def _stop_string(reason: Any) -> str | None:
+    """vLLM's stop_reason: the stop string that ended the output, a stop token id, or None."""
+    return reason if isinstance(reason, str) else None
 
 
 # Every sampling knob `Sampling` has no field for, set to "off": `vllm serve` fills fields a
@@ -140,6 +147,8 @@ class VLLMServerPool:
             "model": self.model_name, "prompt": prompt, "n": sampling.n,
             "max_tokens": sampling.max_new_tokens, "temperature": sampling.temperature,
             "top_p": sampling.top_p, "logprobs": 0, "return_tokens_as_token_ids": True,
+            # stop strings: at most 4 (the OpenAI API's limit, which vllm serve keeps)
+            "stop": list(sampling.stop), "include_stop_str_in_output": True,
             **_NEUTRAL_SAMPLING,
         })
         response.raise_for_status()
@@ -149,7 +158,8 @@ class VLLMServerPool:
             completions.append(Completion(
                 token_ids=[int(t.removeprefix("token_id:")) for t in logprobs["tokens"]],
                 logprobs=logprobs["token_logprobs"], text=choice["text"],
-                truncated=choice["finish_reason"] == "length"))
+                truncated=choice["finish_reason"] == "length",
+                stop_reason=_stop_string(choice.get("stop_reason"))))
         return completions
 
     def load_weights(self, model: torch.nn.Module, version: int) -> None:

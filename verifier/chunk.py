@@ -15,11 +15,13 @@ from rl_client.schemas import CodeItem, Result, parse_item
 from verifier import logs
 from verifier.checkers import check_item
 from verifier.code import run_code_items
+from verifier.config import setting_default
 
 log = logging.getLogger(__name__)
 
 
-def process_chunk(raw_items: list[dict[str, Any]], math_timeout_s: float = 1.0,
+def process_chunk(raw_items: list[dict[str, Any]],
+                  math_timeout_s: float = setting_default("math_timeout_s"),
                   request_id: str = "-") -> list[dict]:
     """Score a chunk. Never raises for a bad item: it becomes that item's `infra_error`."""
     logs.request_id.set(request_id)

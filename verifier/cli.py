@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from verifier.config import Settings, SettingsError, load_settings
+from verifier.config import Settings, SettingsError, load_settings, unknown_variables
 from verifier.logs import setup_logging
 
 app = typer.Typer(help="Verifier-as-a-service: rewards for RL from math answers and code tests.",
@@ -23,12 +23,18 @@ console = Console(stderr=True)
 
 
 def _settings(**overrides: object) -> Settings:
-    """The validated settings, CLI flags on top; a bad value ends the command, naming it."""
+    """The validated settings, CLI flags on top; a bad value ends the command, naming it, and
+    an unknown VERIFIER_* variable is named in a warning (or ends it, when so configured)."""
     try:
-        return load_settings(**{k: v for k, v in overrides.items() if v is not None})
+        settings = load_settings(**{k: v for k, v in overrides.items() if v is not None})
     except SettingsError as exc:
         console.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(2) from None
+    for unknown in unknown_variables():
+        console.print(f"[yellow]warning:[/yellow] unknown variable {unknown}: ignored "
+                      f"(VERIFIER_UNKNOWN_VARIABLES=refuse makes this an error)",
+                      highlight=False, soft_wrap=True)
+    return settings
 
 
 @app.command()

@@ -6,19 +6,31 @@ executors and, explicitly, every worker process (a pool process gets the server'
 worker its own command's). A bad value stops the start with an error naming the variable;
 nothing falls back silently. The jail's programs never read these: they get what they need as
 arguments (the launch spec, each request). The client's variables (`VERIFIER_URL`,
-`VERIFIER_API_KEY`, `VERIFIER_INFRA_ERROR_SCORE`) belong to `rl_client`, not here.
+`VERIFIER_API_KEY`, ...) belong to `rl_client.settings`, not here. Any other `VERIFIER_*`
+variable is most likely a typo, which would otherwise change nothing and say nothing: the
+commands name each one in a warning, or refuse to start (VERIFIER_UNKNOWN_VARIABLES=refuse).
 """
 
 from __future__ import annotations
 
+import difflib
 import os
-from typing import Literal
+from collections.abc import Mapping
+from typing import Any, Literal
 
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from rl_client.settings import ClientSettings
+
 ENV_PREFIX = "VERIFIER_"
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
+# VERIFIER_* variables of the repository's own tooling, never read by the service: the test
+# virtualenv (scripts/test, .ci/run), the tests' demand for the tool venvs, the images' tag
+# (compose.yaml). tests/test_settings.py checks that every VERIFIER_* name in the repository is
+# a setting of the service or the client, or one of these.
+TOOLING_VARIABLES = frozenset({"VERIFIER_VENV", "VERIFIER_REQUIRE_VLLM", "VERIFIER_REQUIRE_VERL",
+                               "VERIFIER_IMAGE_TAG"})
 
 
 class SettingsError(ValueError):
@@ -112,8 +124,11 @@ class Settings(BaseSettings):
     # Logs
     log_level: str = "info"
     log_format: Literal["text", "json"] = "text"
+    # A VERIFIER_* variable that is no setting (a typo): named in a warning, or a refused start.
+    unknown_variables: Literal["warn", "refuse"] = "warn"
 
-    @field_validator("sandbox", "log_level", "log_format", "in_process_tests", mode="before")
+    @field_validator("sandbox", "log_level", "log_format", "in_process_tests",
+                     "unknown_variables", mode="before")
     @classmethod
     def _lower_case(cls, value: object) -> object:
         return value.strip().lower() if isinstance(value, str) else value
@@ -213,12 +228,44 @@ def env_name(field: str) -> str:
     return ENV_PREFIX + field.upper()
 
 
+def setting_default(field: str) -> Any:
+    """A setting's default, for code called without settings (a checker in a test or a
+    bench): the model stays the one place where each default is written."""
+    return Settings.model_fields[field].get_default(call_default_factory=True)
+
+
+def known_variables() -> frozenset[str]:
+    """Every VERIFIER_* name something reads: the service's settings, the client's, tooling."""
+    return frozenset({env_name(name) for name in Settings.model_fields}
+                     | {env_name(name) for name in ClientSettings.model_fields}
+                     | TOOLING_VARIABLES)
+
+
+def unknown_variables(environ: Mapping[str, str] | None = None) -> list[str]:
+    """The VERIFIER_* variables set in `environ` (default: this process's) that nothing reads,
+    each with the setting it was probably meant to be, as `NAME (did you mean SETTING?)`."""
+    known = known_variables()
+    found = []
+    for name in sorted(os.environ if environ is None else environ):
+        if name.startswith(ENV_PREFIX) and name not in known:
+            suffixes = sorted(k.removeprefix(ENV_PREFIX) for k in known)
+            close = difflib.get_close_matches(name.removeprefix(ENV_PREFIX), suffixes, n=1,
+                                              cutoff=0.75)
+            found.append(name + (f" (did you mean {ENV_PREFIX}{close[0]}?)" if close else ""))
+    return found
+
+
 def load_settings(**overrides: object) -> Settings:
     """The settings from the environment, `overrides` (CLI flags) on top. Raises SettingsError,
-    naming every variable with a bad value, instead of starting with a value nobody meant."""
+    naming every variable with a bad value, instead of starting with a value nobody meant, and
+    every unknown VERIFIER_* variable when VERIFIER_UNKNOWN_VARIABLES is `refuse`."""
     try:
-        return Settings(**overrides)
+        settings = Settings(**overrides)
     except ValidationError as exc:
         problems = [f"{env_name(str(error['loc'][0]))}={error['input']!r}: {error['msg']}"
                     if error["loc"] else error["msg"] for error in exc.errors()]
         raise SettingsError("invalid settings: " + "; ".join(problems)) from None
+    if settings.unknown_variables == "refuse" and (unknown := unknown_variables()):
+        raise SettingsError(f"unknown variables ({env_name('unknown_variables')}=refuse): "
+                            + "; ".join(unknown))
+    return settings

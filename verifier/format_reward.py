@@ -12,6 +12,7 @@ import re
 from rl_client.item_kinds import FormatItem
 from rl_client.schemas import Result, Status
 from verifier.answer_region import boxes, strip_thinking, tag_contents
+from verifier.config import setting_default
 from verifier.deadline import deadline_helper, early_result
 
 
@@ -48,7 +49,7 @@ def follows_template(item: FormatItem) -> tuple[bool, str]:
     return True, ""
 
 
-def check_format(item: FormatItem, timeout_s: float = 1.0) -> Result:
+def check_format(item: FormatItem, timeout_s: float = setting_default("math_timeout_s")) -> Result:
     """Score one item. Never raises; returns within about `timeout_s`."""
     outcome = deadline_helper().call(follows_template, (item,), timeout_s)
     if outcome.how != "ok":

@@ -30,8 +30,8 @@ from typing import Any
 
 from rl_client.item_kinds import ReasoningGymItem
 from rl_client.schemas import Result, Status
-from verifier.answer_region import extract
-from verifier.config import Settings
+from verifier.answer_region import extract, strip_thinking, tag_contents
+from verifier.config import Settings, setting_default
 from verifier.deadline import deadline_helper
 
 INSTALL_HINT = "install the service with the [gym] extra (pip install 'rlvr-verifier[gym]')"
@@ -74,10 +74,11 @@ def admission_problem(item: ReasoningGymItem) -> str | None:
     return None
 
 
-def check_reasoning_gym(item: ReasoningGymItem, timeout_s: float = 1.0) -> Result:
+def check_reasoning_gym(item: ReasoningGymItem,
+                        timeout_s: float = setting_default("math_timeout_s")) -> Result:
     """Score one item. Never raises; returns within `timeout_s` (plus the generation deadline,
     VERIFIER_GYM_GENERATE_TIMEOUT_S, when the entry is regenerated)."""
-    answer = extract(item.response, item.extract)
+    answer = read_answer(item.response, item.extract)
     if answer is None:
         return Result(id=item.id, reward=0.0, status=Status.no_answer,
                       detail={"reason": f"no answer found ({item.extract})"})
@@ -100,6 +101,17 @@ def check_reasoning_gym(item: ReasoningGymItem, timeout_s: float = 1.0) -> Resul
     status = Status.correct if reward >= 1.0 else Status.wrong
     return Result(id=item.id, reward=reward, status=status,
                   detail={"task": item.task, "extracted": answer[:200]})
+
+
+def read_answer(response: str, how: str) -> str | None:
+    """The answer to score, None when there is none. An answer tag that is there but empty is
+    the answer "" (reasoning-gym scores it: some tasks give 0.01 for the format alone)."""
+    answer = extract(response, how)
+    if answer is None and how == "answer_tag":
+        text = strip_thinking(response)
+        if text is not None and tag_contents(text, "answer"):
+            return ""
+    return answer
 
 
 class UnknownTask(ValueError):

@@ -15,6 +15,7 @@ from collections import Counter, deque
 from rl_client.item_kinds import TextItem
 from rl_client.schemas import Result, Status
 from verifier.answer_region import extract
+from verifier.config import setting_default
 from verifier.deadline import deadline_helper, early_result
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
@@ -86,7 +87,7 @@ def regex_matches(patterns: list[str], answer: str, ignore_case: bool) -> bool:
     return any(re.fullmatch(pattern, answer, flags) for pattern in patterns)
 
 
-def check_text(item: TextItem, timeout_s: float = 1.0) -> Result:
+def check_text(item: TextItem, timeout_s: float = setting_default("math_timeout_s")) -> Result:
     """Score one item. Never raises; returns within about `timeout_s`."""
     outcome = deadline_helper().call(judge, (item,), timeout_s)
     if outcome.how != "ok":

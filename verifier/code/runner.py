@@ -33,6 +33,7 @@ from rl_client.schemas import (
 )
 from verifier.code import appended, dialects, interactive, testset
 from verifier.code.asserts import BrokenTests, Call, one_value_each, plan
+from verifier.code.bytecode import jail_bytecode
 from verifier.code.compare import NotJSONLike, json_like, stdout_matches, values_equal
 from verifier.code.dialects.core import CallsPlan
 from verifier.code.dialects.values import read_records
@@ -154,6 +155,7 @@ class _Submission:
     checker: PreparedJudge | None = None
     interactor: PreparedJudge | None = None
     sampling: dict[str, Any] = field(default_factory=dict)  # what subsampling kept, if it did
+    bytecode: str | None = None  # Python compiled here for the jail (bytecode.py), "" if not
     calls: CallsPlan | None = None  # assert tests of another language than Python, as calls
     judged: str | None = None  # where assert and call tests are judged (detail.judged)
 
@@ -439,15 +441,18 @@ class CodeRunner:
         nonce = secrets.token_hex(16)
         stdin = b""
         payload: bytes | None = None
+        if language.name == "python" and sub.bytecode is None:
+            sub.bytecode = jail_bytecode(sub.code, self.backend.bytecode_magic()) or ""
         if isinstance(tests, StdioTests):
             stdin = tests.cases[index].input.encode()  # the one copy the worker makes
             if language.name == "python":
-                payload = _payload("stdio", {"code": sub.code, "nonce": nonce})
+                payload = _payload("stdio", {"code": sub.code, "nonce": nonce,
+                                             "bytecode": sub.bytecode})
         elif isinstance(tests, CallTests):
             case = tests.cases[index]
             call = Call(tests.fn_name, tuple(case.args), case.kwargs)
             payload = _payload("calls", {"code": sub.code, "nonce": nonce, "methods": True,
-                                         "calls": [call.wire()]})
+                                         "calls": [call.wire()], "bytecode": sub.bytecode})
         elif sub.calls is not None:  # the driver records on fd 3; there is nothing to read
             payload = b""
         elif language.name != "python":  # the tests are in the program: the epilogue's record
@@ -455,6 +460,7 @@ class CodeRunner:
         else:
             assert_plan = plan(tests.code)
             payload = _payload(assert_plan.mode, {"code": sub.code, "nonce": nonce,
+                                                  "bytecode": sub.bytecode,
                                                   **assert_plan.payload()})
         python = language.name == "python"
         warm = python and payload is not None and self.settings.python_warm
@@ -603,9 +609,8 @@ def _call_verdict(expected: Any, sites: list[dict], end: dict,
 
 def _calls_verdict(sub: _Submission, outcome: RunOutcome) -> TestVerdict:
     """Assert tests run as calls (dialects): each value the driver recorded, in order, against
-    its check; a failed check is `wrong` as a failed assert would have been, even if the run
-    went on to break a limit or crash. Then the run must have ended well with one value for
-    every call."""
+    its check; a failed check is `wrong`, as the failed assert would have been, whatever came
+    after it. Then the run must have ended well with one value for every call."""
     sites = sub.calls.sites
     recorded, fault = read_records(outcome.channel, len(sites))
     dialect = dialects.DIALECTS[sub.language.name]

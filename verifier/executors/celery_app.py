@@ -49,10 +49,13 @@ TRIES_KEY = "verifier:chunk-tries:{}"
 _heartbeat: liveness.Heartbeat | None = None
 
 
-def make_celery(broker_url: str, *, fail_fast: bool = False,
-                visibility_timeout_s: int = 900) -> Celery:
-    """Build the app. `fail_fast` (the API side) publishes without retrying, so a down Redis
-    becomes an immediate 503 instead of a hanging request."""
+def make_celery(settings: Settings, *, fail_fast: bool = False) -> Celery:
+    """Build the app for `settings.broker_url`. `fail_fast` (the API side) publishes without
+    retrying, so a down Redis becomes an immediate 503 instead of a hanging request. What the
+    queue leaves in Redis for a chunk nobody reads any more (its result, its delivery count)
+    expires as a job's records do, VERIFIER_JOB_TTL_S after it was written."""
+    broker_url = settings.broker_url or ""
+    visibility_timeout_s = settings.visibility_timeout_s
     app = Celery("verifier", broker=broker_url, backend=broker_url)
     app.conf.update(
         task_serializer="json",
@@ -64,7 +67,7 @@ def make_celery(broker_url: str, *, fail_fast: bool = False,
         # A pool process warms its checkers and jail up before it reports ready (see below):
         # seconds on a loaded machine, over Celery's 4 s, after which it kills and restarts it.
         worker_proc_alive_timeout=60,
-        result_expires=3600,
+        result_expires=settings.job_ttl_s,
         task_publish_retry=not fail_fast,
         broker_connection_timeout=2 if fail_fast else 4,
         broker_connection_retry_on_startup=True,
@@ -90,12 +93,11 @@ def run_worker(settings: Settings, argv: list[str]) -> None:
     configure_code(settings)
     _bound_shutdown(settings.shutdown_timeout_s)
     _heartbeat = liveness.Heartbeat(settings.broker_url or "", liveness.new_worker_id(),
-                                    settings.worker_heartbeat_s,
-                                    settings.worker_lost_after_s).start()
+                                    settings.worker_heartbeat_s, settings.worker_lost_after_s,
+                                    settings.job_ttl_s).start()
     sessions = _start_session_host(settings)
     try:
-        make_celery(settings.broker_url or "",
-                    visibility_timeout_s=settings.visibility_timeout_s).worker_main(argv)
+        make_celery(settings).worker_main(argv)
     finally:
         sessions.terminate()  # it ends its sessions, then exits
         sessions.join(settings.shutdown_timeout_s)
@@ -136,7 +138,7 @@ def _process_chunk_task(self: Task, items: list[dict[str, Any]], math_timeout_s:
     key = TRIES_KEY.format(self.request.id)
     try:
         tries = self.app.backend.client.incr(key)
-        self.app.backend.client.expire(key, 3600)
+        self.app.backend.client.expire(key, self.app.conf.result_expires)
     except RedisError:  # a blip of Redis is no reason to fail the chunk: score it uncounted
         tries = 1
     if tries > max_tries:

@@ -76,8 +76,7 @@ class DistributedExecutor:
     def __init__(self, settings: Settings) -> None:
         self.broker_url = settings.broker_url or ""
         self._settings = settings
-        self._celery = make_celery(self.broker_url, fail_fast=True,
-                                   visibility_timeout_s=settings.visibility_timeout_s)
+        self._celery = make_celery(settings, fail_fast=True)
         self._redis = aioredis.Redis.from_url(self.broker_url, socket_connect_timeout=2,
                                               socket_timeout=5)
         self._pending: dict[str, _Pending] = {}

@@ -29,7 +29,6 @@ log = logging.getLogger(__name__)
 
 ALIVE_KEY = "verifier:worker-alive:{}"
 HOLDER_KEY = "verifier:chunk-holder:{}"
-HOLDER_TTL_S = 3600
 
 
 def new_worker_id() -> str:
@@ -42,8 +41,9 @@ class Heartbeat:
     """A daemon thread of the worker's main process that keeps its alive key fresh."""
 
     def __init__(self, broker_url: str, worker_id: str, every_s: float,
-                 lost_after_s: float) -> None:
+                 lost_after_s: float, holder_ttl_s: int) -> None:
         self.worker_id = worker_id
+        self._holder_ttl_s = holder_ttl_s
         self._key = ALIVE_KEY.format(worker_id)
         self._every_s = every_s
         self._ttl_ms = int(lost_after_s * 1000)
@@ -74,7 +74,7 @@ class Heartbeat:
             return
         try:
             self._redis.set(holder_key(task_id), json.dumps([self.worker_id, delivery_tag]),
-                            ex=HOLDER_TTL_S)
+                            ex=self._holder_ttl_s)
         except (redis.RedisError, OSError) as exc:  # the visibility timeout still holds
             log.warning("holder of chunk %s not recorded: %s", task_id, exc)
 

@@ -15,10 +15,11 @@ from pydantic import ValidationError
 from rl_client.item_kinds import InstructionsItem
 from rl_client.schemas import Result, Status
 from verifier.answer_region import strip_thinking
+from verifier.config import setting_default
 from verifier.deadline import deadline_helper
 from verifier.instructions import ifeval, ifrlvr  # noqa: F401  (they fill the registry)
 from verifier.instructions.registry import REGISTRY, Constraint, build
-from verifier.instructions.text import load_language_profiles
+from verifier.instructions.text import load_checkers
 
 INSTRUCTION_IDS = sorted(REGISTRY)
 
@@ -38,7 +39,8 @@ def admission_problem(item: InstructionsItem) -> str | None:
     return None
 
 
-def check_instructions(item: InstructionsItem, timeout_s: float = 1.0) -> Result:
+def check_instructions(item: InstructionsItem,
+                       timeout_s: float = setting_default("math_timeout_s")) -> Result:
     """Score one item. Never raises; returns within about `timeout_s`."""
     try:
         constraints = [build(instruction_id, item.kwargs[i] if item.kwargs else None)
@@ -50,7 +52,7 @@ def check_instructions(item: InstructionsItem, timeout_s: float = 1.0) -> Result
         why = "the reasoning block is never closed" if answer is None else "empty answer"
         return Result(id=item.id, reward=0.0, status=Status.no_answer, detail={"reason": why})
     outcome = deadline_helper().call(follows, (answer, constraints, item.mode), timeout_s,
-                                     warm_up=load_language_profiles)
+                                     warm_up=load_checkers)
     if outcome.how in ("timeout", "memory"):
         status = Status.timeout if outcome.how == "timeout" else Status.wrong
         return Result(id=item.id, reward=0.0, status=status,

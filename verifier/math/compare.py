@@ -21,37 +21,55 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, NamedTuple
 
 from latex2sympy2_extended.latex2sympy2 import is_expr_of_only_symbols
 from math_verify.grader import unwrap_fcs
 from sympy import (
+    Abs,
     And,
     Basic,
     Complement,
+    Derivative,
     Eq,
     Expr,
     FiniteSet,
     Float,
+    Function,
     GreaterThan,
+    I,
+    Integral,
     Intersection,
     Interval,
     LessThan,
+    Limit,
     MatrixBase,
     MatrixExpr,
     Ne,
     Number,
+    Product,
+    Rational,
+    Reals,
     StrictGreaterThan,
     StrictLessThan,
+    Sum,
     Symbol,
     Tuple,
     Union,
     cancel,
+    exp,
+    log,
     simplify,
 )
 from sympy.core.function import AppliedUndef
 from sympy.core.relational import Relational
+from sympy.functions.elementary.hyperbolic import HyperbolicFunction
+from sympy.functions.elementary.trigonometric import (
+    InverseTrigonometricFunction,
+    TrigonometricFunction,
+)
 from sympy.sets.sets import Set
 
 from rl_client.schemas import MathOptions
@@ -62,6 +80,16 @@ from verifier.math.numbers import consistent, exact_decimal, is_number, numbers_
 MAX_ELEMENTS = 64
 
 _DEFAULT = MathOptions()
+# Sample points where a difference is evaluated before any simplification (arbitrary values,
+# none a root of anything an answer is likely to write), at SAMPLE_DIGITS digits.
+SAMPLE_DIGITS = 30
+_SAMPLE_POINTS = (Rational(4142, 10007), Rational(7321, 9973), Rational(-5377, 8191),
+                  Rational(12713, 8009))
+_SAMPLE_ZERO = Rational(1, 10**15)
+_ELEMENTARY = (TrigonometricFunction, InverseTrigonometricFunction, HyperbolicFunction, exp, log,
+               Abs)
+# A subscript that is a word describing the quantity (`max`, `total`), not an index.
+_DESCRIBED = re.compile(r"(?<=[A-Za-z])_[A-Za-z]{2,}$")
 
 
 def equivalent(gold: Any, pred: Any, options: MathOptions | None = None) -> bool:
@@ -103,15 +131,28 @@ def equates_different_values(expr: Any) -> bool:
 
 def _renamed_arguments(gold: Any, pred: Any) -> Any:
     """A function is the same whatever its variable is called: `f(z) = z` is `f(x) = x`, and
-    `f(t) = t^2` or `t^2` answers `f(x) = x^2` (and `x^2`, when it is the only variable)."""
-    gold_arguments, pred_arguments = _arguments(gold), _arguments(pred)
-    if gold_arguments is None and pred_arguments is None:
+    `f(t) = t^2` or `t^2` answers `f(x) = x^2` (and `x^2`, when it is the only variable); a list
+    of definitions sharing their variables likewise (`f(z) = z, f(z) = -z`); `f = 0` (from
+    `f \\equiv 0`) is the definition `f(x) = 0`."""
+    gold_definition, pred_definition = _definition(gold), _definition(pred)
+    if gold_definition is None and pred_definition is None:
         return pred
-    if (gold_arguments is not None and pred_arguments is not None
-            and _function_name(gold) != _function_name(pred)):
-        return pred
-    gold_arguments = gold_arguments or _lone_variable(gold)
-    pred_arguments = pred_arguments or _lone_variable(pred)
+    if gold_definition is not None and pred_definition is not None:
+        if gold_definition.names != pred_definition.names:
+            return pred
+    elif gold_definition is not None and _names_the_function(pred, gold_definition):
+        return Eq(gold_definition.call, pred.rhs)
+    elif gold_definition is not None and _dependent_variable(pred, gold_definition):
+        # `y = 2t + 3` for `f(x) = 2x + 3`: y names the function's value
+        pred = Eq(gold_definition.call.func(*_lone_variable(pred.rhs)), pred.rhs)
+        pred_definition = _definition(pred)
+    elif pred_definition is not None and _dependent_variable(gold, pred_definition):
+        # `f(t) = 2t + 3` for `y = 2x + 3`
+        renamed = pred.rhs.xreplace(dict(zip(pred_definition.variables,
+                                             _lone_variable(gold.rhs), strict=True)))
+        return Eq(gold.lhs, renamed)
+    gold_arguments = gold_definition.variables if gold_definition else _lone_variable(gold)
+    pred_arguments = pred_definition.variables if pred_definition else _lone_variable(pred)
     if not gold_arguments or not pred_arguments or len(gold_arguments) != len(pred_arguments):
         return pred
     try:
@@ -120,17 +161,47 @@ def _renamed_arguments(gold: Any, pred: Any) -> Any:
         return pred
 
 
-def _arguments(expr: Any) -> tuple[Symbol, ...] | None:
-    """The variables of a function definition `f(x, y) = …`, or None (`f(y)` alone is f's
-    value at y, not a definition: it is not `f(x)`)."""
-    if isinstance(expr, Eq) and isinstance(expr.lhs, AppliedUndef) and expr.lhs.args and all(
-            isinstance(arg, Symbol) for arg in expr.lhs.args):
-        return tuple(expr.lhs.args)
-    return None
+class _Definition(NamedTuple):
+    names: frozenset[str]
+    variables: tuple[Symbol, ...]
+    call: Basic  # `f(x)`, as written on the left
 
 
-def _function_name(expr: Eq) -> str:
-    return expr.lhs.func.__name__
+def _definition(expr: Any) -> _Definition | None:
+    """The function(s) a definition `f(x, y) = …` (`f^{-1}(y) = …` too) or a list of definitions
+    with the same variables defines; None for anything else (`f(y)` alone is f's value at y, not
+    a definition: it is not `f(x)`)."""
+    if isinstance(expr, FiniteSet | Tuple) and expr.args:
+        found = [_definition(arg) for arg in _args(expr)]
+        if any(one is None for one in found) or len({one.variables for one in found}) != 1:
+            return None
+        return _Definition(frozenset().union(*(one.names for one in found)), found[0].variables,
+                           found[0].call)
+    if not isinstance(expr, Eq) or not isinstance(expr.lhs, Basic):
+        return None
+    calls = expr.lhs.atoms(AppliedUndef)
+    if len(calls) != 1:
+        return None
+    (call,) = calls
+    if not call.args or not all(isinstance(arg, Symbol) for arg in call.args) or (
+            expr.lhs.free_symbols - set(call.args)):
+        return None
+    return _Definition(frozenset((call.func.__name__,)), tuple(call.args), call)
+
+
+def _dependent_variable(equation: Any, definition: _Definition) -> bool:
+    """`y = 2x + 3` beside a definition of one function of one variable: y names its value."""
+    return (isinstance(equation, Eq) and isinstance(equation.lhs, Symbol)
+            and equation.lhs.name == "y" and len(definition.names) == 1
+            and len(definition.variables) == 1
+            and equation.lhs not in equation.rhs.free_symbols
+            and _lone_variable(equation.rhs) is not None)
+
+
+def _names_the_function(pred: Any, definition: _Definition) -> bool:
+    """`f = 0` against a definition of the one function f: f is the function, not a number."""
+    return (isinstance(pred, Eq) and isinstance(pred.lhs, Symbol) and len(definition.names) == 1
+            and pred.lhs.name in definition.names and not pred.rhs.free_symbols)
 
 
 def _lone_variable(expr: Any) -> tuple[Symbol, ...] | None:
@@ -156,6 +227,9 @@ def _equivalent(gold: Any, pred: Any, options: MathOptions) -> bool:
         return _equivalent(gold_label[1], pred, options)
     if _is_relation(gold) and _is_relation(pred):
         return _relations_equal(gold, pred, options)
+    if (_are_alternatives(gold) or _is_relation(gold)) and (
+            _are_alternatives(pred) or _is_relation(pred)):  # `a < -1, a > 1` and `|a| > 1`
+        return _guarded(_solution_sets_equal, gold, pred, options)
     if _is_relation(gold) or _are_alternatives(gold) and isinstance(pred, Interval | Union):
         return (options.set_for_relation and isinstance(pred, Set)
                 and _guarded(_collections_equal, _as_set(gold), pred, options))
@@ -224,9 +298,14 @@ def _label(expr: Any) -> tuple[Basic, Basic] | None:
 
 
 def _same_label(gold: Basic, pred: Basic) -> bool:
+    """The same name however its subscript is braced; and a name with a word for subscript
+    (`m_{max}`, `V_{total}`) is the bare name too (`m`), not another name with one (`m_{min}`)."""
     def spelled(label: Basic) -> str:
         return str(label).replace("{", "").replace("}", "").replace(" ", "")
-    return gold == pred or spelled(gold) == spelled(pred)
+    gold_name, pred_name = spelled(gold), spelled(pred)
+    return (gold == pred or gold_name == pred_name
+            or _DESCRIBED.sub("", gold_name) == pred_name
+            or _DESCRIBED.sub("", pred_name) == gold_name)
 
 
 # --------------------------------------------------------------------------- relations
@@ -268,6 +347,8 @@ def _proportional(gold: Basic, pred: Basic, positive: bool) -> bool:
         return False
     ratio = cancel(gold / pred)
     if ratio.free_symbols:
+        if _varies(ratio):
+            return False  # not a constant: simplify would only take long to say so
         ratio = simplify(ratio)
     if ratio.free_symbols or not ratio.is_number:
         return False
@@ -281,9 +362,15 @@ def _solution_sets_equal(gold: Basic, pred: Basic, options: MathOptions) -> bool
     """Relations in one and the same variable that hold on the same set (`x^2 < 4` and
     `-2 < x < 2`)."""
     symbols = gold.free_symbols
-    if len(symbols) != 1 or pred.free_symbols != symbols:
+    if len(symbols) != 1 or pred.free_symbols != symbols or _periodic(gold) or _periodic(pred):
         return False
     return _collections_equal(_as_set(gold), _as_set(pred), options)
+
+
+def _periodic(relation: Basic) -> bool:
+    """A relation with a trigonometric function in it: its solutions repeat without end, and
+    solving for them takes sympy long (they are compared as relations only)."""
+    return relation.has(TrigonometricFunction, InverseTrigonometricFunction)
 
 
 def _are_alternatives(expr: Any) -> bool:
@@ -307,9 +394,12 @@ def _solved(relation: Basic) -> bool:
 
 def _as_set(relation: Basic) -> Set:
     """Where a relation in one variable holds (`1 \\le |z| \\le 3/2` -> two intervals), or any
-    of a list of inequalities does."""
+    of a list of inequalities does (`x < 2, x > 3`); where that is every real number, the list
+    states conditions that all hold (`x \\ge 2, x < 5` is `[2, 5)`)."""
     if isinstance(relation, FiniteSet):
-        return Union(*(_as_set(arg) for arg in relation.args))
+        parts = [_as_set(arg) for arg in relation.args]
+        union = Union(*parts)
+        return Intersection(*parts) if len(parts) > 1 and union == Reals else union
     return unwrap_fcs(relation).as_set()
 
 
@@ -416,9 +506,56 @@ def _expressions_equal(gold: Any, pred: Any) -> bool:
     difference = _exact(gold) - _exact(pred)
     if difference == 0:
         return True
+    unit = _imaginary_unit(difference)
+    if unit is not None:  # `1 + 2i` and `i(2 - i)`: i is the imaginary unit, not a variable
+        difference = difference.xreplace({unit: I})
     if difference.is_rational_function():
         return cancel(difference) == 0
+    if _nonzero_somewhere(difference):
+        return False  # not zero at a sample point: no simplification can make it zero
     return simplify(difference).is_zero is True
+
+
+def _sample_values(expr: Basic, shift: int) -> Basic | None:
+    """The expression's value with each variable at an arbitrary point (two sets of points),
+    or None when that is not a finite number or the expression is more than elementary
+    functions (a sum to `n` evaluated at a fractional n takes sympy minutes)."""
+    if any(not isinstance(function, _ELEMENTARY) for function in expr.atoms(Function)) or (
+            expr.has(Sum, Product, Integral, Limit, Derivative)):
+        return None
+    symbols = sorted(expr.free_symbols, key=str)
+    point = {symbol: _SAMPLE_POINTS[(i + shift) % len(_SAMPLE_POINTS)]
+             for i, symbol in enumerate(symbols)}
+    value = expr.evalf(SAMPLE_DIGITS, subs=point)
+    return value if value.is_number and value.is_finite else None
+
+
+def _nonzero_somewhere(expr: Basic) -> bool:
+    """Whether the expression is clearly not zero at one of the sample points."""
+    for shift in (0, 1):
+        value = _sample_values(expr, shift)
+        if value is not None and abs(value) > _SAMPLE_ZERO:
+            return True
+    return False
+
+
+def _varies(expr: Basic) -> bool:
+    """Whether the expression clearly takes two different values at the sample points."""
+    first, second = _sample_values(expr, 0), _sample_values(expr, 1)
+    if first is None or second is None:
+        return False
+    return abs(first - second) > _SAMPLE_ZERO * (1 + abs(first) + abs(second))
+
+
+def _imaginary_unit(expr: Expr) -> Symbol | None:
+    """The symbol `i` when it is the only variable (the parser reads `1 + 2i` as real unless it
+    sees a complex form)."""
+    symbols = expr.free_symbols
+    if len(symbols) == 1:
+        (symbol,) = symbols
+        if isinstance(symbol, Symbol) and symbol.name == "i":
+            return symbol
+    return None
 
 
 def _exact(expr: Expr) -> Expr:

@@ -27,8 +27,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from verifier.answer_region import box_run, strip_thinking
+from verifier.answer_region import box_run, strip_thinking, tag_contents
 from verifier.math import plaintext
+from verifier.math.bare import formula_around, whole_answer
 from verifier.math.normalize import latex_symbols, restore_lost_escapes
 from verifier.math.spans import NUMBER, env_run, last_match, math_environments, number_run
 from verifier.math.statements import MATH_OR_NUMBER, Statement, last_statement
@@ -40,6 +41,10 @@ LAST_NUMBER_TAIL_CHARS = 1_000
 # How far after the final box a hedge ("\boxed{4} (or maybe 5)") is looked for.
 TRAILING_HEDGE_CHARS = 200
 
+ANSWER_TAG = "answer"
+# A chat template's special tokens (`<|im_end|>`, `<|eot_id|>`, `<｜end▁of▁sentence｜>`, `</s>`)
+# end a turn; they are no part of an answer.
+_SPECIAL_TOKEN = re.compile(r"<[|\uff5c][^<>\n]{1,40}?[|\uff5c]>|</s>")
 # An alternative a hedge offers: a number, math, a box, or a choice letter ("or (D)", "or D").
 _ALTERNATIVE = r"(?:[-\d$(]|\\boxed|\\text\s*\{\s*\(?[A-HJ]\b|(?-i:[A-HJ])(?![\w']))"
 _TRAILING_HEDGE = re.compile(
@@ -52,6 +57,13 @@ _TRAILING_HEDGE = re.compile(
 _NEXT_LINE_HEDGE = re.compile(
     r"[\s*]*(?:or\b[\s,]*(?:maybe|perhaps|possibly|probably)?|maybe|perhaps|possibly|probably)"
     r"[\s,]*(?:it(?:'s|\s+is|\s+could\s+be)\s+)?" + _ALTERNATIVE,
+    re.IGNORECASE)
+
+# Anywhere on the line after the answer, or on the next: another value offered in its place
+# ("Hmm, but it could also be 8.").
+_ALTERNATIVE_OFFER = re.compile(
+    r"\b(?:could|might|may)\s+(?:also|instead|just\s+as\s+well)\s+be\s+"
+    r"(?:it(?:'s|\s+is)\s+)?" + _ALTERNATIVE,
     re.IGNORECASE)
 
 
@@ -74,10 +86,16 @@ def extract_answer(response: str, list_expected: bool = False) -> Extraction:
     `list_expected`: the reference lists several answers, so boxes spread over a sentence
     ("\\boxed{(2, 2)} for part (a) and \\boxed{(1, 1)}") are read as one list.
     """
+    response = _SPECIAL_TOKEN.sub("", response)
     response = plaintext.as_latex(latex_symbols(restore_lost_escapes(response)))
     answer_part = strip_thinking(response)
     if answer_part is None:
         return Extraction(None, "none", "the reasoning block is never closed")
+    tagged = tag_contents(answer_part, ANSWER_TAG)
+    if tagged and tagged[-1].strip():  # `<answer>x^2+1</answer>`: the answer is in the tag
+        in_tag = _cascade(tagged[-1], list_expected)
+        if in_tag.source != "none":
+            return in_tag
     if answer_part is not response:
         after_thinking = _cascade(answer_part, list_expected)
         if after_thinking.source != "none":
@@ -95,17 +113,21 @@ def _cascade(text: str, list_expected: bool) -> Extraction:
     if boxed is not None:
         extraction, box_end = boxed
         if statement is not None and tail_start + statement.start >= box_end:
-            return _stated(statement)
+            return _stated(statement, text, tail_start)
         return extraction
     if statement is not None:
-        return _stated(statement)
+        return _stated(statement, text, tail_start)
+    whole = whole_answer(text)
+    if whole is not None:
+        return Extraction(whole, "whole")
     tail = text[-MATH_TAIL_CHARS:]
     envs = math_environments(tail)
     after_math = envs[-1][1] if envs else 0
     after = tail[max(after_math, len(tail) - LAST_NUMBER_TAIL_CHARS):]
     number = last_match(NUMBER, after)
     if number is not None:
-        return Extraction(number_run(after, number), "last_number")
+        formula = formula_around(after, number.start(), number.end())
+        return Extraction(formula or number_run(after, number), "last_number")
     if envs:
         math = env_run(tail, envs, len(envs) - 1, backwards=True)
         if math:
@@ -113,8 +135,16 @@ def _cascade(text: str, list_expected: bool) -> Extraction:
     return Extraction(None, "none", "no \\boxed{}, answer statement, math or number found")
 
 
-def _stated(statement: Statement) -> Extraction:
-    problem = "hedged: the statement doubts its answer" if statement.hedged else None
+def _stated(statement: Statement, text: str, tail_start: int) -> Extraction:
+    end = tail_start + statement.end
+    line, _, next_lines = text[end:end + TRAILING_HEDGE_CHARS].partition("\n")
+    offered = _ALTERNATIVE_OFFER.search(line) or _ALTERNATIVE_OFFER.search(
+        next_lines.lstrip().partition("\n")[0])
+    problem = None
+    if statement.hedged:
+        problem = "hedged: the statement doubts its answer"
+    elif offered:
+        problem = "hedged: the text after the answer offers an alternative"
     return Extraction(statement.value, "final_answer", problem)
 
 
@@ -131,6 +161,7 @@ def _extract_boxed(response: str, list_expected: bool) -> tuple[Extraction, int]
     line, _, next_lines = response[end:end + TRAILING_HEDGE_CHARS].partition("\n")
     next_line = next_lines.lstrip()
     hedged = _TRAILING_HEDGE.search(line) or (
-        not line.strip(" \t$.,;:\\])") and _NEXT_LINE_HEDGE.match(next_line))
+        not line.strip(" \t$.,;:\\])") and _NEXT_LINE_HEDGE.match(next_line)) or (
+        _ALTERNATIVE_OFFER.search(next_line.partition("\n")[0]))
     problem = "hedged: the text after the box offers alternatives" if hedged else None
     return Extraction(answer, "boxed", problem), end

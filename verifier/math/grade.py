@@ -26,12 +26,15 @@ from verifier.math.literal import (
     base_numeral,
     canonical,
     choice_letter,
+    choice_letters,
     choice_with_value,
     compare_literally,
+    congruence,
     is_text_answer,
     time_of_day,
 )
-from verifier.math.normalize import normalize, readings
+from verifier.math.normalize import approximation, normalize, readings
+from verifier.math.numbers import consistent, is_number
 from verifier.math.parse import parse_latex
 from verifier.math.shape import hedge_words, is_list, nesting_depth, split_top_level
 
@@ -85,14 +88,17 @@ def grade(prediction: str, gold_text: str, options: MathOptions | None = None,
         if on_gold_parse:
             on_gold_parse(False)
 
-    refusal = _screen(prediction, gold)
+    refusal = _screen(prediction, gold)  # before any rewrite: what is refused is not read
+    if refusal and refusal != _OR_HEDGE:
+        return Verdict(Status.infra_error, gold.error) if gold.error else Verdict(
+            Status.wrong, refusal)
     text = normalize(prediction)
     if gold.error:
         if not refusal and canonical(text) == canonical(gold.text):
             return Verdict(Status.correct, "the answer reproduces the reference exactly")
         return Verdict(Status.infra_error, gold.error)
     if refusal:
-        if refusal == _OR_HEDGE and _restates_one_answer(text, gold, options):
+        if _restates_one_answer(text, gold, options):
             return Verdict(Status.correct)
         return Verdict(Status.wrong, refusal)
 
@@ -120,6 +126,8 @@ def grade(prediction: str, gold_text: str, options: MathOptions | None = None,
                 return Verdict(Status.correct)
     if two_values:
         return Verdict(Status.wrong, "hedged answer: it equates different values")
+    if _states_the_rounded_reference(prediction, gold, options):
+        return Verdict(Status.correct)
     if hedged and _restates_one_answer(text, gold, options):
         return Verdict(Status.correct)
     if parsed:
@@ -145,6 +153,12 @@ def warm_up() -> None:
     grade("2x + 1 = 5", "x = 2")
     grade("x > 1", "-x < -1")
     grade("[-2, 7]", "-2 \\le x \\le 7")
+    # trigonometry, logarithms and functions: their grammar paths and sympy's lazy imports
+    grade("\\cos(x) = \\frac{1}{2}", "\\sin(x) = \\frac{1}{2}")
+    grade("\\sec^2 x", "\\tan^2 x + 1")
+    grade("\\log_2 8 + \\ln e^{2}", "5")
+    grade("f(t) = t^2", "f(x) = x^2")
+    grade("(1, \\infty)", "\\{x \\mid x > 1\\}")
 
 
 def _restates_one_answer(text: str, gold: Gold, options: MathOptions | None) -> bool:
@@ -165,6 +179,26 @@ def _same(gold_reading: GoldReading, item: str, options: MathOptions | None) -> 
     expr = parse_latex(item) if gold_reading.expr is not None else None
     return expr is not None and not equates_different_values(expr) and equivalent(
         gold_reading.expr, expr, options)
+
+
+def _states_the_rounded_reference(prediction: str, gold: Gold,
+                                  options: MathOptions | None) -> bool:
+    """`\\frac{1}{3} \\approx 0.333` against the decimal reference 0.333: the rounded value it
+    states is the reference, and its exact value rounds to that."""
+    stated = _stated_values(prediction)
+    if stated is None or not consistent(*stated):
+        return False
+    return any(reading.expr is not None and is_number(reading.expr)
+               and equivalent(reading.expr, stated[1], options) for reading in gold.readings)
+
+
+def _stated_values(prediction: str) -> tuple[Any, Any] | None:
+    """The exact value and the rounded one an answer states with `\\approx`, both numbers."""
+    stated = approximation(prediction)
+    if stated is None:
+        return None
+    exact, rounded = (parse_latex(part) for part in stated)
+    return (exact, rounded) if is_number(exact) and is_number(rounded) else None
 
 
 def _offers_alternatives(expr: Any) -> bool:
@@ -188,11 +222,12 @@ def _prepare_gold(gold_text: str) -> Gold:
     prepared = []
     for reading in gold_readings(text):
         literal_only = (is_text_answer(reading) or choice_letter(reading) is not None
+                        or choice_letters(reading) is not None or congruence(reading) is not None
                         or base_numeral(reading) is not None or time_of_day(reading) is not None)
         expr = None if literal_only else parse_latex(reading)
         if expr is not None or literal_only:
             several = (is_list(reading) or isinstance(expr, Tuple | Set)
-                       or _offers_alternatives(expr))
+                       or _offers_alternatives(expr) or choice_letters(reading) is not None)
             prepared.append(GoldReading(reading, expr, several))
     error = None if prepared else "the reference answer could not be parsed"
     return Gold(text=text, readings=tuple(prepared), hedge_words=frozenset(hedge_words(gold_text)),

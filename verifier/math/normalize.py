@@ -60,7 +60,7 @@ _UNICODE_TO_LATEX = str.maketrans({
     "\u2248": "\\approx ", "\u00b1": "\\pm ", "\u2213": "\\mp ", "\u00b0": "^\\circ",
     "\u00b2": "^2", "\u00b3": "^3", "\u2009": "\\,", "\u202f": "\\,", "\u00a0": " ",
     "\u2208": "\\in ", "\u222a": "\\cup ", "\u2205": "\\emptyset ", "\u2032": "'",
-    "\u2033": "''",
+    "\u2033": "''", "\u2261": "\\equiv ",
 })
 _EMPTY_SET = re.compile(r"\\varnothing(?![A-Za-z])")
 _DOUBLED_BACKSLASH = re.compile(r"\\\\(?=[a-zA-Z])")
@@ -79,7 +79,7 @@ _TRAILING_PUNCTUATION = " \t\n.,;:"
 
 # Spacing, sizing and style commands that change nothing about the value.
 _NOISE = re.compile(
-    r"\\(?:left|right)\.|\\(?:left|right|bigl|bigr|Bigl|Bigr|big|Big|bigg|Bigg)(?![A-Za-z])|"
+    r"\\(?:left|right)\.|\\(?:left|right|middle|bigl|bigr|Bigl|Bigr|big|Big|bigg|Bigg)(?![A-Za-z])|"
     r"\\(?:displaystyle|textstyle|scriptstyle|limits|nolimits|mathstrut|strut|underline)"
     r"(?![A-Za-z])|\\(?:text)?color\s*\{[A-Za-z!\d]*\}|\\!")
 # Matrix environments the parser does not know, as one it does (the same entries).
@@ -113,6 +113,8 @@ _DEGREE_SIGN = (r"(?:\^\s*(?:\{\s*)?\\(?:circ|textcirc|textdegree)\s*\}?|"
                 r"\\(?:circ|textcirc|textdegree|degree)\b)")
 _DEGREES = re.compile(_DEGREE_SIGN + r"(?:\s*(?:\\text\s*\{\s*)?[CF](?![A-Za-z])\s*\}?)?|"
                       r"\^\s*\{\s*\\text\{\s*o\s*\}\s*\}")
+_TRIGONOMETRY = re.compile(r"\\(?:sin|cos|tan|cot|sec|csc)(?![A-Za-z])")
+_DEGREE_NUMBER = re.compile(r"(?<![\d.])(\d+(?:\.\d+)?)\s*" + _DEGREE_SIGN)
 # An angle in degrees, minutes and seconds: `60^\circ 42'`, `12^{\circ} 30' 15''`, `60°42′`.
 _MINUTE_SIGN = r"(?:'|\^\s*\{?\s*\\prime\s*\}?|\\prime\b)"
 _SECOND_SIGN = r"(?:''|\"|\^\s*\{?\s*\\prime\s*\\prime\s*\}?|\\prime\s*\\prime\b|\\dprime\b)"
@@ -125,25 +127,47 @@ _DEGREES_MINUTES = re.compile(
 _SUBSCRIPT_WORD = re.compile(
     r"_\{\s*(?:\\(?:text|textrm|mathrm|operatorname|rm)\s*\{\s*([A-Za-z0-9 ]+?)\s*\}|"
     r"\\([A-Za-z]+))\s*\}")
+# A label naming an extremum: `\max f(x) =`, `\max_{x \in [0, 1]} f(x) =`, `f(x)_{max} =` (after
+# the subscript rewrite) are `f_{max} =`, the spelling `m_{\max} =` already has.
+_EXTREMUM_LABEL = re.compile(
+    r"(?:(?<=^)|(?<=,))\s*(?:\\(?P<operator>max|min)(?![A-Za-z])(?:\s*_\s*\{[^{}=]{0,40}\})?\s*"
+    r"(?P<function>[A-Za-z])|(?P<name>[A-Za-z])\s*\([^()=]{0,20}\)\s*_\{(?P<subscript>max|min)\})"
+    r"(?:\s*\([^()=]{0,20}\))?\s*(?==)")
+# A set named by the sets it is made of (`A \cap B =`, `\complement_{\mathbb{R}} A =`): a label.
+_COMPLEMENT = r"(?:\\complement\s*(?:_\s*(?:\{(?:[^{}=]|\{[^{}=]{0,10}\}){0,30}\}|\w))?\s*)?"
+_SET_LABEL = re.compile(
+    r"^\s*" + _COMPLEMENT + r"[A-Z](?:\s*(?:\\cap|\\cup|\\setminus|\\backslash)\s*" + _COMPLEMENT
+    + r"[A-Z])*\s*=(?!=)\s*(?=\S)")
+_SET_OPERATION = re.compile(r"\\(?:cap|cup|setminus|backslash|complement)(?![A-Za-z])")
 # `A - B` and `A \backslash B` between sets: the difference `A \setminus B`.
 _SET_DIFFERENCE = re.compile(r"(?<=[)\]}])\s*(?:-|\\backslash\b)\s*(?=\\\{)")
 _PERCENT_WORD = re.compile(r"(?<!\s)\s*(?:\\text\{\s*)?(?:percentage|percent|pct)\b(?:\s*\})?")
 _RELATION_SPELLING = re.compile(r"\\(?:geqslant|leqslant|gt|lt)(?![A-Za-z])")
 _RELATION_SYMBOLS = {"\\geqslant": "\\ge ", "\\leqslant": "\\le ", "\\gt": ">", "\\lt": "<"}
+# `f \\equiv 0` is `f = 0` (identically), unless it is a congruence (`x \\equiv 3 \\pmod 5`).
+_IDENTICALLY = re.compile(r"\\equiv(?![A-Za-z])")
+_MODULO = re.compile(r"\\(?:pmod|bmod|mod)(?![A-Za-z])|\\text\s*\{\s*mod|\(\s*mod\b")
 _CONNECTOR = re.compile(
     r"(?<![\s,])\s*(?:,\s*)?(?:\\text\s*\{\s*(?:,\s*)?(?:and|or)\s*,?\s*\}|"
     r"(?<![A-Za-z\\])(?:and|or)(?![A-Za-z]))\s*",
     re.IGNORECASE)
+_INEQUALITY = re.compile(r"[<>]|\\(?:le|ge|leq|geq|ne|neq)(?![A-Za-z])")
 _PLUS_MINUS = re.compile(r"\\(?:pm|mp)(?![A-Za-z])")
 # A condition stated with the answer, not part of it: `\forall x > 0, f(x) = 0`,
 # `f(x) = x \text{ for all } x \in \mathbb{R}`.
 _QUANTIFIER = re.compile(
     r"^\s*(?:\\forall|\\text\s*\{\s*for\s+(?:all|every|each)\s*\})[^,;=]{0,60}[,;:]\s*|"
-    r"(?<!\s)[\s,]*(?:\\forall|\\text\s*\{\s*,?\s*for\s+(?:all|every|each)\s*\})[^,;=]{0,60}$")
+    r"(?<![\s,])[\s,]*(?:\\forall|\\text\s*\{\s*(?:,\s*)?for\s+(?:all|every|each)\s*\})[^,;=]{0,60}$")
 # `x = \frac{\pi}{4} + 2k\pi, k \in \mathbb{Z}`: the parameter's domain, not an answer.
 _PARAMETER_DOMAIN = re.compile(
     r"\s*(?:[,;]|\\text\s*\{\s*,?\s*(?:for|where)\s*\})\s*(?:\\text\s*\{\s*(?:for|where)\s*\}\s*)?"
     r"[A-Za-z]\s*\\in\s*\\mathbb\s*\{?\s*[ZN]\s*\}?\s*$")
+# `x \\in \\mathbb{R}, x \\ne 3`: the variable's domain stated before its conditions.
+_VARIABLE_DOMAIN = re.compile(r"^[A-Za-z]\s*\\in\s*\\mathbb\s*\{?\s*R\s*\}?\s*[,;:]\s*(?=\S)")
+# A remark in parentheses after the value: `7 \\text{ (approximately)}`, `7 (exact)`.
+_REMARK = re.compile(
+    r"(?<=\S)\s*(?:\\text\s*\{\s*\(\s*[A-Za-z]{2,}[A-Za-z .]{0,30}\)\s*\}|"
+    r"\(\s*(?:approx(?:imately|\.)?|exact(?:ly)?|rounded|about|estimated)\s*\))$")
 # A system of equations written as cases or an array under a brace: its equations, listed.
 _SYSTEM = re.compile(
     r"(?:\\left\s*\\\{\s*)?\\begin\s*\{(cases|aligned|gathered|array)\}(?:\s*\{[^{}]*\})?"
@@ -154,11 +178,13 @@ _APPROX = re.compile(r"\\approx|\\simeq")
 _LABEL = re.compile(r"[A-Za-z](?:_\{?[\w]+\}?)?")
 _SCIENTIFIC = re.compile(r"(?<![\w.\\])(\d+(?:\.\d+)?)\s*[eE]\s*([+-]?\d+)(?![\w.])")
 _REPEATING_DECIMAL = re.compile(r"(?<![\d.])(\d*)\.(\d*)\\(?:overline|bar|dot)\s*\{(\d+)\}")
+_JUXTAPOSED_GROUPS = re.compile(r"(?<=\d)\)\s*\((?=-?\d)")  # numbers only: `(A)(C)` are choices
 _LEADING_DECIMAL_POINT = re.compile(r"(?<![\w.}])\.(?=\d)")
 
 # Units after a value: `5\text{ cm}^2`, `125 miles`, `12 hours ago`, `100m^2`.
 _TEXT_UNIT = re.compile(r"(?<=[\d}).\/])\s*\\text\s*\{\s*(?P<unit>[A-Za-z][A-Za-z ./\-]*"
                         r"(?:\^?\d)?)\}(?:\^\s*\{?\d\}?)?$")
+_HALF_OF_DAY = re.compile(r"[AaPp]\.?\s*[Mm]\.?")  # `\\text{ P.M.}` says which half, no unit
 _WORD_UNITS = re.compile(r"(?<=[\d}).])\s+(?P<words>[A-Za-z]+(?:\s+[A-Za-z]+){0,3})"
                          r"\s*(?:\^\s*\{?\d\}?)?\s*$")
 _ATTACHED_UNIT = re.compile(r"(?<=\d)(?P<unit>[A-Za-z]{2,3}|m(?=\s*\^))\s*(?:\^\s*\{?\d\}?)?\s*$")
@@ -167,7 +193,10 @@ _ATTACHED_UNIT = re.compile(r"(?<=\d)(?P<unit>[A-Za-z]{2,3}|m(?=\s*\^))\s*(?:\^\
 @lru_cache(maxsize=NORMALIZE_CACHE_SIZE)
 def normalize(text: str) -> str:
     """The answer in the spelling the literal comparisons and the parser expect."""
+    # one space for every run of whitespace, first: no rewrite below then backtracks over a run
+    # (a reference is read in the calling process, where no deadline holds)
     text = repair_escapes(latex_symbols(text)).strip()
+    text = " ".join(_without_trailing_backslash(text).split())
     text = strip_wrappers(_ELLIPSIS.sub(r"\\variable{dots}", text))  # `1, 2, \ldots, n`
     text = plaintext.as_latex(text)
     text = _COMMA_THEN_NEGATIVE_SPACE.sub(",", text)
@@ -179,23 +208,30 @@ def normalize(text: str) -> str:
     text = _EMPTY_SET.sub(r"\\emptyset", text)
     text = _unwrap_fonts(text)
     text = _SUBSCRIPT_WORD.sub(lambda m: f"_{{{(m[1] or m[2]).replace(' ', '')}}}", text)
+    text = _EXTREMUM_LABEL.sub(_extremum_label, text)
+    text = _without_set_label(text)
     text = _SET_DIFFERENCE.sub(r" \\setminus ", setbuilder.canonical(text))
     text = _SPACE_SEPARATOR.sub("", text)
     text = _SPACING.sub(" ", text)
     text = _CURRENCY.sub("", text)
     text = _DEGREES_MINUTES.sub(_angle_in_degrees, text)
+    if _TRIGONOMETRY.search(text):  # `\\sin 15^\\circ`: inside trigonometry a degree is pi/180
+        text = _DEGREE_NUMBER.sub(r"(\\frac{\1\\pi}{180})", text)
     text = _DEGREES.sub("", text)
     text = _PERCENT_WORD.sub(r"\\%", text)
     text = _RELATION_SPELLING.sub(lambda m: _RELATION_SYMBOLS[m[0]], text)
+    if _MODULO.search(text) is None:
+        text = _IDENTICALLY.sub("=", text)
     text = _REPEATING_DECIMAL.sub(_repeating_as_fraction, text)
     text = _LEADING_DECIMAL_POINT.sub("0.", text)
+    text = _JUXTAPOSED_GROUPS.sub(r")\\cdot(", text)  # `(3)(4)` is 12 (the parser adds them)
     text = _SCIENTIFIC.sub(r"\1\\times 10^{\2}", text)
     text = _MULTIPLIER.sub(  # `3 million` is 3 \times 10^{6}, not 3 of some unit
         lambda m: f" \\times 10^{{{_POWER_OF[(m['text'] or m['word']).lower()]}}}", text)
-    text = _drop_units(text.strip(_TRAILING_PUNCTUATION))
+    text = _drop_units(_REMARK.sub("", text.strip(_TRAILING_PUNCTUATION)))
     text = _LETTER_IN_TEXT.sub(r"\1", text)  # `\mathrm{e}` after units: `5\,\mathrm{m}`
-    text = _PARAMETER_DOMAIN.sub("", _QUANTIFIER.sub("", text))
-    text = _CONNECTOR.sub(", ", text).strip(" ,")
+    text = _PARAMETER_DOMAIN.sub("", _QUANTIFIER.sub("", _VARIABLE_DOMAIN.sub("", text)))
+    text = _joined_by_connectors(text).strip(" ,")
     text = _resolve_approximation(text)
     text = _expand_plus_minus(text)
     text = " ".join(text.split()).strip(_TRAILING_PUNCTUATION)
@@ -204,6 +240,14 @@ def normalize(text: str) -> str:
     if grouped is not None:  # `1,000,000` or `1 000`: the whole answer is one number
         text = text.replace(grouped["sep"], "")
     return _MIXED_NUMBER.sub(r"\1\\frac{\2}{\3}", text)  # `2 1/2` as a whole answer
+
+
+def _without_trailing_backslash(text: str) -> str:
+    """`185\\` -> `185`: a backslash ending the answer escapes nothing (it was cut from a table
+    row or a line break)."""
+    if text.endswith("\\") and not text.endswith("\\\\"):
+        return text[:-1].rstrip()
+    return text
 
 
 def latex_symbols(text: str) -> str:
@@ -282,6 +326,25 @@ def _system_as_list(match: re.Match[str]) -> str:
     return ", ".join(row.strip() for row in rows.split("\\\\") if row.strip())
 
 
+def _joined_by_connectors(text: str) -> str:
+    """"and" and "or" between answers list them (`2 and 3` -> `2, 3`); "and" between two
+    inequalities joins conditions that all hold (`x \\ge 2 \\text{ and } x < 5` -> `x \\ge 2
+    \\land x < 5`), which the parser reads as one relation."""
+    pieces, position, connectors = [], 0, []
+    for match in _CONNECTOR.finditer(text):
+        pieces.append(text[position:match.start()])
+        connectors.append("and" in match.group().lower())
+        position = match.end()
+    pieces.append(text[position:])
+    out = [pieces[0]]
+    for is_and, left, right in zip(connectors, pieces[:-1], pieces[1:], strict=True):
+        both_inequalities = (_INEQUALITY.search(left.rpartition(",")[2])
+                             and _INEQUALITY.search(right.partition(",")[0]))
+        out.append(" \\land " if is_and and both_inequalities else ", ")
+        out.append(right)
+    return "".join(out)
+
+
 def _whole_answer_in_words(text: str) -> str:
     """An answer that is a number or a set in words, as math: `six` and `\\text{twenty-one}` are
     6 and 21, "all real numbers" is `\\mathbb{R}`, "no solution" the empty set."""
@@ -298,6 +361,21 @@ def _whole_answer_in_words(text: str) -> str:
             and _NUMBER_WORDS[parts[1]] < 10:
         return str(_TENS[parts[0]] + _NUMBER_WORDS[parts[1]])
     return text
+
+
+def _without_set_label(text: str) -> str:
+    """`A \\cap B = \\{x \\mid 1 < x < 2\\}` -> the set: a name built of other sets' names
+    (a union, intersection, difference or complement) labels the one set stated."""
+    label = _SET_LABEL.match(text)
+    if label is None or _SET_OPERATION.search(label[0]) is None:
+        return text
+    return text[label.end():]
+
+
+def _extremum_label(match: re.Match[str]) -> str:
+    """`\\max f(x) =` -> `f_{max} =`."""
+    name = match["function"] or match["name"]
+    return f"{name}_{{{match['operator'] or match['subscript']}}} "
 
 
 def _angle_in_degrees(match: re.Match[str]) -> str:
@@ -368,9 +446,21 @@ def _without_trailing_joiners(text: str) -> str:
 def _is_text_unit(unit: str) -> bool:
     """`\\text{ cm}`, `\\text{ miles}`; not `\\text{ and }` or a letter like `\\mathrm{i}`."""
     unit = unit.strip()
-    if unit.lower() in ("and", "or"):
+    if unit.lower() in ("and", "or") or _HALF_OF_DAY.fullmatch(unit):
         return False
     return len(unit) > 1 or unit in SHORT_UNITS
+
+
+def approximation(text: str) -> tuple[str, str] | None:
+    """`x = \\frac{1}{3} \\approx 0.333` -> (`\\frac{1}{3}`, `0.333`): an exact value and the
+    rounded one stated with it, each normalised; None unless the answer states both."""
+    parts = _APPROX.split(latex_symbols(text))
+    if len(parts) != 2:
+        return None
+    exact = parts[0].rpartition("=")[2].strip()
+    if not exact or _LABEL.fullmatch(exact):
+        return None
+    return normalize(exact), normalize(parts[1])
 
 
 def _resolve_approximation(text: str) -> str:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import NamedTuple
 
-from sympy import Basic, Float, Integer, Mul, Rational, UnevaluatedExpr, floor, log, oo
+from sympy import Basic, Float, Integer, Mul, Pow, Rational, UnevaluatedExpr, floor, log, oo
 from sympy.core.relational import Relational
 from sympy.sets.sets import Set
 
@@ -44,6 +44,7 @@ class Reading(NamedTuple):
 
     value: Basic
     ulp: Rational | None
+    scale: Rational = Rational(1)  # the power of ten scientific notation writes it at
 
 
 def is_number(expr: object) -> bool:
@@ -65,9 +66,34 @@ def readings(expr: Basic) -> list[Reading]:
                                                inner.ulp / 100 if inner.ulp else None))]
     if isinstance(expr, Float):
         return [Reading(exact_decimal(expr), _ulp(expr))]
+    scientific = _scientific(expr)
+    if scientific is not None:  # `2.3148 \\times 10^{-3}`: the digits it shows, scaled
+        mantissa, scale = scientific
+        return [Reading(exact_decimal(mantissa) * scale, _ulp(mantissa) * scale, scale)]
     if expr.has(Float):  # decimals inside an expression: exact, no single stated precision
         return [Reading(expr.xreplace({f: exact_decimal(f) for f in expr.atoms(Float)}), None)]
     return [Reading(expr, None)]
+
+
+def _scientific(expr: Basic) -> tuple[Float, Rational] | None:
+    """A decimal times a power of ten, as (decimal, power); None for anything else."""
+    if not isinstance(expr, Mul) or len(expr.args) != 2:
+        return None
+    mantissa, scale = expr.args
+    if not isinstance(mantissa, Float):
+        return None
+    if isinstance(scale, Pow) and scale.base == 10 and isinstance(scale.exp, Integer):
+        return mantissa, Rational(10) ** int(scale.exp)
+    if isinstance(scale, Rational) and scale > 0 and _is_power_of_ten(scale):
+        return mantissa, scale
+    return None
+
+
+def _is_power_of_ten(value: Rational) -> bool:
+    number = value.p if value.q == 1 else value.q
+    if value.p != 1 and value.q != 1:
+        return False
+    return str(number).rstrip("0") == "1"
 
 
 def exact_decimal(value: Float | float) -> Rational:
@@ -104,8 +130,9 @@ def _agree(gold: Reading, pred: Reading, options: MathOptions) -> bool:
     # A decimal answer must be the reference rounded to the digits it shows, and agree with an
     # exact reference to six decimal places as math-verify rounds.
     ulp = pred.ulp if pred.ulp is not None else gold.ulp
+    scale = pred.scale if pred.ulp is not None else gold.scale  # six places of its mantissa
     return (bool(difference <= ulp / 2 * (1 + _RELATIVE_SLACK))
-            and _rounded(exact_gold) == _rounded(exact_pred))
+            and _rounded(exact_gold / scale) == _rounded(exact_pred / scale))
 
 
 def _evaluate(value: Basic) -> Basic | None:

@@ -20,7 +20,8 @@ from latex2sympy2_extended.latex2sympy2 import (
     normalize_latex,
 )
 from math_verify.grader import should_treat_as_complex
-from sympy import Basic, Float, Integer
+from sympy import And, Basic, Float, Integer
+from sympy.core.relational import Relational
 
 from verifier.math import setbuilder
 
@@ -33,6 +34,8 @@ MIN_DECIMAL_DIGITS = 15
 # drops units.
 _NORMALIZATION = NormalizationConfig(basic_latex=True, units=False, malformed_operators=True,
                                      nits=False, boxed="none", equations=False)
+# Conditions that all hold, as `normalize` joins them (`x \\ge 2 \\land x < 5`).
+_LAND = "\\land"
 _EQUALS = re.compile(r"(?<!\\|<|!|>)=")
 # A letter with a subscript (`x_1`, `a_{37}`, `F_{n-k-1}`): one name. Written as latex2sympy's
 # `\variable{…}` it is one token; as `x_{1}` the grammar needs ANTLR's full-context prediction,
@@ -49,13 +52,25 @@ def parse_latex(text: str) -> Any:
     `a = b = 5` that the grammar rejects as a whole is read as its last part, as math-verify does;
     set-builder notation is read as the set it describes (`setbuilder.py`).
     """
-    latex = _prepared(setbuilder.expand(text, _condition))
+    latex = setbuilder.expand(text, _condition)
+    if _LAND in latex:
+        return _conjunction(latex)
+    latex = _prepared(latex)
     for candidate in dict.fromkeys((latex, _last_equation(latex))):
         try:
             return latex_to_sympy(candidate)
         except Exception:  # latex2sympy raises bare Exceptions: not parseable math
             continue
     return None
+
+
+def _conjunction(latex: str) -> Any:
+    """`x \\ge 2 \\land x < 5`: the relations that all hold, as one (None unless each part is
+    a relation)."""
+    parts = [_condition(part) for part in latex.split(_LAND)]
+    if not all(isinstance(part, Relational) for part in parts):
+        return None
+    return And(*parts)
 
 
 def _prepared(text: str) -> str:

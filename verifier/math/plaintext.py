@@ -27,7 +27,7 @@ _GROUP_TOKEN = re.compile(
 _GROUPS = {"sqrt": ("\\sqrt{", "}"), "cbrt": ("\\sqrt[3]{", "}"), "exp": ("e^{", "}"),
            "abs": ("|", "|"), "^": ("^{", "}"), "(": ("(", ")")}
 # `x**2`, `(1+x)**-1`: a power between operands (a bold `**73**` in Markdown is none).
-_PYTHON_POWER = re.compile(r"(?<=[\w)\]}])\*\*\s*(?=[\w(\-])")
+_PYTHON_POWER = re.compile(r"(?<=[\w)\]}])\*\*[ \t]*(?=[\w(\-])")
 _CONSTANTS = {"pi": "\\pi ", "infinity": "\\infty ", "inf": "\\infty ", "oo": "\\infty "}
 
 

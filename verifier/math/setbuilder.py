@@ -42,14 +42,21 @@ from verifier.math.shape import split_top_level
 MAX_POINTS = 64
 MAX_GROUPS = 8
 
+# Spacing a head may hold (`\\{x\\,|\\,x>5\\}`): whitespace and LaTeX's spacing commands.
+_GAP = r"(?:\s|\\[,;! ]|\\q?quad\b)*"
 _HEAD = re.compile(
-    r"\s*(?P<variable>[A-Za-z])\s*(?:\\in\s*(?P<domain>\\mathbb\s*\{?\s*[RZNQ]\s*\}?|"
-    r"\\(?:mathbf|text|mathrm)\s*\{\s*[RZNQ]\s*\}|[RZNQ]))?\s*(?:\\mid\b|\\vert\b|\||:|\\colon\b)")
-_OR = re.compile(r"\s*(?:\\text\s*\{\s*or\s*\}|(?<![A-Za-z\\])or(?![A-Za-z])|\\lor\b|\\vee\b)\s*",
-                 re.IGNORECASE)
-_AND = re.compile(r"\s*(?:\\text\s*\{\s*and\s*\}|(?<![A-Za-z\\])and(?![A-Za-z])|\\land\b|"
-                  r"\\wedge\b)\s*", re.IGNORECASE)
+    _GAP + r"(?P<variable>[A-Za-z])" + _GAP + r"(?:\\in\s*(?P<domain>\\mathbb\s*\{?\s*[RZNQ]\s*\}?|"
+    r"\\(?:mathbf|text|mathrm)\s*\{\s*[RZNQ]\s*\}|[RZNQ]))?" + _GAP
+    + r"(?:\\mid\b|\\vert\b|\||:|\\colon\b)" + _GAP)
+# "or" and "and" between conditions, in words (English or Chinese) or as logic symbols.
+_OR = re.compile(r"\s*(?:\\text\s*\{\s*(?:or|\u6216)\s*\}|(?<![A-Za-z\\])or(?![A-Za-z])|\u6216|"
+                 r"\\lor\b|\\vee\b)\s*", re.IGNORECASE)
+_AND = re.compile(r"\s*(?:\\text\s*\{\s*(?:and|\u4e14)\s*\}|(?<![A-Za-z\\])and(?![A-Za-z])|\u4e14|"
+                  r"\\land\b|\\wedge\b)\s*", re.IGNORECASE)
 _DOMAINS = {"R": Reals, "Z": Integers, "N": Naturals, "Q": Reals}
+# A condition that only names the variable's domain: `x \\in \\mathbb{R}`, `n \\in \\mathbb{Z}`.
+_MEMBERSHIP = re.compile(
+    r"(?P<variable>[A-Za-z])\s*\\in\s*(?:\\mathbb|\\mathbf)?\s*\{?\s*(?P<letter>[RZNQ])\s*\}?")
 
 
 def groups(text: str) -> list[tuple[int, int, re.Match[str]]]:
@@ -96,7 +103,12 @@ def expand(text: str, parse: Callable[[str], Any]) -> str:
         return text
     pieces, position = [], 0
     for start, end, head in groups(text):
-        written = _written(text[head.end():end - 2], head, parse)
+        try:
+            written = _written(text[head.end():end - 2], head, parse)
+        except MemoryError:
+            raise
+        except Exception:  # sympy cannot solve it (NotImplementedError, TypeError, …)
+            written = None
         if written is not None:
             pieces.append(text[position:start])
             pieces.append(written)
@@ -111,19 +123,24 @@ def _domain_letter(domain: str | None) -> str | None:
 
 def _written(condition: str, head: re.Match[str], parse: Callable[[str], Any]) -> str | None:
     variable = head["variable"]
+    domain = _DOMAINS.get(_domain_letter(head["domain"]) or "R", Reals)
     alternatives = []
     for alternative in condition.split("\\lor"):
         parts = []
         for part in alternative.split("\\land"):
+            membership = _MEMBERSHIP.fullmatch(part.strip())
+            if membership is not None and membership["variable"] == variable:
+                domain = _DOMAINS[membership["letter"]]  # `x \\in \\mathbb{Z}` among the conditions
+                continue
             relation = parse(part.strip())
             if not isinstance(relation, Relational) and not _is_and(relation):
                 return None
             if {s.name for s in relation.free_symbols} != {variable}:
                 return None
             parts.append(relation.as_set())
-        alternatives.append(Intersection(*parts) if len(parts) > 1 else parts[0])
-    described = Union(*alternatives)
-    domain = _DOMAINS.get(_domain_letter(head["domain"]) or "R", Reals)
+        if parts:
+            alternatives.append(Intersection(*parts) if len(parts) > 1 else parts[0])
+    described = Union(*alternatives) if alternatives else Reals
     if domain is not Reals:
         described = Intersection(described, domain)
     return _as_latex(described)

@@ -15,7 +15,7 @@ NUMBER = re.compile(
     r"(?<![\w.])\d+(?:\.\d+)?\s*\^\\circ\s*\d+(?:\.\d+)?\s*'(?:\s*\d+(?:\.\d+)?\s*'')?|"
     r"(?<![\w.,\\])-?(?:\d+(?:\.\d+)?\s*(?:\*|\\cdot)?\s*)?\\(?:pi(?![A-Za-z])|sqrt\s*\{?\d+\}?)"
     r"(?:\s*/\s*\d+)?|"
-    r"-?\\[dtc]?frac\{-?\d+\}\{-?\d+\}|"
+    r"-?\\[dtc]?frac(?:\{-?\d+\}\{-?\d+\}|\d\d)|"
     r"(?<![\w.,])-?\d+(?:\.\d+)?\s*(?:\\times|\\cdot|\*)\s*10\^\{?[-+]?\d+\}?|"
     r"(?<![\w.,^_])-?\d+(?:\.\d+)?\^(?:\{-?\d+(?:\.\d+)?\}|\d)|"
     r"(?<![\w.,^_])(?<!\^\{)"
@@ -25,7 +25,7 @@ NUMBER = re.compile(
 
 # A list in prose before the last number: "2, 3, and", "x = 1 and", "3 cm and".
 MAX_RUN_CHARS = 200
-_RUN_NUMBER = r"-?(?:\d+(?:\.\d+)?(?:\s*/\s*\d+)?|\\[dt]?frac\{-?\d+\}\{\d+\})"
+_RUN_NUMBER = r"-?(?:\d+(?:\.\d+)?(?:\s*/\s*\d+)?|\\[dt]?frac(?:\{-?\d+\}\{\d+\}|\d\d))"
 _RUN_LABEL = r"(?:[A-Za-z](?:_\{?\w+\}?)?\s*=\s*)"
 _RUN_SEPARATOR = r"(?:\s*,\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+)"
 _RUN_ITEM = re.compile(

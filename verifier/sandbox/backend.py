@@ -242,5 +242,9 @@ class SandboxBackend(Protocol):
     def run(self, request: RunRequest) -> RunOutcome:
         """Run one program; never raises for the program's behaviour, only reports it."""
 
+    def bytecode_magic(self) -> str | None:
+        """The bytecode magic number (hex) of the interpreter warm Python runs use, as the
+        running jail announced it; None before it runs or if it did not say."""
+
     def close(self) -> None:
         """Tear the jail down; a later `run` may start a fresh one."""

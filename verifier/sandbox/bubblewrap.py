@@ -219,6 +219,7 @@ class SupervisorClient:
             self.close()
             raise SandboxUnavailable(f"the jail did not start: {exc}: {detail}") from exc
         self.python_version = hello.get("python")
+        self.bytecode_magic: str | None = hello.get("bytecode_magic")
 
     def stderr_text(self) -> str:
         self._stderr.seek(0)
@@ -263,6 +264,10 @@ class BubblewrapBackend:
     def tools(self) -> dict[str, str]:
         return {name: tool.jail_path
                 for name, tool in discover_tools(self.settings.python).items()}
+
+    def bytecode_magic(self) -> str | None:
+        client = self._client
+        return client.bytecode_magic if client is not None else None
 
     def _jail(self) -> SupervisorClient:
         if self._client is not None and not self._client.alive():

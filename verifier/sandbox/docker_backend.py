@@ -186,6 +186,7 @@ class ContainerJail:
             self.tools: dict[str, str] = announced["tools"]
             hello, _ = protocol.read_message(self._stdout_r, STARTUP_TIMEOUT_S)
             self.python_version = hello.get("python")
+            self.bytecode_magic: str | None = hello.get("bytecode_magic")
             init_pid = api.inspect_container(self.container_id)["State"]["Pid"]
             self.cgroup = container_cgroup(init_pid) if settings.cgroup else None
         except (protocol.ProtocolError, OSError, KeyError, DockerException) as exc:
@@ -313,6 +314,10 @@ class DockerBackend:
                 return {}
             return {tool: jail.tools[tool] for group, jail in self._jails.items()
                     for tool in GROUP_TOOLS[group] if tool in jail.tools}
+
+    def bytecode_magic(self) -> str | None:
+        jail = self._jails.get("python")
+        return jail.bytecode_magic if jail is not None else None
 
     def _group_for(self, request: RunRequest) -> str:
         if request.artefact is not None:

@@ -21,6 +21,7 @@ from typing import Any
 from rl_client.schemas import Limits
 from rl_client.tool_schemas import CommandRunResult, CommandRunStatus, RunCodeResponse, RunStatus
 from verifier.code import process_settings, sandbox
+from verifier.code.bytecode import jail_bytecode
 from verifier.code.languages import MIB, Language, find_language, language_env
 from verifier.code.runner import COMPILE_MEMORY_MB, compile_limits, run_limits
 from verifier.config import Settings
@@ -56,6 +57,20 @@ def sandbox_error(message: str, **results: CommandRunResult) -> dict[str, Any]:
     failed = CommandRunResult(status=CommandRunStatus.Error, stderr=message)
     return RunCodeResponse(status=RunStatus.SandboxError, message=message,
                            **{"run_result": failed, **results}).model_dump(mode="json")
+
+
+def fetched_files(files: dict[str, bytes], sizes: Any, limit: int) -> tuple[dict[str, str], str]:
+    """The files a run fetched (`files`, cut where the jail's `limit` for all of them together
+    ran out) that came back whole, as base64, and what says which did not ("" when all did):
+    `sizes` are their full sizes, as the jail reported them."""
+    sizes = sizes if isinstance(sizes, dict) else {}
+    whole = {path: base64.b64encode(data).decode() for path, data in files.items()
+             if len(data) == sizes.get(path)}
+    cut = [f"{path} ({size} bytes)" for path, size in sizes.items() if path not in whole]
+    if not cut:
+        return whole, ""
+    return whole, (f"fetch_files: not returned, over the limit of {limit} bytes for the files "
+                   f"of one run together (VERIFIER_OUTPUT_LIMIT_MB): {', '.join(cut)}")
 
 
 def _program(job: dict[str, Any], language: Language) -> str:
@@ -111,8 +126,13 @@ def _run(job: dict[str, Any], backend: SandboxBackend, settings: Settings) -> di
                          job["run_timeout"], output_bytes)
     payload = None
     if python:  # the harness runs it as `python solution.py` would (warm: in a fork)
-        payload = b"stdio\n" + json.dumps({"code": code, "nonce": secrets.token_hex(16),
-                                           "script_path": True}).encode()
+        payload = b"stdio\n" + json.dumps({
+            "code": code, "nonce": secrets.token_hex(16), "script_path": True,
+            "bytecode": jail_bytecode(code, backend.bytecode_magic())}).encode()
+    if artefact:  # the compiled program replaced what was there (`main`, `classes/`)
+        files = {path: data for path, data in files.items()
+                 if not any(path == kept or path.startswith(f"{kept}/")
+                            for kept in language.artefacts)}
     request = RunRequest(
         argv=argv, limits=limits, stdin=(job["stdin"] or "").encode(),
         files=files if artefact or python else {**files, source: code.encode()},
@@ -128,15 +148,16 @@ def _run(job: dict[str, Any], backend: SandboxBackend, settings: Settings) -> di
         return sandbox_error(f"the sandbox failed: {outcome.error or 'artefact missing'}",
                               **({"compile_result": compiled} if compiled else {}))
     ran = command_result(outcome)
+    fetched, left_out = fetched_files(outcome.files, outcome.file_sizes, output_bytes)
     message = ""
     if outcome.output_exceeded:
         message = (f"the output was over the limit of {output_bytes} bytes "
                    "(VERIFIER_OUTPUT_LIMIT_MB): the program was stopped")
     elif outcome.oom_killed:
         message = f"the program was killed at its memory limit of {memory_mb} MB"
+    elif left_out:
+        message = left_out
     succeeded = ran.status is CommandRunStatus.Finished and ran.return_code == 0 and not message
-    fetched = {path: base64.b64encode(outcome.files[path]).decode()
-               for path in job["fetch_files"] if path in outcome.files}
     return RunCodeResponse(status=RunStatus.Success if succeeded else RunStatus.Failed,
                            message=message, compile_result=compiled, run_result=ran,
                            files=fetched).model_dump(mode="json")

@@ -26,6 +26,7 @@ from rl_client.tool_schemas import (
     RunStatus,
     SessionRun,
     SessionStatus,
+    directory_clash,
 )
 from verifier import metrics
 from verifier.budget import RUN_SLACK_S
@@ -81,6 +82,10 @@ class ToolService:
                                  f"+ {run_s:g} s, over the server's budget of "
                                  f"{settings.max_item_time_s:g} s per item "
                                  "(VERIFIER_MAX_ITEM_TIME_S)")
+        if language.name != "python":  # its source is a file of the work directory
+            clash = directory_clash(list(request.files), language.source_name(request.code))
+            if clash:
+                raise InvalidRequest("files", f"{clash} (the program's source)")
         memory = settings.run_code_memory_mb if request.memory_limit_MB == -1 \
             else request.memory_limit_MB
         job = {"language": language.name, "code": request.code, "stdin": request.stdin or "",

@@ -41,6 +41,7 @@ from verifier.sandbox.bubblewrap import REPLY_GRACE_S
 from verifier.sandbox.factory import backend_configuration
 from verifier.sandbox.protocol import ProtocolError
 from verifier.sandbox.session_jail import SessionJail
+from verifier.tools.run_code import fetched_files
 
 log = logging.getLogger(__name__)
 
@@ -253,14 +254,17 @@ class SessionHost:
         if oom and reply.get("restarted"):
             status = SessionStatus.memory_limit
         error = reply.get("exception")
+        files, left_out = fetched_files({name[len("file:"):]: data for name, data in parts.items()
+                                         if name.startswith("file:")}, reply.get("files"),
+                                        self._output_bytes)
         return SessionRun(
             status=status, restarted=bool(reply.get("restarted")),
             stdout=parts.get("stdout", b"").decode(errors="replace"),
-            stderr=parts.get("stderr", b"").decode(errors="replace") + reply.get("note", ""),
+            stderr=parts.get("stderr", b"").decode(errors="replace") + reply.get("note", "")
+            + (f"{left_out}\n" if left_out else ""),
             result=parts["result"].decode(errors="replace") if "result" in parts else None,
             error=SessionError.model_validate(error) if isinstance(error, dict) else None,
-            files={name[len("file:"):]: base64.b64encode(data).decode()
-                   for name, data in parts.items() if name.startswith("file:")})
+            files=files)
 
     def _replace_jail(self, session: _Session, why: str) -> SessionRun:
         """After the jail itself failed: a new one for the session (it goes on empty)."""

@@ -18,16 +18,23 @@ from verifier.code.dialects.bash import BashDialect
 from verifier.code.dialects.c import CDialect
 from verifier.code.dialects.core import CallsPlan, Dialect, NotPlainCalls
 from verifier.code.dialects.cpp import CppDialect
+from verifier.code.dialects.d import DDialect
+from verifier.code.dialects.haskell import HaskellDialect
+from verifier.code.dialects.javascript import JavaScriptDialect, TypeScriptDialect
 from verifier.code.dialects.lua import LuaDialect
+from verifier.code.dialects.ocaml import OCamlDialect
 from verifier.code.dialects.perl import PerlDialect
 from verifier.code.dialects.php import PhpDialect
 from verifier.code.dialects.r import RDialect
+from verifier.code.dialects.racket import RacketDialect
 from verifier.code.dialects.ruby import RubyDialect
+from verifier.code.dialects.rust import RustDialect
 from verifier.lru import LRU
 
 DIALECTS: dict[str, Dialect] = {dialect.language: dialect for dialect in (
-    CDialect(), CppDialect(), LuaDialect(), PhpDialect(), PerlDialect(), RubyDialect(),
-    RDialect(), BashDialect(),
+    BashDialect(), CDialect(), CppDialect(), DDialect(), HaskellDialect(), JavaScriptDialect(),
+    LuaDialect(), OCamlDialect(), PerlDialect(), PhpDialect(), RacketDialect(), RDialect(),
+    RubyDialect(), RustDialect(), TypeScriptDialect(),
 )}
 
 # Plans of the tests seen lately: a dataset's tests come back once per sample of their problem.

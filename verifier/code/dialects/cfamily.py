@@ -17,13 +17,15 @@ where CALL is `f(ARGS)` with every argument a literal or such a variable, and K 
 Anything else (loops, other statements, other helpers, other macros) is not plain calls.
 
 The driver (after the solution) undefines every name it uses, so a solution's macros cannot
-break it (`#define int long long`), then makes the calls in order and writes each value
-(`record`), as soon as it returns, on fd 3.
+break it (`#define int long long`), then makes the calls in order, records each value
+(`record`) and writes the records on fd 3 (`finish`).
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,7 +47,17 @@ from verifier.code.dialects.core import (
     Site,
     sites_within_bounds,
 )
-from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top, tokenize
+from verifier.code.dialects.lexer import (
+    Token,
+    closing,
+    depth_at,
+    is_punct,
+    source_of,
+    split_top,
+    token_at,
+    tokenize,
+    unwrapped,
+)
 from verifier.code.dialects.values import Map, Opaque, SetOf, Some
 
 _ABS = {"abs": "", "fabs": "", "fabsf": "", "fabsl": "", "llabs": "", "labs": ""}
@@ -97,7 +109,15 @@ class CFamilyDialect(Dialect):
     cpp: bool
     prelude: str
     record: str
-    prelude_names: frozenset[str]
+    finish: str  # the statement that writes out what the records left in their buffer
+
+    @functools.cached_property
+    def prelude_names(self) -> frozenset[str]:
+        """Every name the driver's own code uses, undefined before it: all but the compiler's
+        own (`__x86_64__`, `defined`)."""
+        return frozenset(t.text for t in tokenize(self.prelude + "int main() { return 0; }")
+                         if t.kind == "name" and t.text != "defined"
+                         and not re.fullmatch(r"__\w+__", t.text))
 
     def comparator(self, tokens: list[Token], name: str, parameters: tuple[str, str],
                    types: tuple[Any, Any]) -> Comparator | None:
@@ -133,7 +153,8 @@ class CFamilyDialect(Dialect):
             raise NotPlainCalls("no main")
         lines, sites = self._main(tests, main, comparators)
         driver = "\n".join([*(f"#undef {name}" for name in sorted(self.prelude_names)),
-                            self.prelude, *header, "int main() {", *lines, "return 0;", "}", ""])
+                            self.prelude, *header, "int main() {", *lines, self.finish,
+                            "return 0;", "}", ""])
         return CallsPlan(sites_within_bounds(sites), driver)
 
     def _directive(self, token: Token) -> list[str]:
@@ -204,7 +225,7 @@ class CFamilyDialect(Dialect):
                         not is_punct(t, ";") for t in body[position:]):
                     raise NotPlainCalls(f"line {head.line}: a return before the end")
             elif head.kind == "name" and head.text == "assert" and is_punct(
-                    _at(statement, 1), "(") and closing(statement, 1) == len(statement) - 1:
+                    token_at(statement, 1), "(") and closing(statement, 1) == len(statement) - 1:
                 site = self._site(tests, statement[2:-1], head.line, scope, comparators)
                 lines.append(self.record.format(site=len(sites), call=site.call))
                 sites.append(site)
@@ -230,9 +251,9 @@ class CFamilyDialect(Dialect):
                 name in comparators):
             raise NotPlainCalls(f"line {head.line}: {name!r} bound twice")
         rest = statement[at + 1:]
-        if is_punct(_at(rest, 0), "{"):
+        if is_punct(token_at(rest, 0), "{"):
             initial = rest
-        elif is_punct(_at(rest, 0), "=") and len(rest) > 1:
+        elif is_punct(token_at(rest, 0), "=") and len(rest) > 1:
             initial = rest[1:]
         else:
             raise NotPlainCalls(f"line {head.line}: a declaration without a literal")
@@ -252,16 +273,16 @@ class CFamilyDialect(Dialect):
 
     def _site(self, tests: str, tokens: list[Token], line: int, scope: _Scope,
               comparators: dict[str, Comparator]) -> Site:
-        tokens = _unwrapped(tokens)
+        tokens = unwrapped(tokens)
         if not tokens:
             raise NotPlainCalls(f"line {line}: an empty assert")
         negated = is_punct(tokens[0], "!") or tokens[0].text == "not"
-        operand = _unwrapped(tokens[1:]) if negated else tokens
+        operand = unwrapped(tokens[1:]) if negated else tokens
         if (found := self._strcmp(tests, operand, scope)) is not None:
             call, expected = found
             return Site(line, call, Check("equal", expected, negated=not negated))
         comparisons = [i for i, t in enumerate(tokens) if is_punct(t, "==", "!=")
-                       and _depth(tokens, i) == 0]
+                       and depth_at(tokens, i) == 0]
         if negated:
             return Site(line, self._call(tests, operand, scope, comparators),
                         Check("truth", negated=True))
@@ -270,7 +291,7 @@ class CFamilyDialect(Dialect):
         if comparisons:
             return self._comparison(tests, tokens, comparisons[0], line, scope, comparators)
         head = tokens[0]
-        if head.text in comparators and is_punct(_at(tokens, 1), "(") and closing(
+        if head.text in comparators and is_punct(token_at(tokens, 1), "(") and closing(
                 tokens, 1) == len(tokens) - 1:
             return self._compared(tests, tokens[2:-1], comparators[head.text], line, scope,
                                   comparators)
@@ -280,7 +301,7 @@ class CFamilyDialect(Dialect):
 
     def _comparison(self, tests: str, tokens: list[Token], at: int, line: int, scope: _Scope,
                     comparators: dict[str, Comparator]) -> Site:
-        left, right = _unwrapped(tokens[:at]), _unwrapped(tokens[at + 1:])
+        left, right = unwrapped(tokens[:at]), unwrapped(tokens[at + 1:])
         negated = tokens[at].text == "!="
         if (found := self._strcmp(tests, left, scope)) is not None and self._expected(
                 right, scope) == 0:
@@ -306,7 +327,7 @@ class CFamilyDialect(Dialect):
                comparators: dict[str, Comparator]) -> Site | None:
         """`abs(CALL - K) < T` and its variants, or None."""
         for index, token in enumerate(tokens):
-            if is_punct(token, "<", "<=", ">", ">=") and _depth(tokens, index) == 0:
+            if is_punct(token, "<", "<=", ">", ">=") and depth_at(tokens, index) == 0:
                 left, right = tokens[:index], tokens[index + 1:]
                 if token.text in (">", ">="):
                     left, right = right, left
@@ -326,9 +347,9 @@ class CFamilyDialect(Dialect):
     def _absolute(self, tokens: list[Token]) -> tuple[str, list[Token]] | None:
         """`abs(X)` (fabs, std::abs...): how the dialect computes it, and X's tokens."""
         start = 2 if tokens[:2] and tokens[0].text == "std" and is_punct(
-            _at(tokens, 1), "::") else 0
-        head = _at(tokens, start)
-        if head is None or head.text not in _ABS or not is_punct(_at(tokens, start + 1), "("):
+            token_at(tokens, 1), "::") else 0
+        head = token_at(tokens, start)
+        if head is None or head.text not in _ABS or not is_punct(token_at(tokens, start + 1), "("):
             return None
         if closing(tokens, start + 1) != len(tokens) - 1:
             return None
@@ -338,9 +359,9 @@ class CFamilyDialect(Dialect):
     def _difference(self, tests: str, tokens: list[Token], scope: _Scope,
                     comparators: dict[str, Comparator], line: int) -> tuple[str, float]:
         """X - K, X + K or K - X inside abs: the call, and the K it is compared with."""
-        tokens = _unwrapped(tokens)
+        tokens = unwrapped(tokens)
         for index, token in enumerate(tokens):
-            if not is_punct(token, "-", "+") or index == 0 or _depth(tokens, index):
+            if not is_punct(token, "-", "+") or index == 0 or depth_at(tokens, index):
                 continue
             left, right = tokens[:index], tokens[index + 1:]
             for call_side, literal_side, sign in ((left, right, token.text == "+"),
@@ -360,7 +381,7 @@ class CFamilyDialect(Dialect):
     def _strcmp(self, tests: str, tokens: list[Token], scope: _Scope
                 ) -> tuple[str, bytes] | None:
         """`strcmp(CALL, "s")` (either order): the call and the expected bytes, or None."""
-        if not (tokens and tokens[0].text == "strcmp" and is_punct(_at(tokens, 1), "(")
+        if not (tokens and tokens[0].text == "strcmp" and is_punct(token_at(tokens, 1), "(")
                 and closing(tokens, 1) == len(tokens) - 1):
             return None
         parts = split_top(tokens[2:-1], ",")
@@ -379,7 +400,7 @@ class CFamilyDialect(Dialect):
                 literal = self._literal(literal_side, scope)
             except NotPlainCalls:
                 continue
-            return self._call(tests, _unwrapped(call_side), scope, comparators), literal
+            return self._call(tests, unwrapped(call_side), scope, comparators), literal
         raise NotPlainCalls(f"line {line}: no literal to compare with")
 
     def _literal(self, tokens: list[Token], scope: _Scope) -> Typed:
@@ -393,13 +414,14 @@ class CFamilyDialect(Dialect):
     def _call(self, tests: str, tokens: list[Token], scope: _Scope,
               comparators: dict[str, Comparator]) -> str:
         """The source of `f(ARGS)`, every argument a literal or a variable of the tests."""
-        tokens = _unwrapped(tokens)
+        tokens = unwrapped(tokens)
         position = 0
-        while (is_punct(_at(tokens, position + 1), "::") and _at(tokens, position) is not None
+        while (is_punct(token_at(tokens, position + 1), "::")
                and tokens[position].kind == "name"):
             position += 2
-        callee = _at(tokens, position)
-        if (callee is None or callee.kind != "name" or not is_punct(_at(tokens, position + 1), "(")
+        callee = token_at(tokens, position)
+        if (callee is None or callee.kind != "name"
+                or not is_punct(token_at(tokens, position + 1), "(")
                 or closing(tokens, position + 1) != len(tokens) - 1):
             raise NotPlainCalls("not a call")
         if (callee.text in scope.variables or callee.text in scope.opaque
@@ -457,7 +479,7 @@ class CFamilyDialect(Dialect):
         rewritten, last = [], 0
         for index, token in enumerate(tokens):
             if token.kind == "name" and token.text == "assert" and is_punct(
-                    _at(tokens, index + 1), "("):
+                    token_at(tokens, index + 1), "("):
                 rewritten += [tests[last:token.start], check]
                 last = token.end
         rewritten.append(tests[last:])
@@ -511,11 +533,6 @@ _GUARD_NAMES = frozenset({"__asm__", "volatile", "static", "long", "int", "char"
                           "condition", "x0", "x1", "x2", "x8", "a", "b", "c"})
 
 
-def names_of(code: str) -> frozenset[str]:
-    """Every name in `code`, those in its directives too: what a driver undefines first."""
-    return frozenset(t.text for t in tokenize(code) if t.kind == "name")
-
-
 def _statement_end(tokens: list[Token], position: int) -> int:
     """The index of the `;` ending the statement at `position` (brackets skipped)."""
     while position < len(tokens):
@@ -529,27 +546,6 @@ def _statement_end(tokens: list[Token], position: int) -> int:
             break
         position += 1
     raise NotPlainCalls("a statement without its semicolon")
-
-
-def _depth(tokens: list[Token], index: int) -> int:
-    depth = 0
-    for token in tokens[:index]:
-        if is_punct(token, "(", "[", "{"):
-            depth += 1
-        elif is_punct(token, ")", "]", "}"):
-            depth -= 1
-    return depth
-
-
-def _unwrapped(tokens: list[Token]) -> list[Token]:
-    """Without the parentheses around the whole of it."""
-    while len(tokens) >= 2 and is_punct(tokens[0], "(") and closing(tokens, 0) == len(tokens) - 1:
-        tokens = tokens[1:-1]
-    return tokens
-
-
-def _at(tokens: list[Token], position: int) -> Token | None:
-    return tokens[position] if 0 <= position < len(tokens) else None
 
 
 def _number(value: Any) -> bool:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from verifier.code.dialects.core import MAX_NESTING, NotPlainCalls
-from verifier.code.dialects.lexer import Token, closing, is_punct, split_top
+from verifier.code.dialects.lexer import Token, closing, is_punct, split_top, token_at
 from verifier.code.dialects.values import Map, SetOf, Some
 
 INTEGER_WORDS = frozenset({
@@ -80,17 +80,17 @@ def parse_type(tokens: list[Token], at: int, depth: int = 0) -> tuple[CType, int
             not words or {tokens[position].text, words[-1]} <= INTEGER_WORDS | {"double"}):
         words.append(tokens[position].text)
         position += 1
-        if words[-1] in ("std", "boost") and is_punct(_at(tokens, position), "::"):
+        if words[-1] in ("std", "boost") and is_punct(token_at(tokens, position), "::"):
             words.pop()
             position += 1
     if not words:
         return None
     name = words[-1]
     args: list[CType] = []
-    if is_punct(_at(tokens, position), "<") and name in _CONTAINERS:
+    if is_punct(token_at(tokens, position), "<") and name in _CONTAINERS:
         position += 1
         while True:
-            if _at(tokens, position) is not None and tokens[position].kind == "number":
+            if token_at(tokens, position) is not None and tokens[position].kind == "number":
                 position += 1  # std::array's size
             else:
                 found = parse_type(tokens, position, depth + 1)
@@ -98,10 +98,10 @@ def parse_type(tokens: list[Token], at: int, depth: int = 0) -> tuple[CType, int
                     return None
                 args.append(found[0])
                 position = found[1]
-            if is_punct(_at(tokens, position), ","):
+            if is_punct(token_at(tokens, position), ","):
                 position += 1
                 continue
-            if not is_punct(_at(tokens, position), ">"):
+            if not is_punct(token_at(tokens, position), ">"):
                 return None
             position += 1
             break
@@ -131,10 +131,6 @@ def _named(words: list[str], name: str, args: list[CType], pointer: bool) -> CTy
     return CType("unknown", name=" ".join(words))
 
 
-def _at(tokens: list[Token], position: int) -> Token | None:
-    return tokens[position] if position < len(tokens) else None
-
-
 # --------------------------------------------------------------------------- literals
 
 
@@ -159,7 +155,7 @@ class LiteralParser:
         return found
 
     def peek(self, offset: int = 0) -> Token | None:
-        return _at(self.tokens, self.position + offset)
+        return token_at(self.tokens, self.position + offset)
 
     def take(self, text: str) -> None:
         if not is_punct(self.peek(), text):
@@ -248,7 +244,7 @@ class LiteralParser:
         return found
 
     def _operand_follows(self, position: int) -> bool:
-        token = _at(self.tokens, position)
+        token = token_at(self.tokens, position)
         return token is not None and (token.kind in ("number", "string", "char", "name")
                                       or is_punct(token, "(", "{", "-", "+"))
 
@@ -294,7 +290,7 @@ class LiteralParser:
         position = self.position
         if self.tokens[position].text == "std" and is_punct(self.peek(1), "::"):
             position += 2
-        token = _at(self.tokens, position)
+        token = token_at(self.tokens, position)
         if token is not None and token.kind == "name" and token.text == name:
             self.position = position + 1
             return True

@@ -6,7 +6,7 @@ function of the solution with literal arguments, compare what it returns with a 
 dialect recognises tests that are nothing but such checks and splits each into the call, which
 runs in the jail, and the expected value with its comparison, which stay in the worker. The
 jail then runs the solution followed by the dialect's *driver*: code that makes the calls, in
-the tests' order, and writes each returned value on the run's channel (see values.py); the
+the tests' order, and writes the returned values on the run's channel (see values.py); the
 worker compares them there (`Dialect.holds`). No expected value, no comparison and no test
 code enter the solution's process, so nothing it does there (shadowing, macros, patching,
 exiting early, forging records) earns more than returning the right values would.

@@ -124,3 +124,25 @@ def is_punct(token: Token | None, *texts: str) -> bool:
 def source_of(source: str, tokens: list[Token]) -> str:
     """The source text the tokens span, comments within included."""
     return source[tokens[0].start:tokens[-1].end] if tokens else ""
+
+
+def token_at(tokens: list[Token], position: int) -> Token | None:
+    return tokens[position] if 0 <= position < len(tokens) else None
+
+
+def depth_at(tokens: list[Token], index: int) -> int:
+    """How many brackets are open before tokens[index]."""
+    depth = 0
+    for token in tokens[:index]:
+        if is_punct(token, "(", "[", "{"):
+            depth += 1
+        elif is_punct(token, ")", "]", "}"):
+            depth -= 1
+    return depth
+
+
+def unwrapped(tokens: list[Token]) -> list[Token]:
+    """Without the parentheses around the whole of it."""
+    while len(tokens) >= 2 and is_punct(tokens[0], "(") and closing(tokens, 0) == len(tokens) - 1:
+        tokens = tokens[1:-1]
+    return tokens

@@ -1,8 +1,8 @@
 """The values a calls run records, as the worker reads and holds them: one model for every
 language, and the records' wire form.
 
-A driver writes one line per call on the run's channel (fd 3), as soon as the call returned:
-`[site, value]` in JSON, the value encoded as
+A driver writes one line per call on the run's channel (fd 3), once the calls are done (or
+its buffer is full): `[site, value]` in JSON, the value encoded as
 
     null, true, false, numbers, strings   as themselves (a float keeps a `.` or an exponent)
     ["l", ...] list     ["t", ...] tuple     ["s", ...] set     ["m", k, v, ...] map
@@ -10,11 +10,14 @@ A driver writes one line per call on the run's channel (fd 3), as soon as the ca
     ["?", v]            an optional that holds v (an empty one is null)
     ["b", hex]          bytes (a C or C++ string)
     ["i", "digits"]     an integer of a type of its own (a JavaScript BigInt)
+    ["q", "p", "q"]     an exact fraction p/q, q > 1 (a Racket rational)
+    ["f32", x]          a single-precision float (Rust's f32, Haskell's Float): x as above
     ["f", "nan" | "inf" | "-inf" | "-0"]   a float JSON cannot write
     ["u"]               undefined (JavaScript)
     ["x", "type"]       a value the driver cannot write: equal to nothing
 
-and decoded into: None, bool, int, float, str, bytes, list, tuple, and the classes below. The
+and decoded into: None, bool, int, float, str, bytes, list, tuple, Fraction, and the classes
+below. The
 expected values the dialects parse out of the tests are built of the same, so a comparison
 sees one model on both sides. Decoding is depth-bounded and raises only BadRecord.
 """
@@ -24,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 MAX_DEPTH = 100
@@ -62,6 +66,14 @@ class Some:
 @dataclass(frozen=True)
 class BigInt:
     value: int
+
+
+@dataclass(frozen=True)
+class Single:
+    """A single-precision float, where the language types a literal by what it is compared with
+    (`0.1` against a Float is the float nearest 0.1): the value, exactly, as a double."""
+
+    value: float
 
 
 @dataclass(frozen=True)
@@ -122,6 +134,17 @@ def decode(wire: Any, depth: int = 0) -> Any:
             return _SPECIAL_FLOATS[text]
         if tag == "x":
             return Opaque(text[:80])
+    if tag == "f32" and len(body) == 1:
+        single = decode(body[0], depth + 1)
+        if type(single) is int and abs(single) < 1 << 128:
+            single = float(single)
+        if type(single) is float:
+            return Single(single)
+    if tag == "q" and len(body) == 2 and all(type(part) is str and len(part) <= 5000
+                                             and part.lstrip("-").isdigit() for part in body):
+        numerator, denominator = int(body[0]), int(body[1])
+        if denominator > 1:
+            return Fraction(numerator, denominator)
     raise BadRecord(f"an unknown tag {tag[:20]!r}")
 
 

@@ -77,7 +77,7 @@ def receive(channel_fd: int, layout: list[tuple[str, int]],
             else:
                 memfds[name] = os.memfd_create(name, 0)
                 moved, failure = _move(channel_fd, memfds[name], size)
-        except OSError as exc:
+        except (OSError, ValueError) as exc:  # ValueError: a name no file can have
             failure = exc
         if failure is not None:
             error = error or f"could not place {name}: {failure}"

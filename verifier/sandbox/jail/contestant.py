@@ -13,9 +13,12 @@ The module's helpers (compiling and loading the solution, its traceback) serve t
 """
 
 from __future__ import annotations
+import __future__
 
+import binascii
 import builtins
 import linecache
+import marshal
 import os
 import sys
 import traceback
@@ -26,6 +29,7 @@ import values
 import wire
 
 SOLUTION_PATH = "/tmp/solution.py"
+SOLUTION_FLAGS = __future__.annotations.compiler_flag
 TRACE_CHARS = 8000
 _HARNESS_FILES = frozenset(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
                            for name in ("contestant.py", "wire.py", "values.py", "pyharness.py"))
@@ -127,10 +131,11 @@ class Contestant:
             return ["=", peer.encode(next(target))]
         raise TypeError(f"unknown operation {op!r}")
 
-    def _load(self, peer: wire.Peer, code: str, names: list | None) -> list:
+    def _load(self, peer: wire.Peer, code: str, names: list | None,
+              bytecode: str | None = None) -> list:
         """Run the solution as the module `solution`; answer the names the tests may use."""
         try:
-            compiled = compile_solution(code)
+            compiled = compile_solution(code, bytecode)
         except BaseException as exc:  # the solution's compile error, reported as such
             return ["C", *compile_error(exc)]
         space = solution_module().__dict__
@@ -140,11 +145,20 @@ class Contestant:
                       if type(name) is str and name in space}]
 
 
-def compile_solution(code: str) -> types.CodeType:
+def compile_solution(code: str, bytecode: str | None = None) -> types.CodeType:
+    """The solution's code object: `bytecode`, when the worker compiled it for this interpreter
+    (verifier/code/bytecode.py: the same source, flags and file name, as marshal data in
+    base64), else compiled here. Its annotations are not evaluated (SOLUTION_FLAGS: what
+    solutions have always been compiled with here, so `List[int]` without an import passes,
+    as on LeetCode)."""
     # The solution is not a file in the jail (a run that writes nothing leaves the work
     # directory as new); tracebacks still quote its lines, from here.
     linecache.cache[SOLUTION_PATH] = (len(code), None, code.splitlines(True), SOLUTION_PATH)
-    return compile(code, SOLUTION_PATH, "exec")
+    if bytecode:
+        compiled = marshal.loads(binascii.a2b_base64(bytecode))
+        if type(compiled) is types.CodeType:
+            return compiled
+    return compile(code, SOLUTION_PATH, "exec", flags=SOLUTION_FLAGS, dont_inherit=True)
 
 
 def compile_error(exc: BaseException) -> tuple[str, str]:

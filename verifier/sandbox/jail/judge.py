@@ -217,7 +217,8 @@ class _Run:
 
     def load(self, names: list | None) -> dict | None:
         """The solution runs in the contestant; its name table, or None on a compile error."""
-        reply = self.peer.request("load", self.payload["code"], names)
+        reply = self.peer.request("load", self.payload["code"], names,
+                                  self.payload.get("bytecode"))
         if reply[0] == "C" and len(reply) == 3:
             os.write(2, str(reply[2])[-TRACE_CHARS:].encode(errors="replace"))
             self.record(compile_error=str(reply[1])[:1000])

@@ -26,6 +26,7 @@ import types
 import interpreter
 
 CHANNEL_FD = 3
+TRACE_LINES, TRACE_LINE_CHARS = 200, 4096  # of an exception's description in the answer
 _KERNEL_FILES = frozenset({os.path.abspath(__file__)})
 
 
@@ -46,11 +47,12 @@ def serve() -> None:
         code = _read_all(code_fd).decode("utf-8", errors="replace")
         os.close(code_fd)
         _use_stdin(stdin_fd)
-        answer = run_cell(code, main.__dict__, message["cell"], int(message["result_chars"]))
+        answer = run_cell(code, main.__dict__, message["cell"], int(message["result_bytes"]))
         if os.getpid() != own_pid:  # a fork the cell made, back from the cell's code
             os._exit(interpreter.flush_streams())
         interpreter.flush_streams()
-        channel.sendall(json.dumps({"cell": message["cell"], **answer}).encode() + b"\n")
+        channel.sendall(json.dumps({"cell": message["cell"], **answer}, ensure_ascii=False)
+                        .encode("utf-8", "replace") + b"\n")  # a lone surrogate: "?"
 
 
 def _receive(channel: socket.socket, pending: bytes) -> tuple[dict, list[int], bytes]:
@@ -83,9 +85,11 @@ def _use_stdin(fd: int) -> None:
                                                  encoding=encoding, errors="strict")
 
 
-def run_cell(code: str, namespace: dict, number: int, result_chars: int) -> dict:
+def run_cell(code: str, namespace: dict, number: int, result_bytes: int) -> dict:
     """Run one cell; its answer (see the module doc). A final expression's value is shown
-    unless it is None or the cell ends with a semicolon, and becomes `_`."""
+    unless it is None or the cell ends with a semicolon, and becomes `_`; its repr is cut at
+    `result_bytes` of UTF-8 (what no encoding carries, a `__repr__`'s lone surrogate, is
+    replaced), so the answer's JSON stays within twice that."""
     name = f"<cell-{number}>"
     linecache.cache[name] = (len(code), None, code.splitlines(True), name)
     try:
@@ -99,13 +103,15 @@ def run_cell(code: str, namespace: dict, number: int, result_chars: int) -> dict
         if value is None or code.rstrip().endswith(";"):
             return {"status": "ok"}
         namespace["_"] = value
-        return {"status": "ok", "result": repr(value)[:result_chars]}
+        shown = str.encode(repr(value), "utf-8", "replace")[:result_bytes]
+        return {"status": "ok", "result": shown.decode("utf-8", "ignore")}
     except BaseException as exc:  # SystemExit and KeyboardInterrupt too, as a notebook says
         return {"status": "error", "error": _report(exc)}
 
 
 def _report(exc: BaseException) -> dict:
-    """Print the exception as Python does, without the kernel's frames; its description."""
+    """Print the exception as Python does, without the kernel's frames; its description, each
+    part bounded (the answer carries it, and the output cap holds for stderr only)."""
     try:
         tb = exc.__traceback__
         while tb is not None and tb.tb_frame.f_code.co_filename in _KERNEL_FILES:
@@ -123,4 +129,6 @@ def _report(exc: BaseException) -> dict:
         sys.stderr.write("".join(lines))
     except BaseException:
         os.write(2, "".join(lines).encode(errors="replace"))
-    return described
+    return {"ename": described["ename"][:TRACE_LINE_CHARS],
+            "evalue": described["evalue"][:TRACE_LINE_CHARS],
+            "traceback": [line[:TRACE_LINE_CHARS] for line in lines[-TRACE_LINES:]]}

@@ -75,7 +75,8 @@ def _execute() -> None:
         mode = head[:head.index(b"\n")].decode()
         if mode == "stdio":
             payload = _read_payload(len(mode) + 1)
-            _run_stdio(payload["code"], payload["nonce"], bool(payload.get("script_path")))
+            _run_stdio(payload["code"], payload["nonce"], bool(payload.get("script_path")),
+                       payload.get("bytecode"))
         elif mode == "calls":
             _run_calls(_read_payload(len(mode) + 1))
         elif mode == "assert":
@@ -132,7 +133,7 @@ def _run_calls(payload: dict) -> None:
              for name, args, kwargs in payload["calls"]]
     records: list[dict] = []
     try:
-        solution = contestant.compile_solution(payload["code"])
+        solution = contestant.compile_solution(payload["code"], payload.get("bytecode"))
     except BaseException as exc:  # the solution's compile error, reported as such
         summary, text = contestant.compile_error(exc)
         os.write(2, text.encode(errors="replace"))
@@ -182,13 +183,14 @@ def _function(namespace: dict, name: str, methods: bool):
 # --------------------------------------------------------------------------- stdio
 
 
-def _run_stdio(code: str, nonce: str, script_path: bool = False) -> None:
+def _run_stdio(code: str, nonce: str, script_path: bool = False,
+               bytecode: str | None = None) -> None:
     """Run the solution as `__main__`; with `script_path`, its directory (the work directory)
     comes first on sys.path, as `python solution.py` puts it (a tool run's own modules)."""
     if script_path:
         sys.path.insert(0, os.path.dirname(SOLUTION_PATH))
     try:
-        solution = contestant.compile_solution(code)
+        solution = contestant.compile_solution(code, bytecode)
     except BaseException as exc:  # the solution's compile error, reported as such
         sys.__excepthook__(type(exc), exc, None)
         record = {"nonce": nonce, "compile_error": contestant.compile_error(exc)[0]}

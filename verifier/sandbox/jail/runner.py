@@ -305,21 +305,26 @@ def _become(launch: Launch, isolated_proc: bool | None) -> None:
 
 
 def collect_files(names: list[str], directory: str, cap: int, prefix: str
-             ) -> tuple[dict[str, int], list[tuple[str, int, int, int]]]:
-    """The files a run asks back (file I/O's output, a checker's result): each regular file
-    below `directory` named, up to `cap` bytes, as reply parts `file:PATH`; their full sizes."""
+                  ) -> tuple[dict[str, int], list[tuple[str, int, int, int]]]:
+    """The files a run asks back (file I/O's output, a checker's result, a tool's fetch_files):
+    each regular file below `directory` named, as reply parts `file:PATH`, `cap` bytes for all
+    of them together (a file past what is left is cut or left out: the worker compares with
+    its full size, also returned)."""
     sizes: dict[str, int] = {}
     parts = []
-    for name in names:
+    room = cap
+    for name in dict.fromkeys(names):
         try:
             fd = open_beneath(directory, name, os.O_RDONLY | os.O_NONBLOCK)
-        except OSError:
+        except (OSError, ValueError):  # not there, not a file, a name no file can have
             continue
         try:
             size = os.fstat(fd)
             if stat.S_ISREG(size.st_mode):
                 sizes[name] = size.st_size
-                parts.append((f"{prefix}file:{name}", *_copy(fd, min(size.st_size, cap))))
+                part = _copy(fd, min(size.st_size, room))
+                parts.append((f"{prefix}file:{name}", *part))
+                room -= part[2]
         finally:
             os.close(fd)
     return sizes, parts

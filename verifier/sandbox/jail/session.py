@@ -47,7 +47,6 @@ from program import PIPE_BYTES, close_all_but, fork_program, rlimits_for
 from runner import collect_files, enter_own_namespaces, take_scratch
 
 ANSWER_SLACK_BYTES = 64 * 1024  # an answer's JSON beyond the result it carries
-TRACE_LINES, TRACE_LINE_CHARS = 200, 4096  # of an exception's report, in the answer's header
 FINAL_DRAIN_S = 0.2  # after the answer: for output already written, in pipes being drained
 CLOSE_GRACE_S = 0.1  # for an interpreter that closed its channel to be seen ending
 
@@ -203,7 +202,7 @@ def _watch(interpreter: Interpreter, inputs: dict[str, int], cap: int, deadline:
             if not interpreter.socket.recv(1 << 16):
                 break
     try:
-        header = json.dumps({"cell": interpreter.cells, "result_chars": cap}).encode() + b"\n"
+        header = json.dumps({"cell": interpreter.cells, "result_bytes": cap}).encode() + b"\n"
         socket.send_fds(interpreter.socket, [header], [inputs["code"], inputs["stdin"]])
     except OSError:
         status, note = "died", "the interpreter's channel was closed: it was restarted\n"
@@ -292,7 +291,7 @@ def _read_answer(interpreter: Interpreter, answer: bytes, cap: int
             if isinstance(fields.get("error"), dict):
                 kept["exception"] = _error_fields(fields["error"])
             return answer, kept.pop("status"), "", kept
-    if len(answer) > cap + ANSWER_SLACK_BYTES:
+    if len(answer) > 2 * cap + ANSWER_SLACK_BYTES:  # a result's JSON: its escapes double it
         return b"", "output_limit", "", {}
     return answer, "", "", {}
 
@@ -300,10 +299,11 @@ def _read_answer(interpreter: Interpreter, answer: bytes, cap: int
 def _error_fields(error: dict) -> dict:
     """The exception's name, value and traceback lines, as strings, nothing else."""
     lines = error.get("traceback")
-    lines = [str(line)[:TRACE_LINE_CHARS] for line in lines[-TRACE_LINES:]] \
+    lines = [str(line)[:notebook.TRACE_LINE_CHARS] for line in lines[-notebook.TRACE_LINES:]] \
         if isinstance(lines, list) else []
-    return {"ename": str(error.get("ename", ""))[:TRACE_LINE_CHARS],
-            "evalue": str(error.get("evalue", ""))[:TRACE_LINE_CHARS], "traceback": lines}
+    return {"ename": str(error.get("ename", ""))[:notebook.TRACE_LINE_CHARS],
+            "evalue": str(error.get("evalue", ""))[:notebook.TRACE_LINE_CHARS],
+            "traceback": lines}
 
 
 def _end_note(status: int | None) -> str:

@@ -45,6 +45,7 @@ import signal
 import sys
 import time
 import traceback
+from importlib.util import MAGIC_NUMBER
 
 import protocol
 import warm_python
@@ -111,7 +112,8 @@ class Supervisor:
     def serve(self) -> None:
         self.prepare()
         protocol.write_message(self.channel.host_out,
-                               {"ready": True, "python": sys.version.split()[0]})
+                               {"ready": True, "python": sys.version.split()[0],
+                                "bytecode_magic": MAGIC_NUMBER.hex()})
         while True:
             by_fd = {r.pidfd: r for r in self.runners.values()}
             ready = select.select([self.channel.notes_r, *by_fd], [], [], WATCH_INTERVAL_S)[0]

@@ -1,0 +1,296 @@
+"""Rust, D, Haskell, OCaml and Racket assert tests against solutions that attack them, through
+the real compilers and jail.
+
+Each attack is a wrong solution (its functions return wrong values) with a trick that beat the
+tests when they ran in its process: shadowing what the tests use (macros, operators, the
+Prelude, rackunit's checks, `require`, `#%app`), replacing D's unit-test runner or its assert
+handler, module constructors, static initialisers, panic hooks and exit handlers that exit 0,
+equality that lies, forged records, floods. An attack is appended to the wrong solution, or is
+a whole program where it says `{wrong}`. Each must earn nothing, and never an infra_error,
+whatever the tests' shape: MultiPL-E's (judged outside the solution's process) and one that is
+not plain calls (a loop, run in its process, hardened).
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from rl_client.schemas import CodeItem
+from verifier.code import run_code_items
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+
+LIMITS = {"time_s": 10, "memory_mb": 512}
+
+
+# --------------------------------------------------------------------------- Rust
+
+RUST_RIGHT = ("fn scale(v: Vec<i64>, k: i64) -> Vec<i64> { v.iter().map(|x| x * k).collect() }\n"
+              "fn half(x: i64) -> f64 { x as f64 / 2.0 }\n")
+RUST_WRONG = ("fn scale(v: Vec<i64>, k: i64) -> Vec<i64> { v.iter().map(|x| x + k).collect() }\n"
+              "fn half(x: i64) -> f64 { x as f64 }\n")
+RUST_TESTS = {
+    "multiple": ("fn main() {\n    let candidate = scale;\n"
+                 "    assert_eq!(candidate(vec![1, 2], 3), vec![3, 6]);\n"
+                 "    assert_eq!(candidate(Vec::<i64>::new(), 3), Vec::<i64>::new());\n"
+                 "    assert!((half(3) - 1.5).abs() < 1e-9);\n}\n"),
+    "loop": ("fn main() {\n    for k in 1..4 {\n"
+             "        assert_eq!(scale(vec![1, 2], k), vec![k, 2 * k]);\n    }\n"
+             "    assert!(half(3) == 1.5);\n}\n"),
+}
+_RUST_CTOR = ('#[link_section = ".init_array"]\n#[used]\nstatic INIT: extern "C" fn() = {{ '
+              'extern "C" fn init() {{ {} }} init }};\n')
+RUST_ATTACKS = {
+    "assert_eq and assert shadowed": ("macro_rules! assert_eq { ($($t:tt)*) => {}; }\n"
+                                      "macro_rules! assert { ($($t:tt)*) => {}; }\n"),
+    "assert_eq exported and std made the crate itself": (
+        "#[macro_export]\nmacro_rules! assert_eq { ($($t:tt)*) => {}; }\n"
+        "#[macro_export]\nmacro_rules! assert { ($($t:tt)*) => {}; }\n"
+        "extern crate std as real_std;\npub mod fs {\n"
+        "    pub fn write(p: &str, d: Vec<u8>) -> crate::real_std::io::Result<()> {\n"
+        "        crate::real_std::fs::write(p, d) }\n"
+        "    pub fn read(p: &str) -> crate::real_std::io::Result<Vec<u8>> {\n"
+        "        crate::real_std::fs::read(p) } }\n"
+        "extern crate self as std;\n"),
+    "equality that lies": (
+        "struct Liar;\nimpl PartialEq<Vec<i64>> for Liar { fn eq(&self, _: &Vec<i64>) -> bool "
+        "{ true } }\nimpl PartialEq<f64> for Liar { fn eq(&self, _: &f64) -> bool { true } }\n"
+        "impl std::fmt::Debug for Liar { fn fmt(&self, f: &mut std::fmt::Formatter) -> "
+        "std::fmt::Result { write!(f, \"Liar\") } }\n"
+        "fn scale(_v: Vec<i64>, _k: i64) -> Liar { Liar }\nfn half(_x: i64) -> Liar { Liar }\n"
+        "{nothing}"),
+    "exit(0) from a static initialiser": _RUST_CTOR.format("std::process::exit(0);"),
+    "panic hook that exits 0": _RUST_CTOR.format(
+        "std::panic::set_hook(Box::new(|_| std::process::exit(0)));"),
+    "exit(0) from a Drop": (
+        "struct Quit;\nimpl Drop for Quit { fn drop(&mut self) { std::process::exit(0); } }\n"
+        "fn scale(v: Vec<i64>, k: i64) -> Vec<i64> { let _quit = Quit; "
+        "v.iter().map(|x| x + k).collect() }\nfn half(x: i64) -> f64 { x as f64 }\n{nothing}"),
+    "record forged from a static initialiser": _RUST_CTOR.format(
+        "use std::io::{Read, Write}; use std::os::unix::io::FromRawFd; "
+        "let mut record = Vec::new(); let mut input = unsafe { std::fs::File::from_raw_fd(4) }; "
+        "let _ = input.read_to_end(&mut record); let mut output = unsafe { "
+        "std::fs::File::from_raw_fd(3) }; let _ = output.write_all(&record); "
+        "std::process::exit(0);"),
+    "records forged from a static initialiser": _RUST_CTOR.format(
+        "use std::io::Write; use std::os::unix::io::FromRawFd; let mut output = unsafe { "
+        "std::fs::File::from_raw_fd(3) }; let _ = output.write_all(b\"[0,[\\\"l\\\",3,6]]\\n"
+        "[1,[\\\"l\\\"]]\\n[0,1.5]\\n\"); std::process::exit(0);"),
+    "output flood": _RUST_CTOR.format("for _ in 0..(1u64 << 24) { println!(\"[0,1]\"); }"),
+    "garbage on the channel": _RUST_CTOR.format(
+        "use std::io::Write; use std::os::unix::io::FromRawFd; let mut output = unsafe { "
+        "std::fs::File::from_raw_fd(3) }; "
+        "let _ = output.write_all(b\"{\\\"passed\\\": true}\\n[\");"),
+}
+RUST_IN_PROCESS_ONLY = {"equality that lies", "record forged from a static initialiser"}
+
+# --------------------------------------------------------------------------- D
+
+D_RIGHT = ("long[] scale(long[] v, long k) { long[] r; foreach (x; v) r ~= x * k; return r; }\n"
+           "double half(long x) { return x / 2.0; }\n")
+D_WRONG = ("long[] scale(long[] v, long k) { long[] r; foreach (x; v) r ~= x + k; return r; }\n"
+           "double half(long x) { return x; }\n")
+D_TESTS = {
+    "multiple": ("unittest\n{\n    alias candidate = scale;\n\n"
+                 "    assert(candidate([1L, 2L], 3L) == [3L, 6L]);\n"
+                 "    assert(candidate([], 3L) == []);\n    assert(half(3L) == 1.5);\n}\n"
+                 "void main(){}"),
+    "loop": ("unittest\n{\n    foreach (k; 1 .. 4)\n"
+             "        assert(scale([1L, 2L], k) == [k, 2 * k]);\n    assert(half(3L) == 1.5);\n}\n"
+             "void main(){}"),
+}
+D_ATTACKS = {
+    "assertHandler that returns": (
+        "shared static this() { import core.exception : assertHandler; "
+        "assertHandler = (string file, size_t line, string message) nothrow {}; }\n"),
+    "unit-test runner replaced": (
+        "shared static this() { import core.runtime : Runtime, UnitTestResult; "
+        "Runtime.extendedModuleUnitTester = () => UnitTestResult(0, 0, true, false); }\n"),
+    "module unit tester replaced": (
+        "shared static this() { import core.runtime : Runtime; "
+        "Runtime.moduleUnitTester = () => true; }\n"),
+    "module constructor exits 0": ("shared static this() { import core.stdc.stdlib : exit; "
+                                   "exit(0); }\n"),
+    "module destructor exits 0": ("shared static ~this() { import core.stdc.stdlib : _Exit; "
+                                  "_Exit(0); }\n"),
+    "interposed _exit and abort": ('extern(C) void _exit(int) {}\nextern(C) void abort() {}\n'),
+    "equality that lies": (
+        "struct Liar { bool opEquals(T)(T) const { return true; } }\n"
+        "Liar scale(long[] v, long k) { return Liar(); }\nLiar half(long x) { return Liar(); }\n"
+        "{nothing}"),
+    "record forged from a module constructor": (
+        "shared static this() { import std.file : read, write; import core.stdc.stdlib : exit;"
+        " write(\"/proc/self/fd/3\", read(\"/proc/self/fd/4\")); exit(0); }\n"),
+    "output flood": ("shared static this() { import std.stdio : writeln; "
+                     "foreach (i; 0 .. 1 << 24) writeln(\"[0,1]\"); }\n"),
+}
+D_IN_PROCESS_ONLY = {"equality that lies", "record forged from a module constructor"}
+
+# --------------------------------------------------------------------------- Haskell
+
+HASKELL_RIGHT = ("import Control.Monad (unless)\nscale :: [Int] -> Int -> [Int]\n"
+                 "scale v k = map (* k) v\nhalf :: Int -> Double\nhalf x = fromIntegral x / 2\n")
+HASKELL_WRONG = ("scale :: [Int] -> Int -> [Int]\nscale v k = map (+ k) v\n"
+                 "half :: Int -> Double\nhalf x = fromIntegral x\n")
+HASKELL_TESTS = {
+    "multiple": ("\nmain :: IO ()\nmain = do\n  let candidate = scale\n"
+                 "  if candidate [1,2] 3 == [3,6] then pure () else error \"assertion failed\"\n"
+                 "  if candidate [] 3 == [] then pure () else error \"assertion failed\"\n"
+                 "  if half 3 == 1.5 then pure () else error \"assertion failed\"\n  pure ()"),
+    "loop": ("main :: IO ()\nmain = do\n  mapM_ (\\k -> unless (scale [1,2] k == [k, 2 * k]) "
+             "(error \"assertion failed\")) [1..3]\n"
+             "  if half 3 == 1.5 then pure () else error \"assertion failed\"\n"),
+}
+HASKELL_ATTACKS = {
+    "error shadowed": ("import Prelude hiding (error)\nimport Control.Monad (unless)\n{wrong}"
+                       "error :: String -> IO ()\nerror _ = pure ()\n"),
+    "error and unless shadowed": (
+        "import Prelude hiding (error)\nimport Control.Monad hiding (unless)\n{wrong}"
+        "error :: String -> IO ()\nerror _ = pure ()\nunless :: Bool -> IO () -> IO ()\n"
+        "unless _ _ = pure ()\n"),
+    "== shadowed with the Prelude hidden": (
+        "import Prelude hiding ((==))\nimport Control.Monad (unless)\n{wrong}"
+        "(==) :: a -> a -> Bool\n_ == _ = True\n"),
+    "ifThenElse rebound": (
+        "{-# LANGUAGE RebindableSyntax #-}\nimport Prelude\nimport Control.Monad (unless)\n"
+        "{wrong}ifThenElse :: Bool -> a -> a -> a\nifThenElse _ t _ = t\n"),
+    "overlapping Eq instance that lies": (
+        "{-# LANGUAGE FlexibleInstances #-}\nimport Control.Monad (unless)\n"
+        "scale :: [Int] -> Int -> [Int]\nscale v k = map (+ k) v\nhalf :: Int -> Double\n"
+        "half x = fromIntegral x / 2\ninstance {-# OVERLAPPING #-} Eq [Int] where\n"
+        "  _ == _ = True\n{nothing}"),
+    "unsafePerformIO exit": (
+        "import System.Exit\nimport System.IO.Unsafe\nimport Control.Monad (unless)\n"
+        "scale :: [Int] -> Int -> [Int]\nscale _ _ = unsafePerformIO exitSuccess\n"
+        "half :: Int -> Double\nhalf _ = unsafePerformIO exitSuccess\n{nothing}"),
+    "record forged by unsafePerformIO": (
+        "import System.Exit\nimport System.IO.Unsafe\nimport Control.Monad (unless)\n"
+        "scale :: [Int] -> Int -> [Int]\nscale _ _ = unsafePerformIO (readFile "
+        "\"/proc/self/fd/4\" >>= appendFile \"/proc/self/fd/3\" >> exitSuccess)\n"
+        "half :: Int -> Double\nhalf _ = 0\n{nothing}"),
+}
+HASKELL_IN_PROCESS_ONLY = {"overlapping Eq instance that lies", "record forged by unsafePerformIO"}
+
+# --------------------------------------------------------------------------- OCaml
+
+OCAML_RIGHT = "let scale v k = List.map (fun x -> x * k) v\nlet half x = float_of_int x /. 2.\n"
+OCAML_WRONG = "let scale v k = List.map (fun x -> x + k) v\nlet half x = float_of_int x\n"
+OCAML_TESTS = {
+    "multiple": ("\nlet assertions =\n let candidate = scale in\n"
+                 "  (assert ((candidate [1; 2] 3) = [3; 6]));\n"
+                 "  (assert ((candidate [] 3) = []));\n  (assert ((half 3) = 1.5));\n  ()\n"),
+    "loop": ("let () = for k = 1 to 3 do assert (List.length (scale [1; 2] k) = 2 && "
+             "scale [1; 2] k = [k; 2 * k]) done\nlet () = assert (not (half 3 <> 1.5))\n"),
+}
+OCAML_ATTACKS = {
+    "(=) shadowed": "let (=) _ _ = true\nlet (<>) _ _ = false\n",
+    "(&&) and not shadowed": "let (&&) _ _ = true\nlet not _ = true\nlet (=) _ _ = true\n",
+    "List shadowed": ("module List = struct let length _ = 2 let map = Stdlib.List.map end\n"
+                      "let (=) _ _ = true\n"),
+    "exit 0 at module init": "let () = exit 0\n",
+    "uncaught exception handler exits 0": (
+        "let () = Printexc.set_uncaught_exception_handler (fun _ _ -> exit 0)\n"),
+    "at_exit handler that exits 0": "let () = at_exit (fun () -> exit 0)\n",
+    "record forged at module init": (
+        "let () = let i = open_in_bin \"/proc/self/fd/4\" in let s = really_input_string i "
+        "(in_channel_length i) in let o = open_out_gen [Open_wronly; Open_binary] 0 "
+        "\"/proc/self/fd/3\" in output_string o s; close_out o; exit 0\n"),
+}
+OCAML_IN_PROCESS_ONLY = {"record forged at module init"}
+
+# --------------------------------------------------------------------------- Racket
+
+RACKET_RIGHT = ("#lang racket\n(define (scale v k) (map (lambda (x) (* x k)) v))\n"
+                "(define (half x) (/ x 2.0))\n")
+RACKET_WRONG = ("#lang racket\n(define (scale v k) (map (lambda (x) (+ x k)) v))\n"
+                "(define (half x) (* x 1.0))\n")
+RACKET_TESTS = {
+    "multiple": ("(require rackunit)\n\n(define (test-humaneval) \n\n  (let (( candidate scale))\n"
+                 "    (check-within (candidate (list 1 2) 3) (list 3 6) 0.001)\n"
+                 "    (check-within (candidate (list ) 3) (list ) 0.001)\n"
+                 "    (check-within (half 3) 1.5 0.001)\n))\n\n(test-humaneval)"),
+    "equal": ("(require rackunit)\n(define candidate scale)\n"
+              "(check-equal? (candidate (list 1 2) 3) (list 3 6))\n(check-equal? (half 3) 1.5)\n"),
+    "loop": ("(require rackunit)\n(for ([k (in-range 1 4)])\n"
+             "  (check-equal? (scale (list 1 2) k) (list k (* 2 k))))\n"
+             "(check-true (= (half 3) 1.5))\n"),
+}
+RACKET_ATTACKS = {
+    "check-equal? and require redefined": (
+        "(define-syntax-rule (require . _) (void))\n(define (check-equal? . _) (void))\n"
+        "(define (check-within . _) (void))\n(define (check-true . _) (void))\n"
+        "(define (current-check-handler . _) (void))\n"),
+    "#%app that drops the checks": (
+        "(require (for-syntax racket/base) (only-in racket/base [#%app racket-app]))\n"
+        "(define-syntax (#%app stx) (syntax-case stx () [(_ f . a) (if (memq (syntax-e #'f) "
+        "'(check-equal? check-within check-true)) #'(void) #'(racket-app f . a))]))\n"),
+    "(exit 0) at module level": "(exit 0)\n",
+    "exit-handler that returns": "(exit-handler (lambda (code) (void)))\n",
+    "exit shadowed": "(define (exit . _) (void))\n",
+    "current-check-handler parameterised by the solution's function": (
+        "#lang racket\n(require rackunit)\n(define (scale v k) (current-check-handler void) "
+        "(map (lambda (x) (+ x k)) v))\n(define (half x) (current-check-handler void) x)\n"
+        "{nothing}"),
+    "record forged at module level": (
+        "(call-with-output-file \"/proc/self/fd/3\" #:exists 'append (lambda (o) (write-bytes "
+        "(call-with-input-file \"/proc/self/fd/4\" (lambda (i) (read-bytes 1000000 i))) o)))\n"
+        "(exit 0)\n"),
+}
+RACKET_IN_PROCESS_ONLY = {"record forged at module level"}
+
+LANGUAGES = {
+    "rust": (RUST_RIGHT, RUST_WRONG, RUST_TESTS, RUST_ATTACKS, RUST_IN_PROCESS_ONLY),
+    "d": (D_RIGHT, D_WRONG, D_TESTS, D_ATTACKS, D_IN_PROCESS_ONLY),
+    "haskell": (HASKELL_RIGHT, HASKELL_WRONG, HASKELL_TESTS, HASKELL_ATTACKS,
+                HASKELL_IN_PROCESS_ONLY),
+    "ocaml": (OCAML_RIGHT, OCAML_WRONG, OCAML_TESTS, OCAML_ATTACKS, OCAML_IN_PROCESS_ONLY),
+    "racket": (RACKET_RIGHT, RACKET_WRONG, RACKET_TESTS, RACKET_ATTACKS, RACKET_IN_PROCESS_ONLY),
+}
+
+
+def attacked(wrong: str, attack: str) -> str:
+    """The wrong solution with the attack: appended, or the attack's whole program."""
+    if "{nothing}" in attack:
+        return attack.replace("{nothing}", "")
+    if "{wrong}" in attack:
+        return attack.replace("{wrong}", wrong)
+    return wrong + attack
+
+
+def _item(language: str, response: str, tests: str) -> CodeItem:
+    return CodeItem(language=language, response=response, limits=LIMITS,
+                    tests={"type": "assert", "code": tests})
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_right_solutions_pass_and_say_where_they_were_judged(language: str):
+    right, _, shapes, _, _ = LANGUAGES[language]
+    results = run_code_items([_item(language, right, tests) for tests in shapes.values()])
+    assert [(r.status.value, r.detail.get("judged")) for r in results] == [
+        ("correct", "in_process" if shape == "loop" else "outside") for shape in shapes], results
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_attacks_earn_nothing(language: str):
+    _, wrong, shapes, attacks, in_process_only = LANGUAGES[language]
+    cases = [(attack, shape) for attack in attacks for shape in shapes
+             if not (shape == "loop" and attack in in_process_only)]
+    results = run_code_items([_item(language, attacked(wrong, attacks[attack]), shapes[shape])
+                              for attack, shape in cases])
+    won = [(case, r.status.value, r.detail.get("tests", [{}])[0].get("message"))
+           for case, r in zip(cases, results, strict=True)
+           if r.reward != 0.0 or r.status.value == "infra_error"]
+    assert not won, won
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_a_wrong_value_is_wrong_and_names_its_line(language: str):
+    _, wrong, shapes, _, _ = LANGUAGES[language]
+    result = run_code_items([_item(language, wrong, shapes["multiple"])])[0]
+    assert result.status.value == "wrong", result
+    line = next(number for number, text in enumerate(shapes["multiple"].split("\n"), 1)
+                if "candidate" in text and ("3" in text.split("candidate")[1]))
+    assert result.detail["tests"][0]["message"] == (
+        f"the assertion at line {line} of the tests failed")
