@@ -28,7 +28,15 @@ from verifier.code.dialects.core import (
     NotPlainCalls,
     sites_within_bounds,
 )
-from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
+from verifier.code.dialects.lexer import (
+    Token,
+    closing,
+    is_punct,
+    source_of,
+    split_top,
+    token_at,
+    unwrapped,
+)
 from verifier.code.dialects.scripts import (
     Frame,
     Reader,
@@ -37,7 +45,6 @@ from verifier.code.dialects.scripts import (
     literal,
     texts,
     top_level,
-    unwrapped,
     utf8,
 )
 from verifier.code.dialects.values import Map
@@ -149,7 +156,7 @@ class _Literal(Reader):
     """A Lua literal: nil, booleans, numbers (a unary minus), strings, table constructors."""
 
     def value(self) -> Any:
-        token = self.take()
+        token = self.next()
         if token.kind == "name" and token.text in ("nil", "None"):
             return None
         if token.kind == "name" and token.text in ("true", "false"):
@@ -159,7 +166,7 @@ class _Literal(Reader):
         if token.kind == "string":
             return _string(token.text)
         if is_punct(token, "-") and self.peek() is not None and self.peek().kind == "number":
-            return _negated(_number(self.take().text))
+            return _negated(_number(self.next().text))
         if is_punct(token, "{"):
             return self._table()
         raise NotPlainCalls(f"line {token.line}: not a literal")
@@ -172,14 +179,14 @@ class _Literal(Reader):
             if self.peek() is None:
                 raise NotPlainCalls("a table without its end")
             if self.at("["):
-                self.take()
+                self.next()
                 key = self.value()
                 self.expect("]")
                 self.expect("=")
             elif (self.peek().kind == "name" and self.peek().text not in _KEYWORDS
-                  and self.at("=", ahead=1)):
-                key = utf8(self.take().text)
-                self.take()
+                  and self.at_next("=")):
+                key = utf8(self.next().text)
+                self.next()
             else:
                 index += 1
                 key = index
@@ -193,8 +200,8 @@ class _Literal(Reader):
                 entries[stored] = (key if type(key) is not float or not key.is_integer()
                                    else int(key), item)
             if not self.at("}"):
-                self.expect(",", ";")
-        self.take()
+                self.separator(",", ";")
+        self.next()
         self.depth -= 1
         return Map(tuple(entries.values()))
 
@@ -271,11 +278,11 @@ class _Frame(Frame):
         if len(words) < 3 or tokens[position].kind != "name" or words[1:] != ["=", "require"]:
             return None
         at = position + 3
-        parenthesised = is_punct(_get(tokens, at), "(")
-        module = _get(tokens, at + 1 if parenthesised else at)
+        parenthesised = is_punct(token_at(tokens, at), "(")
+        module = token_at(tokens, at + 1 if parenthesised else at)
         if module is None or module.kind != "string" or _string(module.text) != b"luaunit":
             raise NotPlainCalls("a module of the tests")
-        if parenthesised and not is_punct(_get(tokens, at + 2), ")"):
+        if parenthesised and not is_punct(token_at(tokens, at + 2), ")"):
             raise NotPlainCalls("a require of more than a name")
         self.luaunit.add(tokens[position].text)
         self.taken.add(tokens[position].text)
@@ -304,7 +311,7 @@ class _Frame(Frame):
 
     def _function(self, position: int, is_global: bool) -> int:
         tokens = self.tokens
-        name = _get(tokens, position)
+        name = token_at(tokens, position)
         if (name is None or name.kind != "name" or name.text in _KEYWORDS
                 or texts(tokens[position + 1:position + 3]) != ["(", ")"]):
             raise NotPlainCalls("a function of the tests that takes arguments")
@@ -338,12 +345,12 @@ class _Frame(Frame):
             return position + 4
         head = tokens[position]
         if head.kind == "name" and head.text == "assert" and is_punct(
-                _get(tokens, position + 1), "("):
+                token_at(tokens, position + 1), "("):
             end = closing(tokens, position + 1)
             self._assert(tokens[position + 2:end], head.line, into)
             return end + 1
-        if (head.text in self.luaunit and is_punct(_get(tokens, position + 1), ".")
-                and is_punct(_get(tokens, position + 3), "(")):
+        if (head.text in self.luaunit and is_punct(token_at(tokens, position + 1), ".")
+                and is_punct(token_at(tokens, position + 3), "(")):
             end = closing(tokens, position + 3)
             self._luaunit(tokens[position + 2].text, tokens[position + 4:end], head.line, into)
             return end + 1
@@ -391,10 +398,6 @@ class _Frame(Frame):
         for argument in arguments if arguments != [[]] else []:
             literal(_Literal, argument)
         return tokens
-
-
-def _get(tokens: list[Token], position: int) -> Token | None:
-    return tokens[position] if 0 <= position < len(tokens) else None
 
 
 def _number(text: str) -> int | float:

@@ -36,17 +36,24 @@ from verifier.code.dialects.core import (
     NotPlainCalls,
     sites_within_bounds,
 )
-from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
+from verifier.code.dialects.lexer import (
+    Token,
+    closing,
+    depth_at,
+    is_punct,
+    source_of,
+    split_top,
+    token_at,
+    unwrapped,
+)
 from verifier.code.dialects.scripts import (
     Frame,
     Reader,
     Step,
     lexer,
     literal,
-    outside_brackets,
     texts,
     top_level,
-    unwrapped,
 )
 from verifier.code.dialects.values import Map
 
@@ -139,7 +146,7 @@ class _Literal(Reader):
     """A Perl literal: undef, numbers (a unary minus), strings, array and hash refs."""
 
     def value(self) -> Any:
-        token = self.take()
+        token = self.next()
         if token.kind == "name" and token.text == "undef":
             return None
         if token.kind == "number":
@@ -147,7 +154,7 @@ class _Literal(Reader):
         if token.kind == "string":
             return _scalar(_string(token.text))
         if is_punct(token, "-") and self.peek() is not None and self.peek().kind == "number":
-            number = _number(self.take().text)
+            number = _number(self.next().text)
             return _scalar(-number if type(number) is float or number <= 1 << 63 else
                            -float(number))
         if is_punct(token, "["):
@@ -177,14 +184,14 @@ class _Literal(Reader):
             if self.peek() is None:
                 raise NotPlainCalls("a list without its end")
             token = self.peek()
-            if keys and len(items) % 2 == 0 and token.kind == "name" and self.at("=>", ahead=1):
-                self.take()
+            if keys and len(items) % 2 == 0 and token.kind == "name" and self.at_next("=>"):
+                self.next()
                 items.append(_scalar(token.text))  # a bareword before => is a string
             else:
                 items.append(self.value())
             if not self.at(end):
-                self.expect(",", "=>")
-        self.take()
+                self.separator(",", "=>")
+        self.next()
         return items
 
 
@@ -253,7 +260,7 @@ class _Frame(Frame):
             self.aliases.add(words[1])
             into.append(source_of(self.tests, tokens[position:position + 6]))
             return position + 6
-        if words[:1] in (["if"], ["unless"]) and is_punct(_get(tokens, position + 1), "("):
+        if words[:1] in (["if"], ["unless"]) and is_punct(token_at(tokens, position + 1), "("):
             return self._conditional(position, into)
         if words[:1] in (["die"], ["exit"]):
             return self._postfix(position, into)
@@ -279,7 +286,7 @@ class _Frame(Frame):
         keyword = tokens[position].text
         end = closing(tokens, position + 1)
         condition = tokens[position + 2:end]
-        if not is_punct(_get(tokens, end + 1), "{"):
+        if not is_punct(token_at(tokens, end + 1), "{"):
             raise NotPlainCalls("a condition without a block")
         block_end = closing(tokens, end + 1)
         block = tokens[end + 2:block_end]
@@ -301,7 +308,7 @@ class _Frame(Frame):
         end = _statement_end(tokens, position)
         statement = tokens[position:end]
         modifiers = [i for i, token in enumerate(statement) if token.kind == "name"
-                     and token.text in ("if", "unless") and outside_brackets(statement, i)]
+                     and token.text in ("if", "unless") and depth_at(statement, i) == 0]
         if len(modifiers) != 1 or not _fails(statement[:modifiers[0]] + [tokens[end]]):
             raise NotPlainCalls("a die that is not a check")
         at = modifiers[0]
@@ -326,7 +333,7 @@ class _Frame(Frame):
                       into)
             return
         comparisons = [i for i, t in enumerate(condition) if t.text in _EQUALITY
-                       and t.kind in ("punct", "name") and outside_brackets(condition, i)]
+                       and t.kind in ("punct", "name") and depth_at(condition, i) == 0]
         if len(comparisons) != 1:
             raise NotPlainCalls(f"line {line}: not one comparison")
         at = comparisons[0]
@@ -361,10 +368,6 @@ class _Frame(Frame):
 
 _BUILTINS = frozenset({"eq_deeply", "print", "die", "exit", "eval", "do", "require", "sub", "my",
                        "our", "local", "return", "defined", "scalar", "ref", "bless", "undef"})
-
-
-def _get(tokens: list[Token], position: int) -> Token | None:
-    return tokens[position] if 0 <= position < len(tokens) else None
 
 
 def _statement_end(tokens: list[Token], position: int) -> int:

@@ -31,7 +31,15 @@ from verifier.code.dialects.core import (
     NotPlainCalls,
     sites_within_bounds,
 )
-from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
+from verifier.code.dialects.lexer import (
+    Token,
+    closing,
+    is_punct,
+    source_of,
+    split_top,
+    token_at,
+    unwrapped,
+)
 from verifier.code.dialects.scripts import (
     Frame,
     Reader,
@@ -40,7 +48,6 @@ from verifier.code.dialects.scripts import (
     literal,
     texts,
     top_level,
-    unwrapped,
     utf8,
 )
 from verifier.code.dialects.values import Map
@@ -109,7 +116,7 @@ class _Literal(Reader):
     """A PHP literal: null, booleans, numbers (a unary minus), strings, arrays."""
 
     def value(self) -> Any:
-        token = self.take()
+        token = self.next()
         word = token.text.lower() if token.kind == "name" else ""
         if word in ("null", "\\null"):
             return None
@@ -121,12 +128,12 @@ class _Literal(Reader):
             return _string(token.text)
         if is_punct(token, "-", "+") and self.peek() is not None and (
                 self.peek().kind == "number"):
-            number = _number(self.take().text)
+            number = _number(self.next().text)
             if token.text == "+":
                 return number
             return float(-number) if number == _INT_MAX + 1 else -number
         if word == "array" and self.at("("):
-            self.take()
+            self.next()
             return self._array(")")
         if is_punct(token, "["):
             return self._array("]")
@@ -141,7 +148,7 @@ class _Literal(Reader):
                 raise NotPlainCalls("an array without its end")
             item = self.value()
             if self.at("=>"):
-                self.take()
+                self.next()
                 key = _key(item)
                 item = self.value()
             else:
@@ -151,7 +158,7 @@ class _Literal(Reader):
                 following = key + 1
             if not self.at(end):
                 self.expect(",")
-        self.take()
+        self.next()
         self.depth -= 1
         return Map(tuple(entries.items()))
 
@@ -221,15 +228,15 @@ class _Frame(Frame):
             self.run(words[0].lower())
             return position + 4
         if head.kind == "name" and head.text.lower() == "if" and is_punct(
-                _get(tokens, position + 1), "("):
+                token_at(tokens, position + 1), "("):
             end = closing(tokens, position + 1)
             after = self._throws(end + 1)
             self._failed_if(tokens[position + 2:end], head.line, into)
             return after
         if head.kind == "name" and head.text.lower() in ("assert", "\\assert") and is_punct(
-                _get(tokens, position + 1), "("):
+                token_at(tokens, position + 1), "("):
             end = closing(tokens, position + 1)
-            if not is_punct(_get(tokens, end + 1), ";"):
+            if not is_punct(token_at(tokens, end + 1), ";"):
                 raise NotPlainCalls(f"line {head.line}: an assert inside an expression")
             parts = split_top(tokens[position + 2:end], ",")
             if len(parts) > 2:
@@ -240,14 +247,14 @@ class _Frame(Frame):
 
     def _function(self, position: int) -> int:
         tokens = self.tokens
-        name = _get(tokens, position)
-        if name is None or name.kind != "name" or not is_punct(_get(tokens, position + 1), "("):
+        name = token_at(tokens, position)
+        if name is None or name.kind != "name" or not is_punct(token_at(tokens, position + 1), "("):
             raise NotPlainCalls("a function of the tests")
         parameters_end = closing(tokens, position + 1)
         body_start = parameters_end + 1
         if texts(tokens[body_start:body_start + 2]) == [":", "void"]:
             body_start += 2
-        if not is_punct(_get(tokens, body_start), "{"):
+        if not is_punct(token_at(tokens, body_start), "{"):
             raise NotPlainCalls("a function of the tests without a body")
         body_end = closing(tokens, body_start)
         parameters = texts(tokens[position + 2:parameters_end])
@@ -279,15 +286,15 @@ class _Frame(Frame):
     def _throws(self, position: int) -> int:
         """`{ throw new E(...); }` (or without braces): where it ends."""
         tokens = self.tokens
-        braced = is_punct(_get(tokens, position), "{")
+        braced = is_punct(token_at(tokens, position), "{")
         at = position + 1 if braced else position
-        if texts(tokens[at:at + 2]) != ["throw", "new"] or _get(tokens, at + 2) is None or (
-                tokens[at + 2].kind != "name") or not is_punct(_get(tokens, at + 3), "("):
+        if texts(tokens[at:at + 2]) != ["throw", "new"] or token_at(tokens, at + 2) is None or (
+                tokens[at + 2].kind != "name") or not is_punct(token_at(tokens, at + 3), "("):
             raise NotPlainCalls("a failed check that does not throw")
         end = closing(tokens, at + 3)
-        if not is_punct(_get(tokens, end + 1), ";"):
+        if not is_punct(token_at(tokens, end + 1), ";"):
             raise NotPlainCalls("a throw of something else")
-        if braced and not is_punct(_get(tokens, end + 2), "}"):
+        if braced and not is_punct(token_at(tokens, end + 2), "}"):
             raise NotPlainCalls("more than a throw")
         return end + 3 if braced else end + 2
 
@@ -331,10 +338,6 @@ class _Frame(Frame):
         if driver is not None:
             source = driver + source[len(call[0].text):]
         return self.record.format(site=site, call=source)
-
-
-def _get(tokens: list[Token], position: int) -> Token | None:
-    return tokens[position] if 0 <= position < len(tokens) else None
 
 
 def _number(text: str) -> int | float:

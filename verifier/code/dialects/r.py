@@ -30,7 +30,7 @@ from verifier.code.dialects.core import (
     NotPlainCalls,
     sites_within_bounds,
 )
-from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
+from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top, unwrapped
 from verifier.code.dialects.scripts import (
     Frame,
     Reader,
@@ -39,7 +39,6 @@ from verifier.code.dialects.scripts import (
     literal,
     split_lines,
     texts,
-    unwrapped,
     utf8,
 )
 
@@ -109,7 +108,7 @@ class _Literal(Reader):
     ("logical", "integer", "double", "character") or a list."""
 
     def value(self) -> Any:
-        token = self.take()
+        token = self.next()
         if token.kind == "name" and token.text == "NULL":
             return None
         if token.kind == "name" and token.text in _CONSTANTS:
@@ -127,7 +126,7 @@ class _Literal(Reader):
             return (kind, None, [None if x is None else (x if token.text == "+" else -x)
                                  for x in items])
         if token.kind == "name" and token.text in ("c", "list") and self.at("("):
-            self.take()
+            self.next()
             self.nested()
             names, items = self._arguments()
             self.depth -= 1
@@ -141,7 +140,7 @@ class _Literal(Reader):
             token = self.peek()
             if token is None:
                 raise NotPlainCalls("a call without its end")
-            if token.kind in ("name", "string") and self.at("=", ahead=1):
+            if token.kind in ("name", "string") and self.at_next("="):
                 self.position += 2
                 names.append(utf8(_string(token.text) if token.kind == "string"
                                   else token.text.strip("`")))
@@ -150,7 +149,7 @@ class _Literal(Reader):
             items.append(self.value())
             if not self.at(")"):
                 self.expect(",")
-        self.take()
+        self.next()
         return names, items
 
 

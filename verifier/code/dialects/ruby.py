@@ -28,18 +28,24 @@ from verifier.code.dialects.core import (
     NotPlainCalls,
     sites_within_bounds,
 )
-from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
+from verifier.code.dialects.lexer import (
+    Token,
+    closing,
+    depth_at,
+    is_punct,
+    source_of,
+    split_top,
+    unwrapped,
+)
 from verifier.code.dialects.scripts import (
     Frame,
     Reader,
     Step,
     lexer,
     literal,
-    outside_brackets,
     split_lines,
     texts,
     top_level,
-    unwrapped,
     utf8,
 )
 from verifier.code.dialects.values import Map
@@ -122,7 +128,7 @@ class _Literal(Reader):
     hashes."""
 
     def value(self) -> Any:
-        token = self.take()
+        token = self.next()
         if token.kind == "name" and token.text in ("nil", "true", "false"):
             return {"nil": None, "true": True, "false": False}[token.text]
         if token.kind == "number":
@@ -132,7 +138,7 @@ class _Literal(Reader):
         if token.kind == "symbol":
             return ("sym", token.text[1:])
         if is_punct(token, "-") and self.peek() is not None and self.peek().kind == "number":
-            return -_number(self.take().text)
+            return -_number(self.next().text)
         if is_punct(token, "["):
             self.nested()
             items = []
@@ -142,7 +148,7 @@ class _Literal(Reader):
                 items.append(self.value())
                 if not self.at("]"):
                     self.expect(",")
-            self.take()
+            self.next()
             self.depth -= 1
             return items
         if is_punct(token, "{"):
@@ -156,7 +162,7 @@ class _Literal(Reader):
             token = self.peek()
             if token is None:
                 raise NotPlainCalls("a hash without its end")
-            if token.kind == "name" and self.at(":", ahead=1):  # key: value
+            if token.kind == "name" and self.at_next(":"):  # key: value
                 self.position += 2
                 key: Any = ("sym", token.text)
             else:
@@ -165,7 +171,7 @@ class _Literal(Reader):
             entries[_key(key)] = (key, self.value())  # a repeated key keeps its place
             if not self.at("}"):
                 self.expect(",")
-        self.take()
+        self.next()
         self.depth -= 1
         return Map(tuple(entries.values()))
 
@@ -249,7 +255,7 @@ class _Frame(Frame):
             return
         if words[:1] in (["raise"], ["fail"]):
             modifiers = [i for i, t in enumerate(statement) if t.kind == "name"
-                         and t.text in ("if", "unless") and outside_brackets(statement, i)]
+                         and t.text in ("if", "unless") and depth_at(statement, i) == 0]
             if len(modifiers) != 1 or not all(
                     t.kind == "string" or is_punct(t, "(", ")", ",")
                     for t in statement[1:modifiers[0]]):

@@ -15,72 +15,39 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from verifier.code.dialects.core import MAX_NESTING, Check, NotPlainCalls, Site
-from verifier.code.dialects.lexer import Token, closing, is_punct, source_of
+from verifier.code.dialects.core import Check, NotPlainCalls, Site
+from verifier.code.dialects.cursor import Cursor, bounded
+from verifier.code.dialects.lexer import Token, is_punct, source_of, unwrapped
+from verifier.code.dialects.scanner import scan
 
 _DROPPED = frozenset({"space", "newline", "comment"})
 
 
 def lexer(patterns: list[tuple[str, str]]) -> Callable[[str], list[Token]]:
-    """A tokenizer for one language: `patterns` are (kind, regex) tried in order, the first
-    match wins; "space", "newline" and "comment" tokens are dropped (a newline or a comment
-    holding one marks the next token's `newline`)."""
+    """A tokenizer for one language (scanner.py's): `patterns` are (kind, regex), the first
+    that matches wins; "space", "newline" and "comment" tokens are dropped."""
     combined = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in patterns),
                           re.S | re.X)
-
-    def tokenize(source: str) -> list[Token]:
-        tokens: list[Token] = []
-        position, line, newline = 0, 1, True
-        while position < len(source):
-            found = combined.match(source, position)
-            if found is None or found.end() == position:
-                raise NotPlainCalls(f"line {line}: unreadable text")
-            kind, text = found.lastgroup or "", found.group()
-            if kind in _DROPPED:
-                newline = newline or "\n" in text
-            else:
-                tokens.append(Token(kind, text, line, position, found.end(), newline))
-                newline = False
-            line += text.count("\n")
-            position = found.end()
-        return tokens
-
-    return tokenize
+    return lambda source: scan(source, combined, {})
 
 
-class Reader:
-    """A cursor over tokens for a literal parser: `value` (a subclass's) reads one literal."""
+class Reader(Cursor):
+    """A cursor for a literal parser: `value` (a subclass's) reads one literal."""
 
     def __init__(self, tokens: list[Token]) -> None:
-        self.tokens = tokens
-        self.position = 0
+        super().__init__(tokens)
         self.depth = 0
 
-    def peek(self, ahead: int = 0) -> Token | None:
-        at = self.position + ahead
-        return self.tokens[at] if at < len(self.tokens) else None
+    def at_next(self, text: str) -> bool:
+        """Whether the token after the next one is the punctuation mark `text`."""
+        return is_punct(self.peek(1), text)
 
-    def at(self, *texts: str, ahead: int = 0) -> bool:
-        token = self.peek(ahead)
-        return token is not None and token.kind not in ("string",) and token.text in texts
-
-    def take(self) -> Token:
-        token = self.peek()
-        if token is None:
-            raise NotPlainCalls("a literal cut short")
-        self.position += 1
-        return token
-
-    def expect(self, *texts: str) -> Token:
-        token = self.take()
-        if token.kind == "string" or token.text not in texts:
-            raise NotPlainCalls(f"line {token.line}: {token.text[:20]!r} where {texts[0]!r} goes")
-        return token
+    def separator(self, *texts: str) -> None:
+        if not self.take(*texts):
+            raise NotPlainCalls(f"expected {texts[0]!r}")
 
     def nested(self) -> None:
-        self.depth += 1
-        if self.depth > MAX_NESTING:
-            raise NotPlainCalls("a literal nested too deep")
+        self.depth = bounded(self.depth)
 
     def value(self) -> Any:
         raise NotImplementedError
@@ -88,8 +55,7 @@ class Reader:
     def whole(self) -> Any:
         """The one literal the tokens are, nothing after it."""
         found = self.value()
-        if self.peek() is not None:
-            raise NotPlainCalls(f"line {self.tokens[self.position].line}: more than a literal")
+        self.end()
         return found
 
 
@@ -133,13 +99,6 @@ def utf8(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-def unwrapped(tokens: list[Token]) -> list[Token]:
-    """Without the parentheses around the whole of it."""
-    while len(tokens) > 2 and is_punct(tokens[0], "(") and closing(tokens, 0) == len(tokens) - 1:
-        tokens = tokens[1:-1]
-    return tokens
-
-
 def top_level(tokens: list[Token], *operators: str) -> list[int]:
     """Where `operators` stand outside any bracket."""
     found, depth = [], 0
@@ -151,17 +110,6 @@ def top_level(tokens: list[Token], *operators: str) -> list[int]:
         elif depth == 0 and is_punct(token, *operators):
             found.append(index)
     return found
-
-
-def outside_brackets(tokens: list[Token], index: int) -> bool:
-    """Whether the token at `index` stands outside any bracket."""
-    depth = 0
-    for token in tokens[:index]:
-        if is_punct(token, "(", "[", "{"):
-            depth += 1
-        elif is_punct(token, ")", "]", "}"):
-            depth -= 1
-    return depth == 0
 
 
 # A statement the driver runs: its source, or a call to record (its tokens and its site).
