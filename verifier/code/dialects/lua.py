@@ -26,7 +26,6 @@ from verifier.code.dialects.core import (
     Check,
     Dialect,
     NotPlainCalls,
-    sites_within_bounds,
 )
 from verifier.code.dialects.lexer import (
     Token,
@@ -50,8 +49,6 @@ from verifier.code.dialects.scripts import (
 from verifier.code.dialects.values import Map
 
 _tokenize = lexer([
-    ("space", r"[ \t\r\f\v]+"),
-    ("newline", r"\n"),
     ("comment", r"--\[(?P<ceq>=*)\[.*?\](?P=ceq)\]|--[^\n]*"),
     ("string", r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|\[(?P<seq>=*)\[.*?\](?P=seq)\]"),
     ("number", r"0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
@@ -210,11 +207,7 @@ class LuaDialect(Dialect):
     language = "lua"
 
     def plan(self, tests: str) -> CallsPlan:
-        tokens = _tokenize(tests)
-        frame = _Frame(tests, tokens)
-        frame.read()
-        lines = [_DRIVER_HEAD, "do", *frame.emitted(), "end", ""]
-        return CallsPlan(sites_within_bounds(frame.sites), "\n".join(lines))
+        return _Frame(tests, _tokenize(tests)).plan(_DRIVER_HEAD)
 
     def harden(self, solution: str, tests: str, tag: str) -> str | None:
         """The appended program, the tests' global names (assert, error, os, string,
@@ -245,10 +238,12 @@ class _Frame(Frame):
 
     record = "__verifier_record({site}, {call})"
     reader = _Literal
+    closing = ("end",)
 
     def __init__(self, tests: str, tokens: list[Token]) -> None:
         super().__init__(tests)
         self.tokens = tokens
+        self.opening.append("do")
         self.luaunit: set[str] = set()
         self.globals: set[str] = set()  # test functions luaunit's runner finds
 

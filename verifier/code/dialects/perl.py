@@ -34,7 +34,6 @@ from verifier.code.dialects.core import (
     Check,
     Dialect,
     NotPlainCalls,
-    sites_within_bounds,
 )
 from verifier.code.dialects.lexer import (
     Token,
@@ -58,8 +57,6 @@ from verifier.code.dialects.scripts import (
 from verifier.code.dialects.values import Map
 
 _tokenize = lexer([
-    ("space", r"[ \t\r\f\v]+"),
-    ("newline", r"\n"),
     ("comment", r"\#[^\n]*|(?<![^\n])=[a-zA-Z][^\n]*\n.*?(?:\n=cut\b[^\n]*|\Z)"),
     ("string", r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'"),
     ("variable", r"[$@%&][A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*"),
@@ -199,10 +196,7 @@ class PerlDialect(Dialect):
     language = "perl"
 
     def plan(self, tests: str) -> CallsPlan:
-        frame = _Frame(tests, _tokenize(tests))
-        frame.read()
-        lines = [_DRIVER_HEAD, *frame.emitted(), "}", ""]
-        return CallsPlan(sites_within_bounds(frame.sites), "\n".join(lines))
+        return _Frame(tests, _tokenize(tests)).plan(_DRIVER_HEAD)
 
     def harden(self, solution: str, tests: str, tag: str) -> str | None:
         return appended.assemble(self.language, solution,
@@ -224,6 +218,7 @@ class _Frame(Frame):
     """`use` lines, test subs called by name, the alias `my $candidate = \\&f;`, checks."""
 
     reader = _Literal
+    closing = ("}",)
 
     def __init__(self, tests: str, tokens: list[Token]) -> None:
         super().__init__(tests)

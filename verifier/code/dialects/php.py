@@ -29,7 +29,6 @@ from verifier.code.dialects.core import (
     Check,
     Dialect,
     NotPlainCalls,
-    sites_within_bounds,
 )
 from verifier.code.dialects.lexer import (
     Token,
@@ -54,8 +53,6 @@ from verifier.code.dialects.values import Map
 
 _NAME = r"[A-Za-z_\x80-\U0010ffff][A-Za-z0-9_\x80-\U0010ffff]*"
 _tokenize = lexer([
-    ("space", r"[ \t\r\f\v]+"),
-    ("newline", r"\n"),
     ("comment", r"//[^\n]*|\#(?!\[)[^\n]*|/\*.*?\*/"),
     ("open", r"<\?php\b"),
     ("string", r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\""),
@@ -167,10 +164,7 @@ class PhpDialect(Dialect):
     language = "php"
 
     def plan(self, tests: str) -> CallsPlan:
-        frame = _Frame(tests, _tokenize(tests))
-        frame.read()
-        lines = [_DRIVER_HEAD, *frame.wrappers, *frame.emitted(), ""]
-        return CallsPlan(sites_within_bounds(frame.sites), "\n".join(lines))
+        return _Frame(tests, _tokenize(tests)).plan(_DRIVER_HEAD)
 
     def holds(self, check: Check, value: Any) -> bool:
         if check.kind == "equal":
@@ -205,7 +199,6 @@ class _Frame(Frame):
     def __init__(self, tests: str, tokens: list[Token]) -> None:
         super().__init__(tests)
         self.tokens = tokens
-        self.wrappers: list[str] = []
         self.wrapped: dict[str, str] = {}  # the tests' wrapper -> the driver's
 
     def read(self) -> None:
@@ -277,8 +270,8 @@ class _Frame(Frame):
         through a closure of its own (by-reference parameters work as through the tests')."""
         if target.kind != "name" or target.text.lower() in self.taken:
             raise NotPlainCalls("a wrapper of the tests' own function")
-        driver = f"$__verifier_call_{len(self.wrappers)}"
-        self.wrappers.append(f"{driver} = function (...$arguments) {{ return "
+        driver = f"$__verifier_call_{len(self.wrapped)}"
+        self.opening.append(f"{driver} = function (...$arguments) {{ return "
                              f"{target.text}(...$arguments); }};")
         self.wrapped[name.lower()] = driver
         self.taken.add(name.lower())

@@ -28,7 +28,6 @@ from verifier.code.dialects.core import (
     Check,
     Dialect,
     NotPlainCalls,
-    sites_within_bounds,
 )
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top, unwrapped
 from verifier.code.dialects.scripts import (
@@ -43,8 +42,6 @@ from verifier.code.dialects.scripts import (
 )
 
 _tokenize = lexer([
-    ("space", r"[ \t\r\f\v]+"),
-    ("newline", r"\n"),
     ("comment", r"\#[^\n]*"),
     ("string", r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'"),
     ("number", r"0[xX][0-9a-fA-F]+L?|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[Li]?"),
@@ -157,10 +154,7 @@ class RDialect(Dialect):
     language = "r"
 
     def plan(self, tests: str) -> CallsPlan:
-        frame = _Frame(tests, _tokenize(tests))
-        frame.read()
-        lines = [_DRIVER_HEAD, *frame.emitted(), ""]
-        return CallsPlan(sites_within_bounds(frame.sites), "\n".join(lines))
+        return _Frame(tests, _tokenize(tests)).plan(_DRIVER_HEAD)
 
     def holds(self, check: Check, value: Any) -> bool:
         if check.kind != "equal":

@@ -26,7 +26,6 @@ from verifier.code.dialects.core import (
     Check,
     Dialect,
     NotPlainCalls,
-    sites_within_bounds,
 )
 from verifier.code.dialects.lexer import (
     Token,
@@ -51,8 +50,6 @@ from verifier.code.dialects.scripts import (
 from verifier.code.dialects.values import Map
 
 _tokenize = lexer([
-    ("space", r"[ \t\r\f\v]+|\\\n"),
-    ("newline", r"\n"),
     ("comment", r"\#[^\n]*|(?<![^\n])=begin\b.*?\n=end\b[^\n]*"),
     ("string", r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'"),
     ("symbol", r":[A-Za-z_][A-Za-z0-9_]*[?!=]?(?!:)"),
@@ -62,7 +59,7 @@ _tokenize = lexer([
     ("name", r"[A-Za-z_][A-Za-z0-9_]*[?!]?"),
     ("punct", r"\*\*|===|==|!=|<=>|<=|>=|=>|&&|\|\||<<|>>|::|\.\.\.?|&\.|->"
               r"|[-+*/%=<>!&|^~?:;,.(){}\[\]]"),
-])
+], space=r"[ \t\r\f\v]+|\\\n")
 _ESCAPES = {"n": "\n", "t": "\t", "s": " ", "r": "\r", "0": "\0", "e": "\x1b", "a": "\a",
             "b": "\b", "f": "\f", "v": "\v"}
 _CONSTANT = {"assert_nil": None, "assert_true": True, "assert_false": False}
@@ -180,10 +177,7 @@ class RubyDialect(Dialect):
     language = "ruby"
 
     def plan(self, tests: str) -> CallsPlan:
-        frame = _Frame(tests, split_lines(_tokenize(tests)))
-        frame.read()
-        lines = [_DRIVER_HEAD, *frame.emitted(), ""]
-        return CallsPlan(sites_within_bounds(frame.sites), "\n".join(lines))
+        return _Frame(tests, split_lines(_tokenize(tests))).plan(_DRIVER_HEAD)
 
     def holds(self, check: Check, value: Any) -> bool:
         if check.kind == "equal":

@@ -15,7 +15,13 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from verifier.code.dialects.core import Check, NotPlainCalls, Site
+from verifier.code.dialects.core import (
+    CallsPlan,
+    Check,
+    NotPlainCalls,
+    Site,
+    sites_within_bounds,
+)
 from verifier.code.dialects.cursor import Cursor, bounded
 from verifier.code.dialects.lexer import Token, is_punct, source_of, unwrapped
 from verifier.code.dialects.scanner import scan
@@ -23,10 +29,13 @@ from verifier.code.dialects.scanner import scan
 _DROPPED = frozenset({"space", "newline", "comment"})
 
 
-def lexer(patterns: list[tuple[str, str]]) -> Callable[[str], list[Token]]:
-    """A tokenizer for one language (scanner.py's): `patterns` are (kind, regex), the first
-    that matches wins; "space", "newline" and "comment" tokens are dropped."""
-    combined = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in patterns),
+def lexer(patterns: list[tuple[str, str]], space: str = r"[ \t\r\f\v]+"
+          ) -> Callable[[str], list[Token]]:
+    """A tokenizer for one language (scanner.py's): after `space` and newlines, `patterns`
+    are (kind, regex), the first that matches wins; spaces, newlines and "comment" tokens are
+    dropped."""
+    rules = [("space", space), ("newline", r"\n"), *patterns]
+    combined = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in rules),
                           re.S | re.X)
     return lambda source: scan(source, combined, {})
 
@@ -123,13 +132,25 @@ class Frame:
 
     record: str
     reader: type[Reader]
+    closing: tuple[str, ...] = ()  # the driver's lines after the calls
 
     def __init__(self, tests: str) -> None:
         self.tests = tests
+        self.opening: list[str] = []  # the driver's lines before the calls
         self.sites: list[Site] = []
         self.functions: dict[str, list[Step]] = {}
         self.order: list[Step] = []
         self.taken: set[str] = set()  # the tests' own names: never the solution's function
+
+    def read(self) -> None:
+        """Reads the tests (a subclass's): the sites, the order, the driver's openings."""
+        raise NotImplementedError
+
+    def plan(self, head: str) -> CallsPlan:
+        """The tests as calls, the driver `head` (its serialiser) first."""
+        self.read()
+        lines = [head, *self.opening, *self.emitted(), *self.closing, ""]
+        return CallsPlan(sites_within_bounds(self.sites), "\n".join(lines))
 
     def define(self, name: str, body: list[Step]) -> None:
         if name in self.taken:
