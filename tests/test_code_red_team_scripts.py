@@ -281,3 +281,57 @@ def test_expected_values_are_out_of_the_solutions_reach(language):
     }[language]
     result = run_code_items([_item(language, finder, tests)])[0]
     assert (result.status.value, result.detail["judged"]) == ("wrong", "outside"), result
+
+
+# Per language: a function `f` returning R (the language's source), a check of `f()` against
+# the literal K, and a statement that makes the checks more than plain calls. The same check
+# judged outside (the worker's model of the language's comparison) and in the solution's
+# process (the language itself) must agree.
+AGREEMENT = {
+    "lua": ("local function f() return {} end\n", "assert(f() == {})", "local unused = 0", [
+        ("1", "1.0"), ("'1'", "1"), ("nil", "false"), ("nil", "nil"), ("2^53", "9007199254740992"),
+        ("'a\\0b'", "'a\\0b'"), ("-0.0", "0"), ("0.1 + 0.2", "0.3"), ("true", "1")]),
+    "php": ("<?php\nfunction f() { return {}; }\n", "assert(f() === {});", "$unused = 0;", [
+        ("1", "1.0"), ("[1, 2]", "array(1, 2)"),
+        ("['a' => 1, 'b' => 2]", "array('b' => 2, 'a' => 1)"), ("0.1 + 0.2", "0.3"),
+        ("'1'", "1"), ("null", "false"), ("[1 => 'a']", "array(1 => 'a')"),
+        ("['8' => 1]", "array(8 => 1)"), ("-0.0", "0.0"), ("\"\\u{e9}\"", "'é'"),
+        ("[[1], []]", "[[1], array()]")]),
+    "perl": ("sub f { return {}; }\n", "die 'x' unless f() == {};", "my $unused = 0;", [
+        ("'3abc'", "3"), ("undef", "0"), ("0.1 + 0.2", "0.3"), ("1e21", "1e+21"), ("' 7 '", "7")]),
+    "ruby": ("def f\n  {}\nend\n", "raise 'x' unless f() == {}", "unused = 0", [
+        ("1", "1.0"), ("{1 => 2}", "{1.0 => 2}"), ("[1, [2]]", "[1, [2.0]]"), ("'a'", ":a"),
+        ("nil", "false"), ("'é'.b", "'é'"), ("'ab'.b", "'ab'"),
+        ("{'a' => [nil]}", "{'a' => [nil]}"), ("2**64", "18446744073709551616.0")]),
+    "r": ("f <- function() {}\n", "stopifnot(isTRUE(all.equal(f(), {})))", "unused <- 0", [
+        ("0.1 + 0.2", "0.3"), ("1L", "1"), ("c(1, 2)", "list(1, 2)"), ("numeric(0)", "c()"),
+        ("c(a = 1)", "1"), ("NA", "NA"), ("1 + 1e-9", "1"), ("1 + 1e-6", "1"), ("TRUE", "1"),
+        ("list(a = 1, b = 'x')", "list(a = 1, b = 'x')"), ("c(1, NA)", "c(1, NA)"),
+        ("character(0)", "c()"), ("NULL", "list()"), ("c(x = 1, y = 2)", "c(x = 1, y = 2.0000001)"),
+        ("factor('a')", "'a'"), ("matrix(1)", "1"), ("1e-20", "0"), ("Inf", "Inf")]),
+    "bash": ("f() {\n    {}\n}\n", "set -e\n[[ $(f) = {} ]]", ": unused", [
+        ("printf '3\\n\\n'", "3"), ("printf '3 '", "3"), ("echo 'a  b'", "'a  b'"),
+        ("echo x", "\"x\""), ("printf 'a\\\\!'", "\"a\\!\"")]),
+}
+
+
+@pytest.mark.parametrize("language", sorted(AGREEMENT))
+def test_judged_outside_as_the_language_judges(language):
+    solution, check, unplain, cases = AGREEMENT[language]
+    items, modes = [], []
+    for returned, expected in cases:
+        if language == "perl":  # both of Perl's comparisons, of strings and of numbers
+            checks = [check.replace("{}", expected), check.replace("== {}", f"eq {expected}")]
+        else:
+            checks = [check.replace("{}", expected)]
+        for tests in checks:
+            for mode, code in (("outside", tests + "\n"), ("in_process", f"{tests}\n{unplain}\n")):
+                items.append(_item(language, solution.replace("{}", returned), code))
+                modes.append(((returned, tests), mode))
+    results = run_code_items(items)
+    verdicts: dict = {}
+    for (case, mode), result in zip(modes, results, strict=True):
+        assert result.detail["judged"] == mode, result
+        verdicts.setdefault(case, {})[mode] = result.reward
+    assert {case: found for case, found in verdicts.items()
+            if found["outside"] != found["in_process"]} == {}

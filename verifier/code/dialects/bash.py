@@ -11,7 +11,8 @@
     run_test
 
 Everything in bash is a string: `[[ $(CALL) = "K" ]]` compares what the call printed, less its
-trailing newlines (a command substitution's), with the quoted literal, byte for byte.
+trailing newlines (a command substitution's), with the quoted literal, byte for byte. A check
+that fails fails the test even where the tests forgot `set -e` (bash would carry on).
 Arguments and expected values are quoted strings without expansions ("..." without `$` or
 backquotes, '...') or plain words without glob characters; the driver copies the arguments and
 records what each call printed as its bytes (in bash itself; through `od` when long).
