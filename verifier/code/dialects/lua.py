@@ -18,6 +18,7 @@ is not plain calls. The driver writes a table as a map of its raw pairs, a strin
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from verifier.code import appended
@@ -36,6 +37,7 @@ from verifier.code.dialects.lexer import (
     token_at,
     unwrapped,
 )
+from verifier.code.dialects.scanner import Escape, bytes_of, resolve, simple
 from verifier.code.dialects.scripts import (
     Frame,
     Reader,
@@ -64,13 +66,12 @@ _STANDARD = frozenset({"assert", "collectgarbage", "dofile", "error", "getmetata
                        "rawget", "rawlen", "rawset", "require", "select", "setmetatable",
                        "tonumber", "tostring", "type", "xpcall", "coroutine", "debug", "io",
                        "math", "os", "string", "table", "utf8"})
-_ESCAPES = {"a": b"\a", "b": b"\b", "f": b"\f", "n": b"\n", "r": b"\r", "t": b"\t", "v": b"\v",
-            "\\": b"\\", '"': b'"', "'": b"'", "\n": b"\n"}
 _INT_MIN, _INT_RANGE = -(1 << 63), 1 << 64
 _EQUALITY = {"assertEquals": False, "assert_equals": False, "assertNotEquals": True,
              "assert_not_equals": True}
 _CONSTANT = {"assertTrue": True, "assert_true": True, "assertFalse": False,
              "assert_false": False, "assertNil": None, "assert_nil": None}
+
 
 _DRIVER_HEAD = r"""local __verifier_record
 do
@@ -423,49 +424,30 @@ def _string(text: str) -> bytes:
         opening = text.index("[", 1) + 1
         body = text[opening:len(text) - opening]
         return utf8(body[1:] if body.startswith("\n") else body)
-    body, out, position = text[1:-1], bytearray(), 0
-    while position < len(body):
-        char = body[position]
-        if char != "\\":
-            out += utf8(char)
-            position += 1
-            continue
-        escape = body[position + 1]
-        position += 2
-        if escape in _ESCAPES:
-            out += _ESCAPES[escape]
-        elif escape == "x" and len(body[position:position + 2]) == 2:
-            out.append(_hex(body[position:position + 2]))
-            position += 2
-        elif escape.isdigit():
-            digits = escape
-            while len(digits) < 3 and position < len(body) and body[position].isdigit():
-                digits += body[position]
-                position += 1
-            if int(digits) > 255:
-                raise NotPlainCalls("a decimal escape beyond 255")
-            out.append(int(digits))
-        elif escape == "z":
-            while position < len(body) and body[position] in " \t\r\n\f\v":
-                position += 1
-        elif escape == "u" and body[position:position + 1] == "{" and "}" in body[position:]:
-            end = body.index("}", position)
-            code = _hex(body[position + 1:end])
-            if code >= 1 << 31:
-                raise NotPlainCalls("a code point beyond 2^31")
-            out += _utf8_extended(code)
-            position = end + 1
-        else:
-            raise NotPlainCalls(f"an escape \\{escape}")
-    return bytes(out)
+    return bytes_of(resolve(text[1:-1], _ESCAPES))
 
 
-def _hex(digits: str) -> int:
-    try:
-        return int(digits, 16) if digits and all(c in "0123456789abcdefABCDEF"
-                                                 for c in digits) else int("x")
-    except ValueError:
-        raise NotPlainCalls(f"a bad escape {digits[:10]!r}") from None
+def _decimal(found: re.Match[str]) -> bytes:
+    if int(found[1]) > 255:
+        raise NotPlainCalls("a decimal escape beyond 255")
+    return bytes([int(found[1])])
+
+
+def _code_point(found: re.Match[str]) -> bytes:
+    code = int(found[1], 16)
+    if code >= 1 << 31:
+        raise NotPlainCalls("a code point beyond 2^31")
+    return _utf8_extended(code)
+
+
+_ESCAPES: list[Escape] = [
+    simple({"a": "\a", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t", "v": "\v",
+            "\\": "\\", '"': '"', "'": "'", "\n": "\n"}),
+    (re.compile(r"x([0-9a-fA-F]{2})"), lambda found: bytes([int(found[1], 16)])),
+    (re.compile(r"([0-9]{1,3})"), _decimal),
+    (re.compile(r"z[ \t\r\n\f\v]*"), lambda found: b""),
+    (re.compile(r"u\{([0-9a-fA-F]{1,8})\}"), _code_point),
+]
 
 
 def _utf8_extended(code: int) -> bytes:

@@ -45,6 +45,7 @@ from verifier.code.dialects.lexer import (
     token_at,
     unwrapped,
 )
+from verifier.code.dialects.scanner import Escape, character, resolve, simple, text_of
 from verifier.code.dialects.scripts import (
     Frame,
     Reader,
@@ -66,13 +67,20 @@ _tokenize = lexer([
     ("punct", r"=>|->|==|!=|<=>|<=|>=|&&|\|\||//|\*\*|\+\+|--|=~|!~|::|\.\.\.?"
               r"|[-+*/%.=<>!&|^~?:;,(){}\[\]\\]"),
 ])
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "f": "\f", "b": "\b", "a": "\a", "e": "\x1b",
-            "0": "\0"}
 _UV_MAX = (1 << 64) - 1
+_INTERPOLATION = re.compile(r"[$@][A-Za-z0-9_{:$]")
+_ESCAPES: list[Escape] = [
+    simple({"n": "\n", "t": "\t", "r": "\r", "f": "\f", "b": "\b", "a": "\a", "e": "\x1b"}),
+    (re.compile("0(?![0-9])"), lambda found: "\0"),
+    (re.compile("x\\{([0-9a-fA-F]{0,6})\\}|x([0-9a-fA-F]{0,2})"),
+     lambda found: character(int(found[1] or found[2] or "0", 16))),
+    (re.compile("([^A-Za-z0-9])", re.S), lambda found: found[1]),
+]
 _LEADING_NUMBER = re.compile(
     r"\s*([+-]?(?:inf(?:inity)?|nan|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?))", re.I)
 _PRAGMAS = frozenset({"strict", "warnings", "Test::Deep", "utf8", "Test::More"})
 _EQUALITY = {"==": ("==", False), "!=": ("==", True), "eq": ("eq", False), "ne": ("eq", True)}
+
 
 _DRIVER_HEAD = r"""
 ;{
@@ -416,39 +424,10 @@ def _string(text: str) -> str:
     body = text[1:-1].encode("utf-8", "surrogatepass").decode("latin-1")
     if text[0] == "'":
         return body.replace("\\\\", "\0").replace("\\'", "'").replace("\0", "\\")
-    out, position = [], 0
-    while position < len(body):
-        char = body[position]
-        if char in "$@" and position + 1 < len(body) and (
-                body[position + 1].isalnum() or body[position + 1] in "_{:$"):
-            raise NotPlainCalls("a string with interpolation")
-        if char != "\\" or position + 1 >= len(body):
-            out.append(char)
-            position += 1
-            continue
-        escape = body[position + 1]
-        position += 2
-        if escape in _ESCAPES and not (escape == "0" and body[position:position + 1].isdigit()):
-            out.append(_ESCAPES[escape])
-        elif escape == "x":
-            if body[position:position + 1] == "{" and "}" in body[position:]:
-                end = body.index("}", position)
-                digits, position = body[position + 1:end], end + 1
-            else:
-                digits = ""
-                while len(digits) < 2 and body[position:position + 1] in tuple(
-                        "0123456789abcdefABCDEF"):
-                    digits += body[position]
-                    position += 1
-            try:
-                out.append(chr(int(digits or "0", 16)))
-            except (ValueError, OverflowError):
-                raise NotPlainCalls("a bad \\x escape") from None
-        elif escape.isalnum():
-            raise NotPlainCalls(f"an escape \\{escape}")
-        else:
-            out.append(escape)
-    return "".join(out)
+    pieces = resolve(body, _ESCAPES)
+    if any(_INTERPOLATION.search(piece) for piece in pieces[::2]):  # the text between escapes
+        raise NotPlainCalls("a string with interpolation")
+    return text_of(pieces)
 
 
 def _text_number(text: str) -> int | float:

@@ -39,6 +39,7 @@ from verifier.code.dialects.lexer import (
     token_at,
     unwrapped,
 )
+from verifier.code.dialects.scanner import Escape, bytes_of, character, resolve, simple
 from verifier.code.dialects.scripts import (
     Frame,
     Reader,
@@ -63,10 +64,18 @@ _tokenize = lexer([
     ("punct", r"\.\.\.|===|!==|<=>|\?->|\?\?=?|==|!=|<>|<=|>=|=>|->|::|&&|\|\||\+\+|--"
               r"|[-+*/%.=<>!&|^~?:;,(){}\[\]@]"),
 ])
-_ESCAPES = {"n": b"\n", "t": b"\t", "r": b"\r", "v": b"\v", "e": b"\x1b", "f": b"\f",
-            "\\": b"\\", "$": b"$", '"': b'"'}
 _INT_MAX = (1 << 63) - 1
+_INTERPOLATION = re.compile(r"\$[A-Za-z_\x80-\U0010ffff{]|\{\$")
+_ESCAPES: list[Escape] = [
+    simple({"n": "\n", "t": "\t", "r": "\r", "v": "\v", "e": "\x1b", "f": "\f", "\\": "\\",
+            "$": "$", '"': '"'}),
+    (re.compile("([0-7]{1,3})"), lambda found: bytes([int(found[1], 8) & 0xFF])),
+    (re.compile("x([0-9a-fA-F]{1,2})"), lambda found: bytes([int(found[1], 16)])),
+    (re.compile("u\\{([0-9a-fA-F]{1,6})\\}"), lambda found: character(int(found[1], 16))),
+    (re.compile("(.)", re.S), lambda found: "\\" + found[1]),  # an unknown escape stays
+]
 _DECIMAL_KEY = re.compile(rb"0|-?[1-9][0-9]*")
+
 
 _DRIVER_HEAD = r"""?><?php
 $__verifier_record = (function () {
@@ -352,44 +361,10 @@ def _string(text: str) -> bytes:
     body = text[1:-1]
     if text[0] == "'":
         return utf8(body.replace("\\\\", "\0").replace("\\'", "'").replace("\0", "\\"))
-    out, position = bytearray(), 0
-    while position < len(body):
-        char = body[position]
-        if char == "$" and position + 1 < len(body) and (
-                body[position + 1].isalpha() or body[position + 1] in "_{"):
-            raise NotPlainCalls("a string with interpolation")
-        if char == "{" and body[position + 1:position + 2] == "$":
-            raise NotPlainCalls("a string with interpolation")
-        if char != "\\" or position + 1 >= len(body):
-            out += utf8(char)
-            position += 1
-            continue
-        escape = body[position + 1]
-        position += 2
-        if escape in _ESCAPES:
-            out += _ESCAPES[escape]
-        elif escape in "01234567":
-            digits = escape
-            while len(digits) < 3 and body[position:position + 1] in tuple("01234567"):
-                digits += body[position]
-                position += 1
-            out.append(int(digits, 8) & 0xFF)
-        elif escape == "x" and body[position:position + 1] in tuple("0123456789abcdefABCDEF"):
-            digits = body[position]
-            if body[position + 1:position + 2] in tuple("0123456789abcdefABCDEF"):
-                digits += body[position + 1]
-            out.append(int(digits, 16))
-            position += len(digits)
-        elif escape == "u" and body[position:position + 1] == "{" and "}" in body[position:]:
-            end = body.index("}", position)
-            try:
-                out += utf8(chr(int(body[position + 1:end], 16)))
-            except (ValueError, OverflowError):
-                raise NotPlainCalls("a bad \\u escape") from None
-            position = end + 1
-        else:
-            out += b"\\" + utf8(escape)  # an unknown escape is kept as it is
-    return bytes(out)
+    pieces = resolve(body, _ESCAPES)
+    if any(_INTERPOLATION.search(piece) for piece in pieces[::2]):  # the text between escapes
+        raise NotPlainCalls("a string with interpolation")
+    return bytes_of(pieces)
 
 
 def _key(value: Any) -> Any:

@@ -21,6 +21,7 @@ returned (compiling the serialiser would cost more than running it).
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from verifier.code.dialects.core import (
@@ -30,6 +31,7 @@ from verifier.code.dialects.core import (
     NotPlainCalls,
 )
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top, unwrapped
+from verifier.code.dialects.scanner import Escape, character, resolve, simple, text_of
 from verifier.code.dialects.scripts import (
     Frame,
     Reader,
@@ -49,8 +51,15 @@ _tokenize = lexer([
     ("punct", r"<<-|->>|<-|->|<=|>=|==|!=|&&|\|\||%[^%\n]*%|:::|::|\|>"
               r"|[-+*/^=<>!&|~?:;,$@(){}\[\]]"),
 ])
-_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "a": "\a", "b": "\b", "f": "\f",
-            "v": "\v", "\\": "\\", '"': '"', "'": "'", "`": "`", " ": " "}
+_ESCAPES: list[Escape] = [
+    simple({"n": "\n", "t": "\t", "r": "\r", "a": "\a", "b": "\b", "f": "\f", "v": "\v",
+            "\\": "\\", '"': '"', "'": "'", "`": "`", " ": " "}),
+    (re.compile("0(?![0-7])"), lambda found: "\0"),
+    (re.compile("([0-7]{1,3})"), lambda found: chr(int(found[1], 8))),
+    (re.compile("x\\{([0-9a-fA-F]{1,2})\\}|x([0-9a-fA-F]{1,2})|u\\{([0-9a-fA-F]{1,4})\\}"
+                "|u([0-9a-fA-F]{1,4})|U\\{([0-9a-fA-F]{1,8})\\}|U([0-9a-fA-F]{1,8})"),
+     lambda found: character(int(next(group for group in found.groups() if group), 16))),
+]
 _TOLERANCE = math.sqrt(2.220446049250313e-16)  # all.equal's default, sqrt(.Machine$double.eps)
 _CONSTANTS = {"TRUE": ("logical", True), "FALSE": ("logical", False), "NA": ("logical", None),
               "NA_integer_": ("integer", None), "NA_real_": ("double", None),
@@ -59,6 +68,7 @@ _CONSTANTS = {"TRUE": ("logical", True), "FALSE": ("logical", False), "NA": ("lo
 _ORDER = ("logical", "integer", "double", "character")
 _BUILTINS = frozenset({"stopifnot", "isTRUE", "all.equal", "identical", "c", "list", "function",
                        "print", "stop", "quit", "q", "invisible", "return", "local"})
+
 
 _DRIVER_HEAD = r"""
 .verifier_record <- local({
@@ -245,40 +255,7 @@ def _number(text: str) -> tuple[str, None, list[Any]]:
 
 
 def _string(text: str) -> str:
-    body, out, position = text[1:-1], [], 0
-    while position < len(body):
-        char = body[position]
-        if char != "\\":
-            out.append(char)
-            position += 1
-            continue
-        escape = body[position + 1] if position + 1 < len(body) else ""
-        position += 2
-        if escape in _ESCAPES and not (escape == "0" and body[position:position + 1].isdigit()):
-            out.append(_ESCAPES[escape])
-        elif escape == "x" or escape in "uU":
-            limit = {"x": 2, "u": 4, "U": 8}[escape]
-            braced = body[position:position + 1] == "{"
-            start = position + 1 if braced else position
-            end = start
-            while end - start < limit and body[end:end + 1] in tuple("0123456789abcdefABCDEF"):
-                end += 1
-            if end == start or (braced and body[end:end + 1] != "}"):
-                raise NotPlainCalls("a bad escape")
-            try:
-                out.append(chr(int(body[start:end], 16)))
-            except (ValueError, OverflowError):
-                raise NotPlainCalls("a bad escape") from None
-            position = end + 1 if braced else end
-        elif escape and escape in "01234567":
-            digits = escape
-            while len(digits) < 3 and body[position:position + 1] in tuple("01234567"):
-                digits += body[position]
-                position += 1
-            out.append(chr(int(digits, 8)))
-        else:
-            raise NotPlainCalls(f"an escape \\{escape}")
-    return "".join(out)
+    return text_of(resolve(text[1:-1], _ESCAPES))
 
 
 def _list(names: list[bytes | None], items: list[Any]) -> tuple[str, Any, list[Any]]:

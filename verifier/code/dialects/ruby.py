@@ -19,6 +19,7 @@ functions (`Kernel.format`, `->`), so a solution's top-level methods do not reac
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from verifier.code.dialects.core import (
@@ -36,6 +37,7 @@ from verifier.code.dialects.lexer import (
     split_top,
     unwrapped,
 )
+from verifier.code.dialects.scanner import Escape, bytes_of, character, resolve, simple
 from verifier.code.dialects.scripts import (
     Frame,
     Reader,
@@ -45,7 +47,6 @@ from verifier.code.dialects.scripts import (
     split_lines,
     texts,
     top_level,
-    utf8,
 )
 from verifier.code.dialects.values import Map
 
@@ -60,11 +61,20 @@ _tokenize = lexer([
     ("punct", r"\*\*|===|==|!=|<=>|<=|>=|=>|&&|\|\||<<|>>|::|\.\.\.?|&\.|->"
               r"|[-+*/%=<>!&|^~?:;,.(){}\[\]]"),
 ], space=r"[ \t\r\f\v]+|\\\n")
-_ESCAPES = {"n": "\n", "t": "\t", "s": " ", "r": "\r", "0": "\0", "e": "\x1b", "a": "\a",
-            "b": "\b", "f": "\f", "v": "\v"}
+_INTERPOLATION = re.compile("#[{@$]")
+_ESCAPES: list[Escape] = [
+    simple({"n": "\n", "t": "\t", "s": " ", "r": "\r", "e": "\x1b", "a": "\a", "b": "\b",
+            "f": "\f", "v": "\v"}),
+    (re.compile("([0-7]{1,3})"), lambda found: bytes([int(found[1], 8) & 0xFF])),
+    (re.compile("x([0-9a-fA-F]{1,2})"), lambda found: bytes([int(found[1], 16)])),
+    (re.compile("u\\{([0-9a-fA-F ]+)\\}|u([0-9a-fA-F]{4})"), lambda found: "".join(
+        character(int(code, 16)) for code in (found[1] or found[2]).split())),
+    (re.compile("([^A-Za-z0-9])", re.S), lambda found: found[1]),
+]
 _CONSTANT = {"assert_nil": None, "assert_true": True, "assert_false": False}
 _BUILTINS = frozenset({"assert", "assert_equal", "raise", "puts", "print", "p", "method",
                        "require", "exit", "fail", "eval", "send", "lambda", "proc"})
+
 
 _DRIVER_HEAD = r"""
 ;__verifier_record = ->() {
@@ -317,52 +327,14 @@ def _string(text: str) -> str | bytes:
     body = text[1:-1]
     if text[0] == "'":
         return body.replace("\\\\", "\0").replace("\\'", "'").replace("\0", "\\")
-    out, position = bytearray(), 0
-    while position < len(body):
-        char = body[position]
-        if char == "#" and body[position + 1:position + 2] in ("{", "@", "$"):
-            raise NotPlainCalls("a string with interpolation")
-        if char != "\\" or position + 1 >= len(body):
-            out += utf8(char)
-            position += 1
-            continue
-        escape = body[position + 1]
-        position += 2
-        if escape in _ESCAPES and not (escape == "0" and body[position:position + 1].isdigit()):
-            out += utf8(_ESCAPES[escape])
-        elif escape in "01234567":
-            digits = escape
-            while len(digits) < 3 and body[position:position + 1] in tuple("01234567"):
-                digits += body[position]
-                position += 1
-            out.append(int(digits, 8) & 0xFF)
-        elif escape == "x":
-            digits = ""
-            while len(digits) < 2 and body[position:position + 1] in tuple(
-                    "0123456789abcdefABCDEF"):
-                digits += body[position]
-                position += 1
-            if not digits:
-                raise NotPlainCalls("a bad \\x escape")
-            out.append(int(digits, 16))
-        elif escape == "u":
-            if body[position:position + 1] == "{" and "}" in body[position:]:
-                end = body.index("}", position)
-                codes, position = body[position + 1:end].split(), end + 1
-            else:
-                codes, position = [body[position:position + 4]], position + 4
-            try:
-                out += b"".join(utf8(chr(int(code, 16))) for code in codes)
-            except (ValueError, OverflowError):
-                raise NotPlainCalls("a bad \\u escape") from None
-        elif escape.isalnum():
-            raise NotPlainCalls(f"an escape \\{escape}")
-        else:
-            out += utf8(escape)
+    pieces = resolve(body, _ESCAPES)
+    if any(_INTERPOLATION.search(piece) for piece in pieces[::2]):  # the text between escapes
+        raise NotPlainCalls("a string with interpolation")
+    data = bytes_of(pieces)
     try:
-        return out.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError:
-        return bytes(out)
+        return data
 
 
 def _key(value: Any) -> Any:
