@@ -328,3 +328,35 @@ def test_deep_nesting_is_refused_not_a_crash():
         assert calls_plan(language, tests) is None
     assert calls_plan("r", "stopifnot(isTRUE(all.equal(f(1), " + "list(" * 5000 + ")" * 5000
                       + ")))\n") is None
+
+
+def _forged(chaos: random.Random, depth: int = 0):
+    """A value as a record can hold it: whatever a solution writes on the channel itself."""
+    atoms = [None, True, False, 0, 1, -1, 2.5, math.nan, "x", "", b"x", b"", ("t", "sym", "a")]
+    if depth > 3 or chaos.random() < 0.4:
+        return chaos.choice(atoms)
+    kind = chaos.choice(["list", "tuple", "map", "r"])
+    items = [_forged(chaos, depth + 1) for _ in range(chaos.randint(0, 3))]
+    if kind == "list":
+        return items
+    if kind == "tuple":
+        return tuple(items)
+    if kind == "map":
+        return Map(tuple((_forged(chaos, depth + 1), item) for item in items))
+    return (chaos.choice(["double", "integer", "character", "logical", "list"]),
+            chaos.choice([None, [b"a"] * len(items), items]), items)
+
+
+def test_no_recorded_value_breaks_a_comparison():
+    # A solution can write records of any shape on the channel itself: each check says no to
+    # what it does not expect, it never raises.
+    chaos = random.Random(7)
+    checks = [(language, site.check) for language, tests in MULTIPLE.items()
+              for site in calls_plan(language, tests).sites]
+    checks += [(language, Check(kind, expected, how=how)) for language in MULTIPLE
+               for kind in ("equal", "truth") for how in ("", "==", "eq", "eq_deeply",
+                                                          "identical", "all.equal current")
+               for expected in (None, 1, ("1", 1), ("double", None, [1.0]))]
+    for _ in range(3000):
+        language, check = chaos.choice(checks)
+        DIALECTS[language].holds(check, _forged(chaos))

@@ -163,6 +163,10 @@ LANGUAGES = {
             "identical shadowed": "identical <- function(...) TRUE\n",
             "quit(status = 0) at load": "quit(save = 'no', status = 0)\n",
             ".Last that quits 0": ".Last <- function() quit(save = 'no', status = 0)\n",
+            "records of odd shapes forged": (
+                "local({out <- file('/proc/self/fd/3', 'wb', raw = TRUE); writeBin(charToRaw("
+                "'[0,[\"t\",\"double\",null,[\"l\",\"abc\"]]]\\n[1,[\"t\",7,8,9]]\\n'),"
+                " out); close(out)})\nquit(save = 'no', status = 0)\n"),
             "record forged": "local({out <- file('/proc/self/fd/3', 'wb', raw = TRUE); writeBin("
                              "readBin('/proc/self/fd/4', 'raw', 1e6), out); close(out)})\n"
                              "quit(save = 'no', status = 0)\n",

@@ -28,12 +28,11 @@ from verifier.code import appended
 from verifier.code.dialects.core import (
     CallsPlan,
     Check,
-    Dialect,
     NotPlainCalls,
     Site,
     sites_within_bounds,
 )
-from verifier.code.dialects.scripts import utf8
+from verifier.code.dialects.scripts import ScriptDialect, utf8
 
 _WORD = r"""(?:"(?:[^"\\$`]|\\.)*"|'[^']*'|[A-Za-z0-9_.,:/+@%=^-]+)"""
 _CALL = rf"(?P<callee>[A-Za-z_][A-Za-z0-9_]*)(?P<arguments>(?:[ \t]+{_WORD})*)"
@@ -88,7 +87,7 @@ POSIXLY_CORRECT=y
 _STOP = '{ "/usr/bin/kill" -9 $$; exit 97; }'
 
 
-class BashDialect(Dialect):
+class BashDialect(ScriptDialect):
     language = "bash"
 
     def plan(self, tests: str) -> CallsPlan:
@@ -96,7 +95,7 @@ class BashDialect(Dialect):
         frame.read()
         return CallsPlan(sites_within_bounds(frame.sites), frame.driver())
 
-    def holds(self, check: Check, value: Any) -> bool:
+    def judge(self, check: Check, value: Any) -> bool:
         if check.kind == "equal":
             return (value == check.expected) != check.negated
         return False

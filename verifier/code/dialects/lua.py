@@ -25,7 +25,6 @@ from verifier.code import appended
 from verifier.code.dialects.core import (
     CallsPlan,
     Check,
-    Dialect,
     NotPlainCalls,
 )
 from verifier.code.dialects.lexer import (
@@ -41,6 +40,7 @@ from verifier.code.dialects.scanner import Escape, bytes_of, resolve, simple
 from verifier.code.dialects.scripts import (
     Frame,
     Reader,
+    ScriptDialect,
     Step,
     lexer,
     literal,
@@ -204,7 +204,7 @@ class _Literal(Reader):
         return Map(tuple(entries.values()))
 
 
-class LuaDialect(Dialect):
+class LuaDialect(ScriptDialect):
     language = "lua"
 
     def plan(self, tests: str) -> CallsPlan:
@@ -225,7 +225,7 @@ class LuaDialect(Dialect):
         return appended.assemble(self.language, _PRELUDE.format(saved=saved) + solution,
                                  guard + tests)
 
-    def holds(self, check: Check, value: Any) -> bool:
+    def judge(self, check: Check, value: Any) -> bool:
         if check.kind == "truth":
             return (value is not None and value is not False) != check.negated
         if check.kind == "equal":

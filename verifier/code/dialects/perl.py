@@ -32,7 +32,6 @@ from verifier.code import appended
 from verifier.code.dialects.core import (
     CallsPlan,
     Check,
-    Dialect,
     NotPlainCalls,
 )
 from verifier.code.dialects.lexer import (
@@ -49,6 +48,7 @@ from verifier.code.dialects.scanner import Escape, character, resolve, simple, t
 from verifier.code.dialects.scripts import (
     Frame,
     Reader,
+    ScriptDialect,
     Step,
     lexer,
     literal,
@@ -200,7 +200,7 @@ class _Literal(Reader):
         return items
 
 
-class PerlDialect(Dialect):
+class PerlDialect(ScriptDialect):
     language = "perl"
 
     def plan(self, tests: str) -> CallsPlan:
@@ -210,7 +210,7 @@ class PerlDialect(Dialect):
         return appended.assemble(self.language, solution,
                                  _GUARD.format(builtins=_OVERRIDABLE) + tests)
 
-    def holds(self, check: Check, value: Any) -> bool:
+    def judge(self, check: Check, value: Any) -> bool:
         if check.kind != "equal":
             return False
         if check.how == "eq_deeply":  # the call's list: one value, or none (undef)

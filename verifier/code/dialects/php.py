@@ -27,7 +27,6 @@ from verifier.code import appended
 from verifier.code.dialects.core import (
     CallsPlan,
     Check,
-    Dialect,
     NotPlainCalls,
 )
 from verifier.code.dialects.lexer import (
@@ -43,6 +42,7 @@ from verifier.code.dialects.scanner import Escape, bytes_of, character, resolve,
 from verifier.code.dialects.scripts import (
     Frame,
     Reader,
+    ScriptDialect,
     Step,
     lexer,
     literal,
@@ -169,13 +169,13 @@ class _Literal(Reader):
         return Map(tuple(entries.items()))
 
 
-class PhpDialect(Dialect):
+class PhpDialect(ScriptDialect):
     language = "php"
 
     def plan(self, tests: str) -> CallsPlan:
         return _Frame(tests, _tokenize(tests)).plan(_DRIVER_HEAD)
 
-    def holds(self, check: Check, value: Any) -> bool:
+    def judge(self, check: Check, value: Any) -> bool:
         if check.kind == "equal":
             return identical(value, check.expected) != check.negated
         return False

@@ -27,7 +27,6 @@ from typing import Any
 from verifier.code.dialects.core import (
     CallsPlan,
     Check,
-    Dialect,
     NotPlainCalls,
 )
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top, unwrapped
@@ -35,6 +34,7 @@ from verifier.code.dialects.scanner import Escape, character, resolve, simple, t
 from verifier.code.dialects.scripts import (
     Frame,
     Reader,
+    ScriptDialect,
     Step,
     lexer,
     literal,
@@ -160,13 +160,13 @@ class _Literal(Reader):
         return names, items
 
 
-class RDialect(Dialect):
+class RDialect(ScriptDialect):
     language = "r"
 
     def plan(self, tests: str) -> CallsPlan:
         return _Frame(tests, _tokenize(tests)).plan(_DRIVER_HEAD)
 
-    def holds(self, check: Check, value: Any) -> bool:
+    def judge(self, check: Check, value: Any) -> bool:
         if check.kind != "equal":
             return False
         value = _model(value)

@@ -25,7 +25,6 @@ from typing import Any
 from verifier.code.dialects.core import (
     CallsPlan,
     Check,
-    Dialect,
     NotPlainCalls,
 )
 from verifier.code.dialects.lexer import (
@@ -41,6 +40,7 @@ from verifier.code.dialects.scanner import Escape, bytes_of, character, resolve,
 from verifier.code.dialects.scripts import (
     Frame,
     Reader,
+    ScriptDialect,
     Step,
     lexer,
     literal,
@@ -183,13 +183,13 @@ class _Literal(Reader):
         return Map(tuple(entries.values()))
 
 
-class RubyDialect(Dialect):
+class RubyDialect(ScriptDialect):
     language = "ruby"
 
     def plan(self, tests: str) -> CallsPlan:
         return _Frame(tests, split_lines(_tokenize(tests))).plan(_DRIVER_HEAD)
 
-    def holds(self, check: Check, value: Any) -> bool:
+    def judge(self, check: Check, value: Any) -> bool:
         if check.kind == "equal":
             return equal(value, check.expected) != check.negated
         return False

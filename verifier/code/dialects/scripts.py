@@ -18,6 +18,7 @@ from typing import Any
 from verifier.code.dialects.core import (
     CallsPlan,
     Check,
+    Dialect,
     NotPlainCalls,
     Site,
     sites_within_bounds,
@@ -27,6 +28,21 @@ from verifier.code.dialects.lexer import Token, is_punct, source_of, unwrapped
 from verifier.code.dialects.scanner import scan
 
 _DROPPED = frozenset({"space", "newline", "comment"})
+
+
+class ScriptDialect(Dialect):
+    """A script language's dialect: `judge` compares as the language does; `holds` says no,
+    never raises, for a value of a shape the comparison does not expect (a solution may write
+    records of any shape on the channel itself)."""
+
+    def holds(self, check: Check, value: Any) -> bool:
+        try:
+            return self.judge(check, value)
+        except (TypeError, ValueError, KeyError, IndexError, ArithmeticError, RecursionError):
+            return False
+
+    def judge(self, check: Check, value: Any) -> bool:
+        raise NotImplementedError
 
 
 def lexer(patterns: list[tuple[str, str]], space: str = r"[ \t\r\f\v]+"
