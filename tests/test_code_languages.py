@@ -8,7 +8,7 @@ import pytest
 
 from rl_client.schemas import CodeItem
 from verifier.code import installed_languages, run_code_items, supported_languages
-from verifier.code.languages import java_main_class, java_source_name
+from verifier.code.languages import java_main_class, java_source_name, scala_main_object
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 
@@ -154,3 +154,9 @@ def test_java_class_and_file_names():
     code = "class Helper { }\nclass Prog {\n  public static void main(String[] a) {}\n}\n"
     assert java_main_class(code) == "Prog"
     assert java_main_class("public class Solution { static void f() {} }") == "Solution"
+    nested = ("import java.util.*;\nclass Problem {\n"
+              "  static class Helper extends ArrayList<Long> { }\n"
+              "  public static void main(String[] a) { String s = \"class X {\"; }\n}\n")
+    assert java_main_class(nested) == "Problem"  # not the class nested before main
+    assert scala_main_object("object Problem {\n  object Helper { def f = 1 }\n"
+                             "  def main(args: Array[String]) = {}\n}\n") == "Problem"

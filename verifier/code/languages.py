@@ -43,8 +43,6 @@ def _fixed(name: str) -> Callable[[str], str]:
 
 
 _JAVA_PUBLIC_CLASS = re.compile(r"\bpublic\s+(?:(?:final|abstract|strictfp)\s+)*class\s+(\w+)")
-_JAVA_MAIN_CLASS = re.compile(
-    r"\bclass\s+(\w+)[^{]*\{(?:(?!\bclass\b).)*?\bstatic\s+void\s+main\s*\(", re.S)
 
 
 def java_source_name(code: str) -> str:
@@ -53,10 +51,44 @@ def java_source_name(code: str) -> str:
     return f"{found.group(1)}.java" if found else "Main.java"
 
 
+# Java's and Scala's words and braces, comments and literals skipped (they may hold `class`
+# or braces).
+_JVM_WORDS = re.compile(r"""//[^\n]*|/\*.*?\*/|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
+                         r"|(?P<word>[\w$]+)|(?P<mark>[{}().;*])", re.S)
+
+
+def _enclosing_main(code: str, containers: tuple[str, ...], is_main: Callable[[list[str], int],
+                                                                         bool]) -> str | None:
+    """The innermost container (class, object) around the first word where `is_main` holds,
+    by the code's braces (comments and literals skipped), or None."""
+    words = [found.group() for found in _JVM_WORDS.finditer(code)
+             if found.lastgroup in ("word", "mark")]
+    open_: list[tuple[str, int]] = []  # the containers open here: (name, depth of their body)
+    depth, declared = 0, None
+    for index, word in enumerate(words):
+        if (word in containers and index + 1 < len(words) and words[index + 1][0].isalpha()
+                and not (index and words[index - 1] == ".")):
+            declared = words[index + 1]
+        elif word == "{":
+            depth += 1
+            if declared:
+                open_.append((declared, depth))
+                declared = None
+        elif word == "}":
+            if open_ and open_[-1][1] == depth:
+                open_.pop()
+            depth -= 1
+        elif word == "main" and open_ and words[index + 1:index + 2] == ["("] and is_main(
+                words, index):
+            return open_[-1][0]
+    return None
+
+
 def java_main_class(code: str) -> str:
-    """The class whose `main` to run: the one declaring `static void main`, else the file's."""
-    found = _JAVA_MAIN_CLASS.search(code)
-    return found.group(1) if found else java_source_name(code)[: -len(".java")]
+    """The class whose `main` to run: the innermost class around the first `static void
+    main(` (a class nested or declared before it is not), else the file's."""
+    return _enclosing_main(code, ("class", "interface", "enum", "record"), lambda w, i: (
+        w[i - 1] == "void" and "static" in w[max(0, i - 5):i])) or java_source_name(code)[:-5]
 
 
 def jvm_flags(memory_mb: int) -> list[str]:
@@ -71,8 +103,15 @@ def jvm_flags(memory_mb: int) -> list[str]:
 _JVM_COMPILER_FLAGS = ("-Xmx1024m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1")
 
 
+# The libraries Java programs may use beyond the JDK: javatuples (MultiPL-E's Java imports
+# org.javatuples.*), Debian's libjavatuples-java. A host without it compiles what does not use it.
+JAVA_LIBRARIES = "/usr/share/java/javatuples.jar"
+GO_LIBRARIES = "/usr/share/gocode"  # a GOPATH entry: Debian's golang-*-dev packages
+
+
 def _java_run(tools: dict[str, str], source: str, memory_mb: int, code: str) -> list[str]:
-    return [tools["java"], *jvm_flags(memory_mb), "-cp", "classes", java_main_class(code)]
+    return [tools["java"], *jvm_flags(memory_mb), "-cp", f"classes:{JAVA_LIBRARIES}",
+            java_main_class(code)]
 
 
 def _jvm_library_run(library: str, main: Callable[[str], str]
@@ -86,19 +125,28 @@ _KOTLIN_PACKAGE = re.compile(r"^\s*package\s+([\w.]+)", re.M)
 
 
 def scala_main_object(code: str) -> str:
-    """The object whose `main` to run: the one declaring `def main`, else the first object."""
-    objects = list(_SCALA_MAIN.finditer(code))
-    for found, following in zip(objects, [*objects[1:], None], strict=False):
-        body = code[found.end():following.start() if following else len(code)]
-        if re.search(r"\bdef\s+main\s*\(", body):
-            return found.group(1)
-    return objects[0].group(1) if objects else "Main"
+    """The object whose `main` to run: the innermost object around the first `def main(`,
+    else the first object."""
+    found = _enclosing_main(code, ("object", "class", "trait"), lambda w, i: w[i - 1] == "def")
+    if found:
+        return found
+    first = _SCALA_MAIN.search(code)
+    return first.group(1) if first else "Main"
 
 
 def kotlin_main_class(code: str) -> str:
     """Top-level functions of main.kt live in class MainKt (of the file's package)."""
     package = _KOTLIN_PACKAGE.search(code)
     return f"{package.group(1)}.MainKt" if package else "MainKt"
+
+
+# The verifier's TestMain (dialects/go.py) makes a Go program a test binary: its `func TestX(t
+# *testing.T)` tests run by `go test -c`'s main, which wants a file named *_test.go.
+GO_TEST_MAIN = "func TestMain(__verifier_m *__verifier_testing.M)"
+
+
+def go_source_name(code: str) -> str:
+    return "main_test.go" if GO_TEST_MAIN in code else "main.go"
 
 
 # TypeScript is transpiled, not type-checked (as tsx, ts-node --transpile-only, esbuild and
@@ -156,7 +204,7 @@ LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
     Language(
         name="java", tools=("javac", "java"), source_name=java_source_name,
         compile=lambda t, s: [t["javac"], *(f"-J{flag}" for flag in _JVM_COMPILER_FLAGS),
-                              "-encoding", "UTF-8", "-d", "classes", s],
+                              "-encoding", "UTF-8", "-cp", JAVA_LIBRARIES, "-d", "classes", s],
         run=_java_run, artefacts=("classes",), memory="heap", startup_cpu_s=1.0),
     Language(
         name="javascript", tools=("node",), source_name=_fixed("main.js"), run=_node_run(""),
@@ -169,13 +217,16 @@ LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
         name="bash", tools=("bash",), source_name=_fixed("main.sh"),
         run=lambda t, s, m, c: [t["bash"], s], aliases=("sh", "shell")),
     # Go: one runtime thread for Go code and the garbage collector aiming at the limit; the
-    # build is static (no cgo) with its cache in the run's /tmp.
+    # build is static (no cgo) with its cache in the run's /tmp; GOPATH mode, with Debian's Go
+    # sources (testify, HumanEval-X's assertions: golang-github-stretchr-testify-dev).
     Language(
-        name="go", tools=("go",), source_name=_fixed("main.go"),
-        compile=lambda t, s: [t["go"], "build", "-o", "main", s],
+        name="go", tools=("go",), source_name=go_source_name,
+        compile=lambda t, s: [t["go"], *(("test", "-c") if s.endswith("_test.go") else
+                                          ("build",)), "-o", "main", s],
         run=_native, artefacts=("main",), aliases=("golang",),
         env={"GOMAXPROCS": "1", "GOMEMLIMIT": "{memory_mb}MiB", "CGO_ENABLED": "0",
-             "GOCACHE": "/tmp/.gocache", "GOPATH": "/tmp/go", "GO111MODULE": "off"}),
+             "GOCACHE": "/tmp/.gocache", "GOPATH": f"/tmp/go:{GO_LIBRARIES}",
+             "GO111MODULE": "off"}),
     Language(
         name="typescript", tools=("tsc", "node"), source_name=_fixed("main.ts"),
         compile=lambda t, s: [t["node"], "-e", _TS_TRANSPILE, _typescript_library(t), s],

@@ -21,6 +21,7 @@ ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/a
 # that link through gcc (rustc, GHC, OCaml, gdc) need it too.
 GCC_DIRS = ("/usr/lib/gcc", "/usr/libexec/gcc", "/usr/include", "/usr/lib/bfd-plugins")
 JVM_DIRS = ("/usr/lib/jvm", "/etc/java-*")
+JAVA_DIRS = (*JVM_DIRS, "/usr/share/java/javatuples.jar")  # languages.py's JAVA_LIBRARIES
 MONO_DIRS = ("/usr/lib/mono", "/etc/mono", "/usr/lib/lib[Mm]ono*")  # native shims in /usr/lib
 
 
@@ -41,10 +42,10 @@ TOOLCHAINS: dict[str, Toolchain] = {
     # undici, ...) from /usr/share/nodejs; builds from elsewhere carry them inside.
     "node": Toolchain(("node", "nodejs"), ("/usr/share/nodejs", "/usr/share/node_modules")),
     "bash": Toolchain(("bash",)),
-    "javac": Toolchain(("javac",), JVM_DIRS),
-    "java": Toolchain(("java",), JVM_DIRS),
+    "javac": Toolchain(("javac",), JAVA_DIRS),
+    "java": Toolchain(("java",), JAVA_DIRS),
     "rustc": Toolchain(("rustc",), (*GCC_DIRS, "/usr/lib/rustlib")),
-    "go": Toolchain(("go",), ("/usr/lib/go-*", "/usr/share/go-*")),
+    "go": Toolchain(("go",), ("/usr/lib/go-*", "/usr/share/go-*", "/usr/share/gocode")),
     "tsc": Toolchain(("tsc",), ("/usr/share/nodejs/typescript",)),
     "mcs": Toolchain(("mcs",), MONO_DIRS),
     "mono": Toolchain(("mono",), MONO_DIRS),

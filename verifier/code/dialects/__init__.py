@@ -18,9 +18,13 @@ from verifier.code.dialects.bash import BashDialect
 from verifier.code.dialects.c import CDialect
 from verifier.code.dialects.core import CallsPlan, Dialect, NotPlainCalls
 from verifier.code.dialects.cpp import CppDialect
+from verifier.code.dialects.csharp import CSharpDialect
 from verifier.code.dialects.d import DDialect
+from verifier.code.dialects.go import GoDialect
 from verifier.code.dialects.haskell import HaskellDialect
+from verifier.code.dialects.java import JavaDialect
 from verifier.code.dialects.javascript import JavaScriptDialect, TypeScriptDialect
+from verifier.code.dialects.kotlin import KotlinDialect
 from verifier.code.dialects.lua import LuaDialect
 from verifier.code.dialects.ocaml import OCamlDialect
 from verifier.code.dialects.perl import PerlDialect
@@ -29,12 +33,14 @@ from verifier.code.dialects.r import RDialect
 from verifier.code.dialects.racket import RacketDialect
 from verifier.code.dialects.ruby import RubyDialect
 from verifier.code.dialects.rust import RustDialect
+from verifier.code.dialects.scala import ScalaDialect
 from verifier.lru import LRU
 
 DIALECTS: dict[str, Dialect] = {dialect.language: dialect for dialect in (
-    BashDialect(), CDialect(), CppDialect(), DDialect(), HaskellDialect(), JavaScriptDialect(),
-    LuaDialect(), OCamlDialect(), PerlDialect(), PhpDialect(), RacketDialect(), RDialect(),
-    RubyDialect(), RustDialect(), TypeScriptDialect(),
+    BashDialect(), CDialect(), CppDialect(), CSharpDialect(), DDialect(), GoDialect(),
+    HaskellDialect(), JavaDialect(), JavaScriptDialect(), KotlinDialect(), LuaDialect(),
+    OCamlDialect(), PerlDialect(), PhpDialect(), RacketDialect(), RDialect(), RubyDialect(),
+    RustDialect(), ScalaDialect(), TypeScriptDialect(),
 )}
 
 # Plans of the tests seen lately: a dataset's tests come back once per sample of their problem.

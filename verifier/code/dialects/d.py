@@ -64,7 +64,7 @@ from verifier.code.dialects.scanner import (
     scan,
     simple,
 )
-from verifier.code.dialects.typed import map_literal
+from verifier.code.dialects.typed_equal import map_literal
 from verifier.code.dialects.values import Some
 
 _TOKEN = re.compile(r"""

@@ -51,7 +51,7 @@ from verifier.code.dialects.haskell_values import (
     tokenize,
 )
 from verifier.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
-from verifier.code.dialects.typed import typed_holds
+from verifier.code.dialects.typed_equal import typed_holds
 
 
 def _argument(tokens: list[Token]) -> None:

@@ -48,7 +48,7 @@ from verifier.code.dialects.core import (
 )
 from verifier.code.dialects.scanner import Escape, character, resolve, simple, text_of
 from verifier.code.dialects.sexp import Node, read
-from verifier.code.dialects.typed import map_literal
+from verifier.code.dialects.typed_equal import map_literal
 from verifier.code.dialects.values import Map
 
 _CHECKS = {"check-equal?": 2, "check-not-equal?": 2, "check-within": 3, "check-eqv?": 2,

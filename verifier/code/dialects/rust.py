@@ -60,7 +60,7 @@ from verifier.code.dialects.scanner import (
     simple,
     text_of,
 )
-from verifier.code.dialects.typed import map_literal, typed_holds
+from verifier.code.dialects.typed_equal import map_literal, typed_holds
 from verifier.code.dialects.values import Map, SetOf, Some
 
 _TOKEN = re.compile(r"""

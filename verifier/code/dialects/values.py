@@ -15,6 +15,9 @@ its buffer is full): `[site, value]` in JSON, the value encoded as
     ["f", "nan" | "inf" | "-inf" | "-0"]   a float JSON cannot write
     ["u"]               undefined (JavaScript)
     ["x", "type"]       a value the driver cannot write: equal to nothing
+    ["y", "type", v]    v with the name its language gives its type, where the language's
+                        equality tells types apart (Java's Integer.equals(Long) is false, Go's
+                        reflect.DeepEqual(int64(1), 1) too)
 
 and decoded into: None, bool, int, float, str, bytes, list, tuple, Fraction, and the classes
 below. The
@@ -83,6 +86,15 @@ class Opaque:
     type_name: str
 
 
+@dataclass(frozen=True)
+class OfType:
+    """A value and its type as its language names it (`Long`, `[]int`): for the dialects
+    whose equality compares types; the others never see one."""
+
+    type: str
+    value: Any
+
+
 class _Undefined:
     def __repr__(self) -> str:
         return "undefined"
@@ -121,6 +133,8 @@ def decode(wire: Any, depth: int = 0) -> Any:
         return Some(decode(body[0], depth + 1))
     if tag == "u" and not body:
         return UNDEFINED
+    if tag == "y" and len(body) == 2 and type(body[0]) is str and len(body[0]) <= 200:
+        return OfType(body[0], decode(body[1], depth + 1))
     if len(body) == 1 and type(body[0]) is str:
         text = body[0]
         if tag == "b":

@@ -1,0 +1,358 @@
+"""Java, Kotlin, Scala, C# and Go assert tests against solutions that attack them, through the
+real compilers and jail.
+
+Each attack is a wrong solution (its function returns the wrong value) with a trick that beat
+the tests when they ran in its process: shadowing what the tests call (`class Debug`, a local
+`assert`, `func panic`, a `var fmt`, testify's name), disabling assertions (`-da`,
+`setClassAssertionStatus`), overriding `equals`/`Equals`/`String()` on what it returns, static
+initialisers and `init()` that exit, shutdown hooks, uncaught-exception handlers and Trace
+listeners that forge the record or swallow the failure, forged records, floods, reading the
+tests' compiled class for the expected values. Each must earn nothing, and never an
+infra_error, whatever the tests' shape: MultiPL-E's and HumanEval-X's (judged outside the
+solution's process) and one that is not plain calls (a loop, run in its process, hardened).
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from rl_client.schemas import CodeItem
+from verifier.code import installed_languages, run_code_items
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+
+LIMITS = {"time_s": 10, "memory_mb": 512}
+# What no program can be kept from doing inside its own process, so in-process shapes are not
+# asked to resist it (README): copying the run's record (fd 4) to the channel (fd 3), and
+# answering the tests' `equals` on what it returns (in-process tests call it).
+IN_PROCESS_ONLY = {"record forged from a shutdown hook",
+                   "record forged from an uncaught-exception handler", "record forged from init",
+                   "equals, hashCode and toString overridden on what it returns",
+                   "equals overridden on what it returns", "Equals overridden on what it returns"}
+
+# ------------------------------------------------------------------------------------ Java
+# scale(v, k) multiplies each element by k (right) or adds k (wrong); even(x) is x % 2 == 0
+# in both, so that what an attack must beat is scale's check.
+JAVA_RIGHT = ("    public static ArrayList<Long> scale(ArrayList<Long> v, long k) {\n"
+              "        ArrayList<Long> out = new ArrayList<>(); for (long x : v) out.add(x * k);"
+              " return out; }\n"
+              "    public static boolean even(long x) { return x % 2 == 0; }\n")
+JAVA_WRONG = JAVA_RIGHT.replace("x * k", "x + k")  # even stays right: scale's check must fail
+JAVA_TESTS = {
+    "multiple": ("    public static void main(String[] args) {\n"
+                 "    assert(scale((new ArrayList<Long>(Arrays.asList((long)1l, (long)2l))), (3l))"
+                 ".equals((new ArrayList<Long>(Arrays.asList((long)3l, (long)6l)))));\n"
+                 "    assert(even((4l)) == (true));\n    }\n\n}\n"),
+    "humaneval_x": ("}\npublic class Main {\n    public static void main(String[] args) {\n"
+                    "        Problem s = new Problem();\n"
+                    "        List<Boolean> correct = Arrays.asList(\n"
+                    "                s.scale(new ArrayList<>(Arrays.asList(1L, 2L)), 3)"
+                    ".equals(Arrays.asList(3L, 6L)),\n"
+                    "                s.even(4)\n        );\n"
+                    "        if (correct.contains(false)) {\n"
+                    "            throw new AssertionError();\n        }\n    }\n}\n"),
+    "loop": ("    public static void main(String[] args) {\n"
+             "    for (long k = 1; k < 3; k++)\n"
+             "        assert(scale((new ArrayList<Long>(Arrays.asList((long)1l))), (k))"
+             ".equals((new ArrayList<Long>(Arrays.asList((long)k)))));\n"
+             "    assert(even((4l)));\n    }\n\n}\n"),
+}
+_JAVA_COPY = ("try (java.io.FileOutputStream o = new java.io.FileOutputStream("
+              "\"/proc/self/fd/3\")) { o.write(java.nio.file.Files.readAllBytes("
+              "java.nio.file.Path.of(\"/proc/self/fd/4\"))); } catch (Exception x) { } "
+              "Runtime.getRuntime().halt(0);")
+# Each attack: (code before the class, code inside it).
+JAVA_ATTACKS = {
+    "System.exit(0) from a static initialiser": ("", "    static { System.exit(0); }\n"),
+    "Runtime.halt(0) from a static initialiser": ("", "    static { Runtime.getRuntime()"
+                                                  ".halt(0); }\n"),
+    "record forged from a shutdown hook": (
+        "", "    static { Runtime.getRuntime().addShutdownHook(new Thread(() -> { "
+            + _JAVA_COPY + " })); }\n"),
+    "record forged from an uncaught-exception handler": (
+        "", "    static { Thread.setDefaultUncaughtExceptionHandler((t, e) -> { "
+            + _JAVA_COPY + " }); }\n"),
+    "assertions disabled": ("", "    static { ClassLoader.getSystemClassLoader()"
+                            ".setDefaultAssertionStatus(false); ClassLoader.getSystemClassLoader()"
+                            ".setClassAssertionStatus(\"Problem\", false); }\n"),
+    "equals, hashCode and toString overridden on what it returns": (
+        "", "    static class Always extends ArrayList<Long> {\n"
+            "        public boolean equals(Object o) { return true; }\n"
+            "        public int hashCode() { return 0; }\n"
+            "        public String toString() { return \"[3, 6]\"; }\n    }\n"
+            "    static ArrayList<Long> always(ArrayList<Long> v) { Always a = new Always();"
+            " a.addAll(v); return a; }\n"),
+    "records forged from a static initialiser": (
+        "", "    static { try (java.io.FileOutputStream o = new java.io.FileOutputStream("
+            "\"/proc/self/fd/3\")) { o.write(\"[0,true]\\n[1,true]\\n{\\\"passed\\\": true}\\n\""
+            ".getBytes()); } catch (Exception e) { } Runtime.getRuntime().halt(0); }\n"),
+    "output flood": ("", "    static { for (int i = 0; i < (1 << 22); i++) "
+                     "System.out.print(\"[0,true]\\n\"); }\n"),
+}
+
+
+def _java(attack: tuple[str, str], shape: str) -> str:
+    top, member = attack
+    body = JAVA_WRONG
+    if "always(" in member:  # what scale returns overrides equals
+        body = body.replace("return out;", "return always(out);")
+    return (f"import java.util.*;\n{top}class Problem {{\n{member}{body}")
+
+
+# ------------------------------------------------------------------------------------ Kotlin
+KOTLIN_RIGHT = ("fun scale(v: MutableList<Long>, k: Long): MutableList<Long> = "
+                "v.map { it * k }.toMutableList()\nfun even(x: Long): Boolean = x % 2 == 0L\n")
+KOTLIN_WRONG = KOTLIN_RIGHT.replace("it * k", "it + k")
+KOTLIN_TESTS = {
+    "multiple": ("fun main() {\n  assert(mutableListOf(3L, 6L) == scale(mutableListOf(1L, 2L),"
+                 " 3L));\n  assert(true == even(4L));\n}\n"),
+    "named": ("fun main() {\n    var arg00 : MutableList<Long> = mutableListOf(1L, 2L)\n"
+              "    var x0 : MutableList<Long> = scale(arg00, 3L);\n"
+              "    var v0 : MutableList<Long> = mutableListOf(3L, 6L);\n"
+              "    if (x0 != v0) {\n        throw Exception(\"Exception -- test case 0 did not "
+              "pass. x0 = \" + x0)\n    }\n}\n"),
+    "loop": ("fun main() {\n  for (k in 1L..2L) assert(mutableListOf(k) == "
+             "scale(mutableListOf(1L), k));\n  assert(even(4L));\n}\n"),
+}
+_KOTLIN_COPY = ("java.io.File(\"/proc/self/fd/3\").writeBytes(java.io.File(\"/proc/self/fd/4\")"
+                ".readBytes()); Runtime.getRuntime().halt(0)")
+KOTLIN_ATTACKS = {
+    "a local assert": "fun assert(condition: Boolean) { }\n",
+    "assertions disabled before Kotlin reads them": (
+        "val disabled = run { ClassLoader.getSystemClassLoader().setDefaultAssertionStatus(false);"
+        " ClassLoader.getSystemClassLoader().setClassAssertionStatus(\"kotlin._Assertions\", "
+        "false); kotlin.assert(true); 0 }\n"),
+    "exitProcess(0) from a top-level initialiser": ("val quit: Int = run { kotlin.system."
+                                                    "exitProcess(0) }\n"),
+    "record forged from a shutdown hook": (
+        f"val hook = Runtime.getRuntime().addShutdownHook(Thread {{ {_KOTLIN_COPY} }})\n"),
+    "record forged from an uncaught-exception handler": (
+        f"val handler = Thread.setDefaultUncaughtExceptionHandler {{ _, _ -> {_KOTLIN_COPY} }}\n"),
+}
+
+# ------------------------------------------------------------------------------------ Scala
+SCALA_RIGHT = ("    def scale(v : List[Long], k : Long) : List[Long] = v.map(_ * k)\n"
+               "    def even(x : Long) : Boolean = {\n        x % 2 == 0")
+SCALA_WRONG = SCALA_RIGHT.replace("_ * k", "_ + k")
+SCALA_TESTS = {
+    "multiple": ("    }\n    def main(args: Array[String]) = {\n"
+                 "    assert(scale((List[Long](1l, 2l)), (3l)).equals((List[Long](3l, 6l))));\n"
+                 "    assert(even((4l)) == (true));\n    }\n\n}\n"),
+    "loop": ("    }\n    def main(args: Array[String]) = {\n"
+             "    for (k <- 1l to 2l) assert(scale((List[Long](1l)), k).equals(List[Long](k)));\n"
+             "    assert(even((4l)) == (true));\n    }\n\n}\n"),
+}
+_SCALA_COPY = ("java.nio.file.Files.write(java.nio.file.Paths.get(\"/proc/self/fd/3\"), "
+               "java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(\"/proc/self/fd/4\")));"
+               " Runtime.getRuntime().halt(0)")
+SCALA_ATTACKS = {
+    "a local assert": "    def assert(condition: Boolean): Unit = { }\n",
+    "sys.exit(0) from the object's initialiser": "    val quit = sys.exit(0)\n",
+    "record forged from a shutdown hook": f"    sys.addShutdownHook {{ {_SCALA_COPY} }}\n",
+    "equals overridden on what it returns": (
+        "    class Always(items: Long*) extends scala.collection.immutable.Seq[Long] {\n"
+        "      def apply(i: Int) = items(i); def length = items.length\n"
+        "      def iterator = items.iterator\n"
+        "      override def equals(o: Any) = true\n    }\n"),
+}
+
+# ------------------------------------------------------------------------------------ C#
+CSHARP_RIGHT = ("    public static List<long> Scale(List<long> v, long k) {\n"
+                "        var o = new List<long>(); foreach (var x in v) o.Add(x * k); return o; }\n"
+                "    public static bool Even(long x) { return x % 2 == 0; }\n")
+CSHARP_WRONG = CSHARP_RIGHT.replace("x * k", "x + k")
+CSHARP_TESTS = {
+    "multiple": ("    public static void Main(string[] args) {\n"
+                 "    Debug.Assert(Scale((new List<long>(new long[]{(long)1L, (long)2L})), (3L))"
+                 ".Equals((new List<long>(new long[]{(long)3L, (long)6L}))));\n"
+                 "    Debug.Assert(Even((4L)) == (true));\n    }\n\n}\n"),
+    "loop": ("    public static void Main(string[] args) {\n"
+             "    for (long k = 1; k < 3; k++)\n"
+             "        Debug.Assert(Scale((new List<long>(new long[]{1L})), k)[0] == k);\n"
+             "    Debug.Assert(Even((4L)));\n    }\n\n}\n"),
+}
+CSHARP_ATTACKS = {
+    "a class Debug of its own": ("class Debug { public static void Assert(bool c) { } "
+                                 "public static void Assert(bool c, string m) { } }\n", ""),
+    "Trace listeners cleared": ("", "    static Problem() { System.Diagnostics.Trace.Listeners"
+                                ".Clear(); }\n"),
+    "Environment.Exit(0) from a static constructor": (
+        "", "    static Problem() { System.Environment.Exit(0); }\n"),
+    "Equals overridden on what it returns": (
+        "class Always : List<long> { public override bool Equals(object o) { return true; } "
+        "public override int GetHashCode() { return 0; } }\n", ""),
+}
+
+# ------------------------------------------------------------------------------------ Go
+GO_RIGHT = ("func Scale(v []int, k int) []int {\n    out := []int{}\n"
+            "    for _, x := range v {\n        out = append(out, x*k)\n    }\n    return out\n}\n"
+            "func Even(x int) bool { return x%2 == 0 }\n")
+GO_WRONG = GO_RIGHT.replace("x*k", "x+k")
+GO_TESTS = {
+    "humaneval_x": ("package main\n\nimport (\n    \"testing\"\n"
+                    "    \"github.com/stretchr/testify/assert\"\n)\n"
+                    "func TestScale(t *testing.T) {\n    assert := assert.New(t)\n"
+                    "    assert.Equal([]int{3, 6}, Scale([]int{1, 2}, 3))\n"
+                    "    assert.Equal(true, Even(4))\n}\n"),
+    "multiple": ("func TestScale(t *testing.T) {\n  candidate := Scale\n"
+                 "\ttype test struct {\n\t\tactual   interface{}\n\t\texpected interface{}\n\t}\n"
+                 "   tests := []test{\n     { actual: candidate([]int{1, 2}, 3), expected: "
+                 "[]int{3, 6} },\n     { actual: Even(4), expected: true },\n   }\n\n"
+                 "\tfor i, tc := range tests {\n"
+                 "\t\tt.Run(fmt.Sprintf(\"test num % d\", i), func(t *testing.T) {\n"
+                 "\t\t\tif fmt.Sprintf(\"%v\", tc.actual) != fmt.Sprintf(\"%v\", tc.expected) {\n"
+                 "\t\t\t\tt.Errorf(\"expected '%s', got '%s'\", tc.expected, tc.actual)\n"
+                 "\t\t\t}\n\t\t})\n\t}\n}\n"),
+    "main": ("func main() {\n    if Scale([]int{1, 2}, 3)[1] != 6 { panic(\"assertion failed\") }"
+             "\n    if !Even(4) { panic(\"assertion failed\") }\n}\n"),
+    "loop": ("func TestScale(t *testing.T) {\n    for k := 1; k < 3; k++ {\n"
+             "        if fmt.Sprintf(\"%v\", Scale([]int{1}, k)) != "
+             "fmt.Sprintf(\"%v\", []int{k}) {\n"
+             "            t.Errorf(\"wrong\")\n        }\n    }\n"
+             "    if !Even(4) { panic(\"assertion failed\") }\n}\n"),
+}
+GO_ATTACKS = {
+    "a package-level func panic": "func panic(v interface{}) {}\n",
+    "os.Exit(0) from init": "func init() { os.Exit(0) }\n",
+    "a var fmt of its own": ("type fakeFmt struct{}\n"
+                             "func (fakeFmt) Sprintf(f string, a ...interface{}) string "
+                             "{ return \"same\" }\nfunc (fakeFmt) Sprint(a ...interface{}) string "
+                             "{ return \"\" }\nvar fmt fakeFmt\n"),
+    "a var assert of its own": "var assert = 1\n",
+    "String() on what it returns": ("type shown []int\n"
+                                    "func (shown) String() string { return \"[3 6]\" }\n"),
+    "record forged from init": ("func init() {\n    data, _ := os.ReadFile(\"/proc/self/fd/4\")\n"
+                                "    os.WriteFile(\"/proc/self/fd/3\", data, 0)\n"
+                                "    os.WriteFile(\"/proc/self/fd/3\", []byte(\"[0,true]\\n\"), 0)"
+                                "\n    os.Exit(0)\n}\n"),
+}
+
+
+def _go(attack: str, shape: str) -> str:
+    body = GO_WRONG
+    if "type shown" in attack:
+        body = body.replace("func Scale(v []int, k int) []int {", "func Scale(v []int, k int) "
+                            "shown {").replace("return out", "return shown(out)")
+    imports = 'import (\n    "os"\n)\n' if "os." in attack else ""
+    uses_os = "\nvar _ = os.Args\n" if imports else ""
+    return f"package main\n{imports}{attack}{body}{uses_os}"
+
+
+def _cases() -> list[tuple[str, str, str, str]]:
+    """(language, attack, shape, response) for every attack and shape it applies to."""
+    cases: list[tuple[str, str, str, str]] = []
+    for attack, parts in JAVA_ATTACKS.items():
+        for shape in JAVA_TESTS:
+            if shape in IN_PROCESS and attack in IN_PROCESS_ONLY:
+                continue
+            cases.append(("java", attack, shape, _java(parts, shape)))
+    for attack, code in KOTLIN_ATTACKS.items():
+        for shape in KOTLIN_TESTS:
+            if shape in IN_PROCESS and attack in IN_PROCESS_ONLY:
+                continue
+            cases.append(("kotlin", attack, shape, code + KOTLIN_WRONG))
+    for attack, member in SCALA_ATTACKS.items():
+        for shape in SCALA_TESTS:
+            if shape in IN_PROCESS and attack in IN_PROCESS_ONLY:
+                continue
+            body = SCALA_WRONG
+            if "class Always" in member:
+                body = body.replace(": List[Long] = v.map(_ + k)",
+                                    ": Seq[Long] = new Always(v.map(_ + k): _*)")
+            cases.append(("scala", attack, shape, "object Problem {\n" + member + body))
+    for attack, (top, member) in CSHARP_ATTACKS.items():
+        for shape in CSHARP_TESTS:
+            if shape in IN_PROCESS and attack in IN_PROCESS_ONLY:
+                continue
+            body = CSHARP_WRONG
+            if "class Always" in top:
+                body = body.replace("var o = new List<long>();", "var o = new Always();")
+            cases.append(("csharp", attack, shape, "using System;\nusing System.Diagnostics;\n"
+                          "using System.Collections.Generic;\n" + top + "class Problem {\n"
+                          + member + body))
+    for attack, code in GO_ATTACKS.items():
+        for shape in GO_TESTS:
+            if shape in IN_PROCESS and attack in IN_PROCESS_ONLY:
+                continue
+            cases.append(("go", attack, shape, _go(code, shape)))
+    return cases
+
+
+TESTS = {"java": JAVA_TESTS, "kotlin": KOTLIN_TESTS, "scala": SCALA_TESTS,
+         "csharp": CSHARP_TESTS, "go": GO_TESTS}
+RIGHT = {"java": "import java.util.*;\nclass Problem {\n" + JAVA_RIGHT, "kotlin": KOTLIN_RIGHT,
+         "scala": "object Problem {\n" + SCALA_RIGHT,
+         "csharp": "using System;\nusing System.Diagnostics;\nusing System.Collections.Generic;\n"
+                   "class Problem {\n" + CSHARP_RIGHT, "go": "package main\n" + GO_RIGHT}
+IN_PROCESS = {"loop", "main"}
+
+
+def _item(language: str, response: str, tests: str) -> CodeItem:
+    return CodeItem(language=language, response=response, limits=LIMITS,
+                    tests={"type": "assert", "code": tests})
+
+
+def _installed(language: str) -> None:
+    if language not in installed_languages():
+        pytest.skip(f"{language} toolchain not installed")
+
+
+@pytest.mark.parametrize("language", sorted(TESTS))
+def test_right_solutions_pass_and_say_where_they_were_judged(language: str):
+    _installed(language)
+    shapes = TESTS[language]
+    results = run_code_items([_item(language, RIGHT[language], tests)
+                              for tests in shapes.values()])
+    assert [(r.status.value, r.detail.get("judged")) for r in results] == [
+        ("correct", "in_process" if shape in IN_PROCESS else "outside") for shape in shapes], \
+        results
+
+
+@pytest.mark.parametrize("language", sorted(TESTS))
+def test_attacks_earn_nothing(language: str):
+    _installed(language)
+    cases = [case for case in _cases() if case[0] == language]
+    results = run_code_items([_item(language, response, TESTS[language][shape])
+                              for _, _, shape, response in cases])
+    won = [(attack, shape, r.status.value, r.detail.get("tests", [{}])[0].get("message"))
+           for (_, attack, shape, _), r in zip(cases, results, strict=True)
+           if r.reward != 0.0 or r.status.value == "infra_error"]
+    assert not won, won
+
+
+def test_expected_values_are_out_of_the_solutions_reach():
+    # The solution looks for the expected value in every file it can read (the compiled
+    # tests among them) and returns what it finds.
+    _installed("java")
+    finder = ("import java.util.*;\nimport java.nio.file.*;\nclass Problem {\n"
+              "    public static String name(long x) throws Exception {\n"
+              "        for (Path p : (Iterable<Path>) Files.walk(Paths.get("
+              "\".\"))::iterator) {\n"
+              "            if (!Files.isRegularFile(p)) continue;\n"
+              "            String text = new String(Files.readAllBytes(p), \"ISO-8859-1\");\n"
+              "            String needle = new StringBuilder(\"-detcepxe-qz\").reverse()"
+              ".toString();\n"
+              "            java.util.regex.Matcher m = java.util.regex.Pattern.compile("
+              "needle + \"[0-9][0-9]\").matcher(text);\n"
+              "            if (m.find()) return m.group();\n        }\n"
+              "        return \"nothing\";\n    }\n")
+    tests = ("    public static void main(String[] args) throws Exception {\n"
+             "    assert(name((1l)).equals((\"zq-expected-91\")));\n    }\n\n}\n")
+    result = run_code_items([_item("java", finder, tests)])[0]
+    assert (result.status.value, result.detail["judged"]) == ("wrong", "outside"), result
+
+
+def test_go_testify_tests_that_are_not_plain_calls_run_with_the_real_testify():
+    # HumanEval-X's shape with a loop: a test binary with testify from the host's Go sources
+    # (golang-github-stretchr-testify-dev), the verifier's TestMain reporting.
+    _installed("go")
+    tests = GO_TESTS["humaneval_x"].replace(
+        "    assert.Equal(true, Even(4))\n",
+        "    for k := 1; k < 3; k++ {\n        assert.Equal([]int{k}, Scale([]int{1}, k))\n"
+        "    }\n")
+    results = run_code_items([_item("go", "package main\n" + GO_RIGHT, tests),
+                              _item("go", "package main\n" + GO_WRONG, tests)])
+    assert [(r.status.value, r.detail.get("judged")) for r in results] == [
+        ("correct", "in_process"), ("wrong", "in_process")], results

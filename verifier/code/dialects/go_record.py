@@ -1,0 +1,147 @@
+"""Go's side of a calls run: functions, appended to the program, that write a returned value
+on the channel (fd 3) as values.py encodes it, by reflection.
+
+The value is written with its dynamic type (`["y", "[]int", ...]`, as reflect's Type.String()
+spells it), and so is each element held in an interface (`[]interface {}`'s): testify's
+`assert.Equal` (reflect.DeepEqual) tells `int` from `int64` and a nil slice from an empty one,
+and MultiPL-E's `fmt.Sprintf("%v")` prints a float32 by its own shortest digits. Numbers are
+written exactly (a float by strconv's shortest round-trip digits), strings as JSON (non-ASCII
+as \\uXXXX); a nil slice or map is null; a pointer, struct, func or channel is a value that
+equals nothing. Depth is bounded. The imports it uses have names of the verifier's own
+(`IMPORTS`), and it calls no method a solution's type could define (no String(), no Error()).
+"""
+
+from __future__ import annotations
+
+IMPORTS = {"__verifier_reflect": "reflect", "__verifier_strconv": "strconv",
+           "__verifier_os": "os", "__verifier_math": "math", "__verifier_utf16": "unicode/utf16"}
+
+GO_RECORDER = r"""
+func __verifierText(out []byte, text string) []byte {
+	out = append(out, '"')
+	for _, r := range text {
+		switch {
+		case r == '"' || r == '\\':
+			out = append(out, '\\', byte(r))
+		case r >= 32 && r < 127:
+			out = append(out, byte(r))
+		default:
+			units := []rune{r}
+			if r > 0xFFFF {
+				first, second := __verifier_utf16.EncodeRune(r)
+				units = []rune{first, second}
+			}
+			for _, unit := range units {
+				out = append(out, '\\', 'u')
+				digits := __verifier_strconv.FormatInt(int64(unit), 16)
+				for pad := len(digits); pad < 4; pad++ {
+					out = append(out, '0')
+				}
+				out = append(out, digits...)
+			}
+		}
+	}
+	return append(out, '"')
+}
+
+func __verifierPut(out []byte, value __verifier_reflect.Value, typed bool, depth int) []byte {
+	if depth > 90 {
+		return append(out, `["x","too deep"]`...)
+	}
+	if !value.IsValid() {
+		return append(out, "null"...)
+	}
+	if value.Kind() == __verifier_reflect.Interface {
+		if value.IsNil() {
+			return append(out, "null"...)
+		}
+		return __verifierPut(out, value.Elem(), true, depth+1)
+	}
+	if typed {
+		out = append(out, `["y",`...)
+		out = __verifierText(out, value.Type().String())
+		out = append(out, ',')
+	}
+	switch value.Kind() {
+	case __verifier_reflect.Bool:
+		out = __verifier_strconv.AppendBool(out, value.Bool())
+	case __verifier_reflect.Int, __verifier_reflect.Int8, __verifier_reflect.Int16,
+		__verifier_reflect.Int32, __verifier_reflect.Int64:
+		out = __verifier_strconv.AppendInt(out, value.Int(), 10)
+	case __verifier_reflect.Uint, __verifier_reflect.Uint8, __verifier_reflect.Uint16,
+		__verifier_reflect.Uint32, __verifier_reflect.Uint64, __verifier_reflect.Uintptr:
+		out = __verifier_strconv.AppendUint(out, value.Uint(), 10)
+	case __verifier_reflect.Float32, __verifier_reflect.Float64:
+		number := value.Float()
+		switch {
+		case number != number:
+			out = append(out, `["f","nan"]`...)
+		case __verifier_math.IsInf(number, 1):
+			out = append(out, `["f","inf"]`...)
+		case __verifier_math.IsInf(number, -1):
+			out = append(out, `["f","-inf"]`...)
+		case number == 0 && __verifier_math.Signbit(number):
+			out = append(out, `["f","-0"]`...)
+		default:
+			digits := __verifier_strconv.AppendFloat(nil, number, 'g', -1, 64)
+			out = append(out, digits...)
+			integral := true
+			for _, c := range digits {
+				if c == '.' || c == 'e' {
+					integral = false
+				}
+			}
+			if integral {
+				out = append(out, ".0"...)
+			}
+		}
+	case __verifier_reflect.String:
+		out = __verifierText(out, value.String())
+	case __verifier_reflect.Slice, __verifier_reflect.Array:
+		if value.Kind() == __verifier_reflect.Slice && value.IsNil() {
+			out = append(out, "null"...)
+			break
+		}
+		out = append(out, `["l"`...)
+		for i := 0; i < value.Len(); i++ {
+			out = append(out, ',')
+			out = __verifierPut(out, value.Index(i), false, depth+1)
+		}
+		out = append(out, ']')
+	case __verifier_reflect.Map:
+		if value.IsNil() {
+			out = append(out, "null"...)
+			break
+		}
+		out = append(out, `["m"`...)
+		entries := value.MapRange()
+		for entries.Next() {
+			out = append(out, ',')
+			out = __verifierPut(out, entries.Key(), false, depth+1)
+			out = append(out, ',')
+			out = __verifierPut(out, entries.Value(), false, depth+1)
+		}
+		out = append(out, ']')
+	default:
+		out = append(out, `["x",`...)
+		out = __verifierText(out, value.Kind().String())
+		out = append(out, ']')
+	}
+	if typed {
+		out = append(out, ']')
+	}
+	return out
+}
+
+var __verifierChannel = __verifier_os.NewFile(3, "channel")
+
+func __verifierRecord(site int, value interface{}) {
+	line := append([]byte{'['}, __verifier_strconv.Itoa(site)...)
+	line = append(line, ',')
+	line = __verifierPut(line, __verifier_reflect.ValueOf(value), true, 0)
+	line = append(line, ']', '\n')
+	if _, err := __verifierChannel.Write(line); err != nil {
+		__verifier_os.Exit(70)
+	}
+}
+"""

@@ -1,0 +1,118 @@
+"""Java's side of a calls run: a class, appended to the program, that writes a returned value
+on the channel (fd 3) as values.py encodes it.
+
+It reads values by their runtime class, never by a method the solution could override:
+boxed numbers with their type (`Long` 1 is not `Integer` 1 to `equals`), floats exactly
+(`Double.toString` of the double a `Float` is), chars and strings (every non-ASCII char as
+`\\uXXXX`, lone surrogates included), `Optional` (an empty one is not null), lists, sets,
+maps and javatuples (MultiPL-E's `Pair`); an array or anything else is a value that equals
+nothing. Names are fully qualified, so a class of the solution named `Long` or `List` cannot
+stand in for the JDK's. Depth is bounded, so a cycle is cut, not followed forever.
+"""
+
+from __future__ import annotations
+
+RECORDER = "__VerifierCalls"
+
+JAVA_RECORDER = r"""
+final class __VerifierCalls {
+    private static java.io.OutputStream channel;
+
+    static void record(int site, java.lang.Object value) {
+        java.lang.StringBuilder line = new java.lang.StringBuilder();
+        line.append('[').append(site).append(',');
+        put(line, value, 0);
+        line.append("]\n");
+        try {
+            if (channel == null) channel = new java.io.FileOutputStream("/proc/self/fd/3");
+            channel.write(line.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            channel.flush();
+        } catch (java.io.IOException e) {
+            throw new java.lang.IllegalStateException("the channel is closed");
+        }
+    }
+
+    private static void text(java.lang.StringBuilder out, java.lang.String value) {
+        out.append('"');
+        for (int i = 0; i < value.length(); i++) {
+            char c = value.charAt(i);
+            if (c == '"' || c == '\\') out.append('\\').append(c);
+            else if (c >= 32 && c < 127) out.append(c);
+            else out.append(java.lang.String.format("\\u%04x", (int) c));
+        }
+        out.append('"');
+    }
+
+    private static void typed(java.lang.StringBuilder out, java.lang.String type) {
+        out.append("[\"y\",\"").append(type).append("\",");
+    }
+
+    private static void real(java.lang.StringBuilder out, double value) {
+        if (java.lang.Double.isNaN(value)) out.append("[\"f\",\"nan\"]");
+        else if (value == java.lang.Double.POSITIVE_INFINITY) out.append("[\"f\",\"inf\"]");
+        else if (value == java.lang.Double.NEGATIVE_INFINITY) out.append("[\"f\",\"-inf\"]");
+        else if (value == 0.0 && 1.0 / value < 0) out.append("[\"f\",\"-0\"]");
+        else out.append(java.lang.Double.toString(value));
+    }
+
+    private static void items(java.lang.StringBuilder out, java.lang.String tag,
+                              java.lang.Iterable<?> values, int depth) {
+        out.append("[\"").append(tag).append('"');
+        for (java.lang.Object item : values) {
+            out.append(',');
+            put(out, item, depth + 1);
+        }
+        out.append(']');
+    }
+
+    static void put(java.lang.StringBuilder out, java.lang.Object value, int depth) {
+        if (depth > 90) { out.append("[\"x\",\"too deep\"]"); return; }
+        if (value == null) { out.append("null"); return; }
+        java.lang.String name = value.getClass().getName();
+        if (value instanceof java.lang.Boolean) {
+            out.append(((java.lang.Boolean) value).booleanValue() ? "true" : "false");
+        } else if (value instanceof java.lang.Long || value instanceof java.lang.Integer
+                || value instanceof java.lang.Short || value instanceof java.lang.Byte) {
+            typed(out, value.getClass().getSimpleName());
+            out.append(((java.lang.Number) value).longValue()).append(']');
+        } else if (value instanceof java.lang.Double || value instanceof java.lang.Float) {
+            typed(out, value.getClass().getSimpleName());
+            real(out, ((java.lang.Number) value).doubleValue());
+            out.append(']');
+        } else if (value instanceof java.lang.Character) {
+            typed(out, "Character");
+            text(out, java.lang.String.valueOf(((java.lang.Character) value).charValue()));
+            out.append(']');
+        } else if (value instanceof java.lang.String) {
+            text(out, (java.lang.String) value);
+        } else if (value instanceof java.util.Optional) {
+            java.util.Optional<?> optional = (java.util.Optional<?>) value;
+            if (optional.isPresent()) {
+                out.append("[\"?\",");
+                put(out, optional.get(), depth + 1);
+                out.append(']');
+            } else {
+                out.append("[\"y\",\"Optional\",null]");
+            }
+        } else if (value instanceof java.util.Map) {
+            out.append("[\"m\"");
+            for (java.util.Map.Entry<?, ?> entry : ((java.util.Map<?, ?>) value).entrySet()) {
+                out.append(',');
+                put(out, entry.getKey(), depth + 1);
+                out.append(',');
+                put(out, entry.getValue(), depth + 1);
+            }
+            out.append(']');
+        } else if (value instanceof java.util.Set) {
+            items(out, "s", (java.lang.Iterable<?>) value, depth);
+        } else if (value instanceof java.util.List) {
+            items(out, "l", (java.lang.Iterable<?>) value, depth);
+        } else if (name.startsWith("org.javatuples.") && value instanceof java.lang.Iterable) {
+            items(out, "t", (java.lang.Iterable<?>) value, depth);
+        } else {
+            out.append("[\"x\",\"").append(value.getClass().getSimpleName().replaceAll(
+                "[^A-Za-z0-9_$.]", "?")).append("\"]");
+        }
+    }
+}
+"""

@@ -1,0 +1,99 @@
+"""Kotlin's side of a calls run: an object, appended to the program, that writes a returned
+value on the channel (fd 3) as values.py encodes it.
+
+As java_record.py, in Kotlin: by runtime type and fully qualified names (`kotlin.Int` is the
+builtin whatever the solution declares), numbers with their JVM box's name (`Integer`, `Long`:
+Kotlin's `==` on boxed values is `equals`, which tells them apart), `Pair` and `Triple` as
+tuples, lists, sets, maps; arrays (equal only to themselves) and anything else equal nothing.
+"""
+
+from __future__ import annotations
+
+RECORDER = "__VerifierCalls"
+
+KOTLIN_RECORDER = r"""
+object __VerifierCalls {
+    private var channel: java.io.OutputStream? = null
+
+    fun record(site: kotlin.Int, value: kotlin.Any?) {
+        val line = java.lang.StringBuilder()
+        line.append('[').append(site).append(',')
+        put(line, value, 0)
+        line.append("]\n")
+        val out = channel ?: java.io.FileOutputStream("/proc/self/fd/3")
+        channel = out
+        out.write(line.toString().toByteArray(kotlin.text.Charsets.US_ASCII))
+        out.flush()
+    }
+
+    private fun text(out: java.lang.StringBuilder, value: kotlin.String) {
+        out.append('"')
+        for (c in value) {
+            if (c == '"' || c == '\\') out.append('\\').append(c)
+            else if (c.toInt() in 32..126) out.append(c)
+            else out.append(java.lang.String.format("\\u%04x", c.toInt()))
+        }
+        out.append('"')
+    }
+
+    private fun real(out: java.lang.StringBuilder, value: kotlin.Double) {
+        if (value.isNaN()) out.append("[\"f\",\"nan\"]")
+        else if (value == kotlin.Double.POSITIVE_INFINITY) out.append("[\"f\",\"inf\"]")
+        else if (value == kotlin.Double.NEGATIVE_INFINITY) out.append("[\"f\",\"-inf\"]")
+        else if (value == 0.0 && 1.0 / value < 0) out.append("[\"f\",\"-0\"]")
+        else out.append(java.lang.Double.toString(value))
+    }
+
+    private fun typed(out: java.lang.StringBuilder, type: kotlin.String) {
+        out.append("[\"y\",\"").append(type).append("\",")
+    }
+
+    private fun items(out: java.lang.StringBuilder, tag: kotlin.String,
+                      values: kotlin.collections.Iterable<*>, depth: kotlin.Int) {
+        out.append("[\"").append(tag).append('"')
+        for (item in values) {
+            out.append(',')
+            put(out, item, depth + 1)
+        }
+        out.append(']')
+    }
+
+    private fun put(out: java.lang.StringBuilder, value: kotlin.Any?, depth: kotlin.Int) {
+        if (depth > 90) { out.append("[\"x\",\"too deep\"]"); return }
+        when (value) {
+            null -> out.append("null")
+            is kotlin.Boolean -> out.append(if (value) "true" else "false")
+            is kotlin.Int -> { typed(out, "Integer"); out.append(value).append(']') }
+            is kotlin.Long -> { typed(out, "Long"); out.append(value).append(']') }
+            is kotlin.Short -> { typed(out, "Short"); out.append(value.toLong()).append(']') }
+            is kotlin.Byte -> { typed(out, "Byte"); out.append(value.toLong()).append(']') }
+            is kotlin.Double -> { typed(out, "Double"); real(out, value); out.append(']') }
+            is kotlin.Float -> { typed(out, "Float"); real(out, value.toDouble()); out.append(']') }
+            is kotlin.Char -> {
+                typed(out, "Character"); text(out, value.toString()); out.append(']')
+            }
+            is kotlin.String -> text(out, value)
+            is kotlin.Pair<*, *> ->
+                items(out, "t", kotlin.collections.listOf(value.first, value.second), depth)
+            is kotlin.Triple<*, *, *> ->
+                items(out, "t", kotlin.collections.listOf(value.first, value.second,
+                                                          value.third), depth)
+            is kotlin.collections.Map<*, *> -> {
+                out.append("[\"m\"")
+                for (entry in value.entries) {
+                    out.append(',')
+                    put(out, entry.key, depth + 1)
+                    out.append(',')
+                    put(out, entry.value, depth + 1)
+                }
+                out.append(']')
+            }
+            is kotlin.collections.Set<*> -> items(out, "s", value, depth)
+            is kotlin.collections.List<*> -> items(out, "l", value, depth)
+            else -> {
+                out.append("[\"x\","); text(out, value.javaClass.simpleName); out.append(']')
+            }
+        }
+    }
+}
+"""

@@ -1,0 +1,103 @@
+"""Scala's side of a calls run: an object, appended to the program, that writes a returned
+value on the channel (fd 3) as values.py encodes it.
+
+As java_record.py, in Scala (2.11): by runtime type and fully qualified names, numbers with
+their JVM box's name, tuples (`scala.TupleN`) as tuples, `Some` as an optional and `None` as
+`Option`'s empty one (not null), Scala's and Java's sequences as lists, sets, maps; arrays
+(equal only to themselves) and anything else equal nothing.
+"""
+
+from __future__ import annotations
+
+RECORDER = "__VerifierCalls"
+
+SCALA_RECORDER = r"""
+object __VerifierCalls {
+  private var channel: java.io.OutputStream = null
+
+  def record(site: scala.Int, value: scala.Any): scala.Unit = {
+    val line = new java.lang.StringBuilder()
+    line.append('[').append(site).append(',')
+    put(line, value, 0)
+    line.append("]\n")
+    if (channel == null) channel = new java.io.FileOutputStream("/proc/self/fd/3")
+    channel.write(line.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII))
+    channel.flush()
+  }
+
+  private def text(out: java.lang.StringBuilder, value: java.lang.String): scala.Unit = {
+    out.append('"')
+    var i = 0
+    while (i < value.length) {
+      val c = value.charAt(i)
+      if (c == '"' || c == '\\') out.append('\\').append(c)
+      else if (c >= 32 && c < 127) out.append(c)
+      else out.append(java.lang.String.format("\\u%04x", java.lang.Integer.valueOf(c.toInt)))
+      i += 1
+    }
+    out.append('"')
+  }
+
+  private def real(out: java.lang.StringBuilder, value: scala.Double): scala.Unit = {
+    if (java.lang.Double.isNaN(value)) out.append("[\"f\",\"nan\"]")
+    else if (value == java.lang.Double.POSITIVE_INFINITY) out.append("[\"f\",\"inf\"]")
+    else if (value == java.lang.Double.NEGATIVE_INFINITY) out.append("[\"f\",\"-inf\"]")
+    else if (value == 0.0 && 1.0 / value < 0) out.append("[\"f\",\"-0\"]")
+    else out.append(java.lang.Double.toString(value))
+  }
+
+  private def typed(out: java.lang.StringBuilder, name: java.lang.String): scala.Unit = {
+    out.append("[\"y\",\"").append(name).append("\",")
+  }
+
+  private def items(out: java.lang.StringBuilder, tag: java.lang.String,
+                    values: scala.collection.Iterator[scala.Any], depth: scala.Int): scala.Unit = {
+    out.append("[\"").append(tag).append('"')
+    while (values.hasNext) {
+      out.append(',')
+      put(out, values.next(), depth + 1)
+    }
+    out.append(']')
+  }
+
+  private def put(out: java.lang.StringBuilder, value: scala.Any, depth: scala.Int): scala.Unit = {
+    if (depth > 90) { out.append("[\"x\",\"too deep\"]"); return }
+    value match {
+      case null => out.append("null")
+      case b: scala.Boolean => out.append(if (b) "true" else "false")
+      case n: scala.Int => typed(out, "Integer"); out.append(n).append(']')
+      case n: scala.Long => typed(out, "Long"); out.append(n).append(']')
+      case n: scala.Short => typed(out, "Short"); out.append(n.toLong).append(']')
+      case n: scala.Byte => typed(out, "Byte"); out.append(n.toLong).append(']')
+      case d: scala.Double => typed(out, "Double"); real(out, d); out.append(']')
+      case f: scala.Float => typed(out, "Float"); real(out, f.toDouble); out.append(']')
+      case c: scala.Char =>
+        typed(out, "Character"); text(out, java.lang.String.valueOf(c)); out.append(']')
+      case s: java.lang.String => text(out, s)
+      case scala.Some(held) =>
+        out.append("[\"?\","); put(out, held, depth + 1); out.append(']')
+      case scala.None => out.append("[\"y\",\"Option\",null]")
+      case m: scala.collection.Map[_, _] =>
+        out.append("[\"m\"")
+        val entries = m.iterator
+        while (entries.hasNext) {
+          val (key, held) = entries.next()
+          out.append(','); put(out, key, depth + 1)
+          out.append(','); put(out, held, depth + 1)
+        }
+        out.append(']')
+      case s: scala.collection.Set[_] => items(out, "s", s.iterator, depth)
+      case s: scala.collection.Seq[_] => items(out, "l", s.iterator, depth)
+      case p: scala.Product if p.getClass.getName.startsWith("scala.Tuple") =>
+        items(out, "t", p.productIterator, depth)
+      case l: java.util.List[_] =>
+        out.append("[\"l\"")
+        val all = l.iterator()
+        while (all.hasNext) { out.append(','); put(out, all.next(), depth + 1) }
+        out.append(']')
+      case other =>
+        out.append("[\"x\","); text(out, other.getClass.getSimpleName); out.append(']')
+    }
+  }
+}
+"""
