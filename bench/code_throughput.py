@@ -410,8 +410,27 @@ def bench_languages(rounds: int, tests: int = 10) -> dict:
     return rows
 
 
-# language -> (a solution, one MultiPL-E-shape check of call i) for the asserts bench.
+# language -> (a solution, one MultiPL-E-shape check of call i) for the asserts bench. Lua's,
+# Perl's and Ruby's harnesses need luaunit, Test::Deep or test/unit's autorunner in-process:
+# their plain assert idioms instead.
 ASSERT_ITEMS = {
+    "lua": ("local function add(a, b) return a + b end\n", "%s",
+            lambda i: f"assert(add({i}, {i + 1}) == {2 * i + 1})\n"),
+    "php": ("<?php\nfunction add($a, $b) { return $a + $b; }\n",
+            "function candidate(...$args) {\n    return add(...$args);\n}\n\nfunction test(): "
+            "void {\n%s}\n\ntest();\n",
+            lambda i: f"    if (candidate({i}, {i + 1}) !== {2 * i + 1}) {{ throw new Exception("
+                      f"\"Test failed!\"); }}\n"),
+    "perl": ("sub add { my ($a, $b) = @_; return $a + $b; }\n", "%s",
+             lambda i: f"die 'no' unless add({i}, {i + 1}) == {2 * i + 1};\n"),
+    "ruby": ("def add(a, b)\n  a + b\nend\n", "%s",
+             lambda i: f"raise 'no' unless add({i}, {i + 1}) == {2 * i + 1}\n"),
+    "r": ("add <- function(a, b) a + b\n",
+          "test_humaneval <- function() {\n    candidate <- add\n%s}\ntest_humaneval()\n",
+          lambda i: f"    stopifnot(isTRUE(all.equal(candidate({i}, {i + 1}), {2 * i + 1})))\n"),
+    "bash": ("add() {\n    echo $(( $1 + $2 ))\n}\n",
+             "candidate() {\n    add \"$@\"\n}\n\nset -e\nrun_test() {\n%s}\n\nrun_test\n",
+             lambda i: f"    [[ $(candidate \"{i}\" \"{i + 1}\") = \"{2 * i + 1}\" ]]\n"),
     "c": ("int add(int a, int b) { return a + b; }\n",
           "#include <assert.h>\nint main() {\n%s    return 0;\n}\n",
           lambda i: f"    assert(add({i}, {i + 1}) == {2 * i + 1});\n"),

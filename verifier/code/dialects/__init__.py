@@ -14,6 +14,7 @@ import secrets
 import threading
 
 from verifier.code import appended
+from verifier.code.dialects.bash import BashDialect
 from verifier.code.dialects.c import CDialect
 from verifier.code.dialects.core import CallsPlan, Dialect, NotPlainCalls
 from verifier.code.dialects.cpp import CppDialect
@@ -24,15 +25,21 @@ from verifier.code.dialects.haskell import HaskellDialect
 from verifier.code.dialects.java import JavaDialect
 from verifier.code.dialects.javascript import JavaScriptDialect, TypeScriptDialect
 from verifier.code.dialects.kotlin import KotlinDialect
+from verifier.code.dialects.lua import LuaDialect
 from verifier.code.dialects.ocaml import OCamlDialect
+from verifier.code.dialects.perl import PerlDialect
+from verifier.code.dialects.php import PhpDialect
+from verifier.code.dialects.r import RDialect
 from verifier.code.dialects.racket import RacketDialect
+from verifier.code.dialects.ruby import RubyDialect
 from verifier.code.dialects.rust import RustDialect
 from verifier.code.dialects.scala import ScalaDialect
 from verifier.lru import LRU
 
 DIALECTS: dict[str, Dialect] = {dialect.language: dialect for dialect in (
-    CDialect(), CppDialect(), CSharpDialect(), DDialect(), GoDialect(), HaskellDialect(),
-    JavaDialect(), JavaScriptDialect(), KotlinDialect(), OCamlDialect(), RacketDialect(),
+    BashDialect(), CDialect(), CppDialect(), CSharpDialect(), DDialect(), GoDialect(),
+    HaskellDialect(), JavaDialect(), JavaScriptDialect(), KotlinDialect(), LuaDialect(),
+    OCamlDialect(), PerlDialect(), PhpDialect(), RacketDialect(), RDialect(), RubyDialect(),
     RustDialect(), ScalaDialect(), TypeScriptDialect(),
 )}
 

@@ -1,0 +1,341 @@
+"""Lua, PHP, Perl, Ruby, R and bash assert tests against solutions that attack them, through the
+real interpreters and jail.
+
+Each attack is a wrong solution (its `add` subtracts) with a trick that beat the tests when they
+ran in its process: shadowing what the tests use (`assert`, `stopifnot`, `raise`, `set`, a
+luaunit or Test::Deep of its own), overriding builtins, switching assertions off, exit handlers,
+early exits, forged records, floods. Each must earn nothing, and never an infra_error, whatever
+the tests' shape: MultiPL-E's harness and the languages' plain assert idioms (judged outside the
+solution's process) and a loop (not plain calls: in the solution's process, hardened where the
+language allows it; README: which tests are judged outside the solution's process).
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from rl_client.schemas import CodeItem
+from verifier.code import run_code_items
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+
+LIMITS = {"time_s": 5, "memory_mb": 256}
+# {} in an attack stands for the wrong solution; an attack without it follows the solution.
+LANGUAGES = {
+    "lua": {
+        "right": "local function add(a, b) return a + b end\n",
+        "wrong": "local function add(a, b) return a - b end\n",
+        "shapes": {
+            "multiple": "lu = require('luaunit')\n\nfunction test_humaneval()\nlocal candidate = "
+                        "add\n    lu.assertEquals(candidate(1, 2), 3)\n    lu.assertEquals("
+                        "candidate(2, 2), 4)\nend\n\nos.exit(lu.LuaUnit.run())",
+            "asserts": "local candidate = add\nassert(candidate(1, 2) == 3)\n"
+                       "assert(candidate(2, 2) == 4)\n",
+            "loop": "for i = 1, 3 do\n  assert(add(i, i) == 2 * i)\nend\n",
+        },
+        "attacks": {
+            "assert shadowed": "assert = function() return true end\n",
+            "assert shadowed by a local": "local assert = function() return true end\n",
+            "luaunit preloaded": "package.preload['luaunit'] = function() return {assertEquals ="
+                                 " function() end, LuaUnit = {run = function() return 0 end}} "
+                                 "end\n",
+            "luaunit written beside the program": (
+                "do local f = io.open('luaunit.lua', 'w') if f then f:write('return {assertEqua"
+                "ls = function() end, LuaUnit = {run = function() return 0 end}}') f:close() end "
+                "end\n"),
+            "os.exit(0) at load": "os.exit(0)\n",
+            "driver's names taken": "__verifier_record = function() end\nio.open = nil\n",
+            "garbage on the channel": "io.open('/proc/self/fd/3', 'w'):write('{\"passed\": true}"
+                                      "\\n[0,3]\\n[0,4]\\n[')\n",
+            "output flood": "for i = 1, 300000 do io.write('[0,3]\\n') end\n",
+            "record forged": "do local i = io.open('/proc/self/fd/4', 'rb') local o = io.open("
+                             "'/proc/self/fd/3', 'wb') o:write(i:read('a')) o:close() "
+                             "os.exit(0) end\n",
+        },
+        "in_process_only": {"record forged"},
+    },
+    "php": {
+        "right": "<?php\nfunction add($a, $b) { return $a + $b; }\n",
+        "wrong": "<?php\nfunction add($a, $b) { return $a - $b; }\n",
+        "shapes": {
+            "multiple": "function candidate(...$args) {\n    return add(...$args);\n}\n\nfunction "
+                        "test(): void {\n    if (candidate(1, 2) !== 3) { throw new Exception("
+                        "\"Test failed!\"); }\n    if (candidate(2, 2) !== 4) { throw new "
+                        "Exception(\"Test failed!\"); }\n}\n\ntest();",
+            "asserts": "assert(add(1, 2) === 3);\nassert(add(2, 2) === 4);\n",
+            "loop": "for ($i = 1; $i < 3; $i++) {\n    assert(abs(add($i, $i) - 2 * $i) < 1);\n"
+                    "    if (count([add($i, $i)]) !== 1) { throw new Exception('x'); }\n}\n",
+        },
+        "attacks": {
+            "exit(0) at load": "exit(0);\n",
+            "assertions switched off": "ini_set('zend.assertions', '0');\n"
+                                       "ini_set('assert.active', '0');\n",
+            "builtins shadowed by a namespace": "<?php\nnamespace Sneaky;\nfunction add($a, $b) "
+                                                "{ return $a - $b; }\nfunction abs($x) { return 0;"
+                                                " }\n",
+            "exception handler that exits 0": "set_exception_handler(function ($e) { exit(0); });"
+                                              "\n",
+            "shutdown function that exits 0": "register_shutdown_function(function () { exit(0);"
+                                              " });\n",
+            "error handler": "set_error_handler(function () { return true; });\n",
+            "driver's names taken": "$__verifier_record = null;\n"
+                                    "function __verifier_check_0() { return true; }\n",
+            "record forged by a shutdown function": (
+                "register_shutdown_function(function () { file_put_contents('php://fd/3', "
+                "file_get_contents('php://fd/4')); });\n"),
+        },
+        "in_process_only": {"record forged by a shutdown function"},
+    },
+    "perl": {
+        "right": "sub add { my ($a, $b) = @_; return $a + $b; }\n",
+        "wrong": "sub add { my ($a, $b) = @_; return $a - $b; }\n",
+        "shapes": {
+            "multiple": "use Test::Deep;\n\n\nsub testhumaneval {\n    my $candidate = \\&add;\n"
+                        "        if(eq_deeply($candidate->(1, 2),3)) {\n        print \"ok!\" }"
+                        "else{\n        exit 1;\n        }\n        if(eq_deeply($candidate->(2,"
+                        " 2),4)) {\n        print \"ok!\" }else{\n        exit 1;\n        }\n}\n"
+                        "\ntesthumaneval();",
+            "asserts": "my $candidate = \\&add;\nif ($candidate->(1, 2) != 3) { die \"assertion "
+                       "failed\"; }\ndie \"assertion failed\" unless add(2, 2) == 4;\n",
+            "loop": "for my $i (1..3) { die \"assertion failed\" unless add($i, $i) == 2 * $i; }\n"
+                    "exit 1 if add(1, 1) != 2;\n",
+        },
+        "attacks": {
+            "die overridden globally": "BEGIN { *CORE::GLOBAL::die = sub { 1 }; }\n",
+            "exit overridden globally": "BEGIN { *CORE::GLOBAL::exit = sub { 1 }; }\n",
+            "die and exit overridden in the package": "use subs qw(die exit);\nsub die { 1 }\n"
+                                                      "sub exit { 1 }\n",
+            "Test::Deep of its own": "BEGIN { $INC{'Test/Deep.pm'} = 1; }\nsub eq_deeply { 1 }\n",
+            "END block that exits 0": "END { $? = 0; }\n",
+            "__DIE__ handler that exits 0": "$SIG{__DIE__} = sub { exit 0 };\n",
+            "POSIX::_exit(0) at load": "use POSIX ();\nPOSIX::_exit(0);\n",
+            "record forged": "BEGIN { open(my $i, '<&=', 4); open(my $o, '>&=', 3); local $/; "
+                             "print {$o} scalar <$i>; close $o; require POSIX; POSIX::_exit(0) }\n",
+            "source filter that drops the tests": (
+                "use Filter::Util::Call;\nBEGIN { filter_add(sub { my $status = filter_read();"
+                " $_ = '' if $status > 0 and !/open\\(my \\$__in/; $status }) }\n"),
+        },
+        # A source filter rewrites the rest of the program's text: no guard in it survives.
+        "in_process_only": {"record forged", "source filter that drops the tests"},
+    },
+    "ruby": {
+        "right": "def add(a, b)\n  a + b\nend\n",
+        "wrong": "def add(a, b)\n  a - b\nend\n",
+        "shapes": {
+            "multiple": "require 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def "
+                        "test_add\n    candidate = method(:add)\n    assert_equal(3, candidate."
+                        "call(1, 2))\n    assert_equal(4, candidate.call(2, 2))\n  end\nend\n",
+            "asserts": "raise 'assertion failed' unless add(1, 2) == 3\n"
+                       "raise 'assertion failed' if add(2, 2) != 4\n",
+            "loop": "3.times { |i| raise 'assertion failed' unless add(i, i) == 2 * i }\n",
+        },
+        "attacks": {
+            "raise defined at top level": "def raise(*) end\n",
+            "Integer#== patched": "class Integer\n  def ==(other) true end\nend\n",
+            "Test::Unit patched": "require 'test/unit'\nmodule Test::Unit::Assertions\n  def "
+                                  "assert_equal(*) end\nend\n",
+            "at_exit that exits 0": "at_exit { exit! 0 }\n",
+            "exit at load": "exit 0\n",
+            "driver's names taken": "def method(*) ->(*) { 3 } end\n",
+            "record forged": "File.binwrite('/proc/self/fd/3', File.binread('/proc/self/fd/4'))\n"
+                             "exit! 0\n",
+        },
+        # Ruby's classes and Kernel are open to the solution: in its process nothing is safe.
+        "in_process_only": {"record forged", "raise defined at top level", "Integer#== patched"},
+    },
+    "r": {
+        "right": "add <- function(a, b) {\n    a + b\n}\n",
+        "wrong": "add <- function(a, b) {\n    a - b\n}\n",
+        "shapes": {
+            "multiple": "test_humaneval <- function() {\n    candidate <- add\n    stopifnot(isTRUE"
+                        "(all.equal(candidate(1, 2), 3)))\n    stopifnot(isTRUE(all.equal("
+                        "candidate(2, 2), 4)))\n}\ntest_humaneval()",
+            "asserts": "candidate <- add\nstopifnot(identical(candidate(1, 2), 3))\n"
+                       "stopifnot(all.equal(candidate(2, 2), 4))\n",
+            "loop": "for (i in 1:3) stopifnot(isTRUE(all.equal(add(i, i), 2 * i)))\n",
+        },
+        "attacks": {
+            "stopifnot shadowed": "stopifnot <- function(...) TRUE\n",
+            "isTRUE shadowed": "isTRUE <- function(x) TRUE\n",
+            "all.equal shadowed": "all.equal <- function(...) TRUE\n",
+            "identical shadowed": "identical <- function(...) TRUE\n",
+            "quit(status = 0) at load": "quit(save = 'no', status = 0)\n",
+            ".Last that quits 0": ".Last <- function() quit(save = 'no', status = 0)\n",
+            "records of odd shapes forged": (
+                "local({out <- file('/proc/self/fd/3', 'wb', raw = TRUE); writeBin(charToRaw("
+                "'[0,[\"t\",\"double\",null,[\"l\",\"abc\"]]]\\n[1,[\"t\",7,8,9]]\\n'),"
+                " out); close(out)})\nquit(save = 'no', status = 0)\n"),
+            "record forged": "local({out <- file('/proc/self/fd/3', 'wb', raw = TRUE); writeBin("
+                             "readBin('/proc/self/fd/4', 'raw', 1e6), out); close(out)})\n"
+                             "quit(save = 'no', status = 0)\n",
+        },
+        # Any function of R (stopifnot, `if`, `{`) can be rebound by the solution, even base's.
+        "in_process_only": {"record forged", "stopifnot shadowed", "isTRUE shadowed",
+                            "all.equal shadowed"},
+    },
+    "bash": {
+        "right": "add() {\n    echo $(( $1 + $2 ))\n}\n",
+        "wrong": "add() {\n    echo $(( $1 - $2 ))\n}\n",
+        "shapes": {
+            "multiple": "candidate() {\n    add \"$@\"\n}\n\nset -e\nrun_test() {\n    [[ $("
+                        "candidate \"1\" \"2\") = \"3\" ]]\n    [[ $(candidate \"2\" \"2\") = \"4\""
+                        " ]]\n}\n\nrun_test",
+            "asserts": "set -e\n[[ $(add 1 2) = 3 ]]\n[[ \"$(add 2 2)\" == '4' ]]\n",
+            "loop": "set -e\nrun_test() {\n    for i in $(seq 1 3); do\n        [[ $(add $i $i) = "
+                    "$((2 * i)) ]]\n    done\n}\nrun_test\n",
+        },
+        "attacks": {
+            "set shadowed": "set() { :; }\n",
+            "set disabled": "enable -n set\n",
+            "seq shadowed": "seq() { :; }\n",
+            "run_test made a readonly no-op": "run_test() { :; }\nreadonly -f run_test\n",
+            "run_test aliased": "shopt -s expand_aliases\nalias run_test=true\n",
+            "unset disabled and set shadowed": "set() { :; }\nenable -n unset\n",
+            "EXIT trap that exits 0": "trap 'exit 0' EXIT\n",
+            "ERR trap": "trap 'true' ERR\n",
+            "exit 0 at load": "exit 0\n",
+            "exec at load": "exec true\n",
+            "record forged": "cat <&4 >&3\nexit 0\n",
+        },
+        "in_process_only": {"record forged"},
+    },
+}
+
+
+def _item(language: str, response: str, tests: str) -> CodeItem:
+    return CodeItem(language=language, response=response, limits=LIMITS,
+                    tests={"type": "assert", "code": tests})
+
+
+def _attacked(wrong: str, attack: str) -> str:
+    return attack.replace("{}", wrong) if "{}" in attack else (
+        attack if attack.startswith("<?php") else wrong + attack)
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_right_solutions_pass_and_say_where_they_were_judged(language):
+    case = LANGUAGES[language]
+    results = run_code_items([_item(language, case["right"], tests)
+                              for tests in case["shapes"].values()])
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("correct", "in_process" if shape == "loop" else "outside")
+        for shape in case["shapes"]], results
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_attacks_earn_nothing(language):
+    case = LANGUAGES[language]
+    cases = [(attack, shape) for attack in case["attacks"] for shape in case["shapes"]
+             if not (shape == "loop" and attack in case["in_process_only"])]
+    items = [_item(language, _attacked(case["wrong"], case["attacks"][attack]),
+                   case["shapes"][shape]) for attack, shape in cases]
+    results = run_code_items(items)
+    won = [(case, r.status.value, r.detail.get("tests", [{}])[0].get("message"))
+           for case, r in zip(cases, results, strict=True)
+           if r.reward != 0.0 or r.status.value == "infra_error"]
+    assert not won, won
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_right_solutions_survive_the_hardening(language):
+    # The in-process guards leave a right solution's own names and habits alone.
+    case = LANGUAGES[language]
+    extra = {"lua": "local string = string\nlocal function helper() return assert end\n",
+             "php": "function helper() { return abs(-1); }\n",
+             "perl": "use strict;\nuse warnings;\nsub helper { return join(',', sort 1, 2); }\n",
+             "ruby": "def helper\n  [1].map { |x| x }\nend\n",
+             "r": "helper <- function() stopifnot(TRUE)\n",
+             "bash": "set -u\nshopt -s extglob\nhelper() { echo ok; }\n"}[language]
+    result = run_code_items([_item(language, case["right"] + extra, case["shapes"]["loop"])])[0]
+    assert result.status.value == "correct", result
+
+
+def test_a_wrong_value_names_its_line_and_not_the_expected_value():
+    tests = LANGUAGES["php"]["shapes"]["multiple"]
+    result = run_code_items([_item("php", LANGUAGES["php"]["wrong"], tests)])[0]
+    assert result.status.value == "wrong"
+    assert result.detail["tests"][0]["message"] == "the assertion at line 6 of the tests failed"
+
+
+@pytest.mark.parametrize("language", sorted(LANGUAGES))
+def test_expected_values_are_out_of_the_solutions_reach(language):
+    # The solution reads its own program, looking for the expected value of its call.
+    finder = {
+        "lua": "local function add(a, b) local f = io.open(arg[0]) local s = f:read('a') "
+               "return tonumber(s:match('zq(%d+)')) or -1 end\n",
+        "php": "<?php\nfunction add($a, $b) { preg_match('/zq(\\d+)/', file_get_contents("
+               "__FILE__), $m); return $m ? (int) $m[1] : -1; }\n",
+        "perl": "sub add { open(my $f, '<', $0); local $/; my $s = <$f>; return $s =~ /zq(\\d+)/ ?"
+                " $1 : -1; }\n",
+        "ruby": "def add(a, b)\n  File.read($0)[/zq(\\d+)/, 1].to_i\nend\n",
+        "r": "add <- function(a, b) {\n  s <- paste(readLines(sub('--file=', '', grep('--file=',"
+             " commandArgs(FALSE), value = TRUE))), collapse = '')\n  m <- regmatches(s, "
+             "regexpr('zq[0-9]+', s))\n  if (length(m)) as.numeric(sub('zq', '', m)) else -1\n}\n",
+        "bash": "add() {\n    grep -o 'zq[0-9]*' \"$0\" | head -1 | tr -d zq\n}\n",
+    }[language]
+    tests = {
+        "lua": "assert(add(1, 2) == 73) -- zq73\n",
+        "php": "assert(add(1, 2) === 73); // zq73\n",
+        "perl": "die 'x' unless add(1, 2) == 73; # zq73\n",
+        "ruby": "raise 'x' unless add(1, 2) == 73 # zq73\n",
+        "r": "stopifnot(isTRUE(all.equal(add(1, 2), 73))) # zq73\n",
+        "bash": "set -e\n[[ $(add 1 2) = 73 ]] # zq73\n",
+    }[language]
+    result = run_code_items([_item(language, finder, tests)])[0]
+    assert (result.status.value, result.detail["judged"]) == ("wrong", "outside"), result
+
+
+# Per language: a function `f` returning R (the language's source), a check of `f()` against
+# the literal K, and a statement that makes the checks more than plain calls. The same check
+# judged outside (the worker's model of the language's comparison) and in the solution's
+# process (the language itself) must agree.
+AGREEMENT = {
+    "lua": ("local function f() return {} end\n", "assert(f() == {})", "local unused = 0", [
+        ("1", "1.0"), ("'1'", "1"), ("nil", "false"), ("nil", "nil"), ("2^53", "9007199254740992"),
+        ("'a\\0b'", "'a\\0b'"), ("-0.0", "0"), ("0.1 + 0.2", "0.3"), ("true", "1")]),
+    "php": ("<?php\nfunction f() { return {}; }\n", "assert(f() === {});", "$unused = 0;", [
+        ("1", "1.0"), ("[1, 2]", "array(1, 2)"),
+        ("['a' => 1, 'b' => 2]", "array('b' => 2, 'a' => 1)"), ("0.1 + 0.2", "0.3"),
+        ("'1'", "1"), ("null", "false"), ("[1 => 'a']", "array(1 => 'a')"),
+        ("['8' => 1]", "array(8 => 1)"), ("-0.0", "0.0"), ("\"\\u{e9}\"", "'é'"),
+        ("[[1], []]", "[[1], array()]")]),
+    "perl": ("sub f { return {}; }\n", "die 'x' unless f() == {};", "my $unused = 0;", [
+        ("'3abc'", "3"), ("undef", "0"), ("0.1 + 0.2", "0.3"), ("1e21", "1e+21"), ("' 7 '", "7")]),
+    "ruby": ("def f\n  {}\nend\n", "raise 'x' unless f() == {}", "unused = 0", [
+        ("1", "1.0"), ("{1 => 2}", "{1.0 => 2}"), ("[1, [2]]", "[1, [2.0]]"), ("'a'", ":a"),
+        ("nil", "false"), ("'é'.b", "'é'"), ("'ab'.b", "'ab'"),
+        ("{'a' => [nil]}", "{'a' => [nil]}"), ("2**64", "18446744073709551616.0")]),
+    "r": ("f <- function() {}\n", "stopifnot(isTRUE(all.equal(f(), {})))", "unused <- 0", [
+        ("0.1 + 0.2", "0.3"), ("1L", "1"), ("c(1, 2)", "list(1, 2)"), ("numeric(0)", "c()"),
+        ("c(a = 1)", "1"), ("NA", "NA"), ("1 + 1e-9", "1"), ("1 + 1e-6", "1"), ("TRUE", "1"),
+        ("list(a = 1, b = 'x')", "list(a = 1, b = 'x')"), ("c(1, NA)", "c(1, NA)"),
+        ("character(0)", "c()"), ("NULL", "list()"), ("c(x = 1, y = 2)", "c(x = 1, y = 2.0000001)"),
+        ("factor('a')", "'a'"), ("matrix(1)", "1"), ("1e-20", "0"), ("Inf", "Inf")]),
+    "bash": ("f() {\n    {}\n}\n", "set -e\n[[ $(f) = {} ]]", ": unused", [
+        ("printf '3\\n\\n'", "3"), ("printf '3 '", "3"), ("echo 'a  b'", "'a  b'"),
+        ("echo x", "\"x\""), ("printf 'a\\\\!'", "\"a\\!\"")]),
+}
+
+
+@pytest.mark.parametrize("language", sorted(AGREEMENT))
+def test_judged_outside_as_the_language_judges(language):
+    solution, check, unplain, cases = AGREEMENT[language]
+    items, modes = [], []
+    for returned, expected in cases:
+        if language == "perl":  # both of Perl's comparisons, of strings and of numbers
+            checks = [check.replace("{}", expected), check.replace("== {}", f"eq {expected}")]
+        else:
+            checks = [check.replace("{}", expected)]
+        for tests in checks:
+            for mode, code in (("outside", tests + "\n"), ("in_process", f"{tests}\n{unplain}\n")):
+                items.append(_item(language, solution.replace("{}", returned), code))
+                modes.append(((returned, tests), mode))
+    results = run_code_items(items)
+    verdicts: dict = {}
+    for (case, mode), result in zip(modes, results, strict=True):
+        assert result.detail["judged"] == mode, result
+        verdicts.setdefault(case, {})[mode] = result.reward
+    assert {case: found for case, found in verdicts.items()
+            if found["outside"] != found["in_process"]} == {}
