@@ -27,9 +27,10 @@ ITEMS = {
     "c calls": (CodeItem(language="c", response="int add(int a, int b) { return a + b; }\n",
                          tests={"type": "assert", "code": "#include <assert.h>\nint main() {\n"
                                 "    assert(add(1, 2) == 3);\n}\n"}), "outside"),
-    "ruby, no dialect": (CodeItem(language="ruby", response="def add(a, b)\n  a + b\nend\n",
-                                  tests={"type": "assert", "code": "raise 'no' unless "
-                                         "add(1, 2) == 3\n"}), "in_process"),
+    "ruby, not plain calls": (CodeItem(language="ruby", response="def add(a, b)\n  a + b\nend\n",
+                                       tests={"type": "assert", "code": "(0..2).each { |i| raise "
+                                              "'no' unless add(i, i) == 2 * i }\n"}),
+                              "in_process"),
 }
 
 

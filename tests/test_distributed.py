@@ -93,7 +93,9 @@ def test_same_batch_same_results_embedded_and_distributed(verifier_url: str,
 def test_killed_worker_process_loses_nothing(tmp_path: Path) -> None:
     stack = start_stack(tmp_path, n_workers=1, concurrency=2)
     try:
-        items = [sleepy_code(0.5, tag) for tag in range(8)]
+        # Long enough that both chunks are still running when the kill lands, even on a loaded
+        # machine (Celery's `inspect` alone takes up to a second).
+        items = [sleepy_code(4.0, tag) for tag in range(8)]
         job = httpx.post(f"{stack.url}/v1/jobs", json={"items": items}).json()["job_id"]
         wait_until(lambda: started_chunks(stack) == 2, 60, "both pool processes in a chunk")
         victims = pool_children(stack.workers[0].popen.pid)
