@@ -47,6 +47,8 @@ OUTPUTS: dict[tuple[str, str, int], list[str] | str] = {
         '"rewards":[1.0]'],
     ("docs/clients.md", "Python client", 0): ["[1.0, 1.0]\n", "correct 1.0\n"],
     ("docs/clients.md", "TRL (GRPOTrainer)", 1): "[1.0, 0.0]\n",
+    ("README.md", "Score a batch", 0): ['"status":"correct"'],
+    ("README.md", "Score a batch", 1): "[1.0, 0.0]\n",
     ("docs/getting-started.md", "Score something", 0): ['"status":"correct"'],
     ("docs/getting-started.md", "Score something", 1): "[1.0, 0.0]\n",
 }
