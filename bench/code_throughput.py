@@ -37,7 +37,7 @@
 Rounds are long enough (120 submissions, 30 chunks over 2 workers) that the last chunk of a
 round, when one worker idles, does not weigh on the rate: it measures steady throughput.
 Every figure printed is measured here; the goals and reference figures to read them against
-are in the README's Benchmarks section.
+are in docs/benchmarks.md.
 
 Usage: python bench/code_throughput.py [--submissions 120] [--rounds 3] [--skip-humaneval]
                                       [--skip-service] [--judged-submissions 24]

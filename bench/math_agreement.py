@@ -9,7 +9,7 @@ source: more right than math-verify and no more false positives.
 
 1. `peer_suite`: math-verify's own test cases (`peer/math_verify_suite.json` of the shared
    folder, 262 triples kept where its defaults reproduce the expectation, Apache-2.0); each
-   disagreement is listed with the documented rule behind it (README, "Checking math").
+   disagreement is listed with the documented rule behind it (docs/math.md).
 2. `freeform`: completions written here as policies write them (answers outside `\\boxed{}`,
    separators, self-corrections, `<think>` blocks, units, lists, relations, hedges, the
    references datasets store, plain-text math, other graders' and users' reported cases).
@@ -48,8 +48,8 @@ GOAL = 0.95
 EXTRA_SOURCES = {"math_verify_tests": Path("/work/data/math_verify_tests.json")}
 BATCH = 64
 
-# Peer cases where the service deliberately differs from the expectation; README, "Checking
-# math", lists the same rules.
+# Peer cases where the service deliberately differs from the expectation; docs/math.md lists
+# the same rules.
 DELIBERATE = {
     ("$1 - \\frac{1}{\\mathrm{e}}$", "$1 + \\frac{1}{\\mathrm{e}}$"):
         "different values are wrong: math-verify's unit stripping eats \\mathrm{e}} and it "

@@ -1,6 +1,6 @@
 """`detail.judged` says where an item's tests were judged, in every language, and
 VERIFIER_IN_PROCESS_TESTS=refuse refuses the items whose tests would run in the solution's
-process (README: which tests are judged outside the solution's process)."""
+process (docs/code.md: which tests are judged outside the solution's process)."""
 
 from __future__ import annotations
 

@@ -105,7 +105,7 @@ C_ATTACKS = {
                                     "static void hook(void) { signal(SIGABRT, out); }\n",
 }
 # Tricks no program can be kept from inside its own process, where tests that are not plain
-# calls still run (README: which tests are judged outside the solution's process): copying the
+# calls still run (docs/code.md: which tests are judged outside the solution's process): copying the
 # run's record to the channel, overloading the operators the tests compare with.
 IN_PROCESS_ONLY = {"record forged from a static initialiser", "record forged from a constructor",
                    "equality shadowed"}

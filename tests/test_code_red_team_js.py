@@ -65,7 +65,7 @@ ATTACKS = {
     "a value that cannot be written": "pairs = () => { const a = []; a.push(a); return a; };\n",
     "a value that throws when read": "pairs = () => ({ get sum() { throw new Error('no'); } });\n",
 }
-# What no program can be kept from inside its own process (README: which tests are judged
+# What no program can be kept from inside its own process (docs/code.md: which tests are judged
 # outside the solution's process): forging the run's record, patching the prototypes of the
 # values the tests build.
 IN_PROCESS_ONLY = {"record forged", "every array's JSON the same"}

@@ -25,7 +25,7 @@ pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewra
 
 LIMITS = {"time_s": 10, "memory_mb": 512}
 # What no program can be kept from doing inside its own process, so in-process shapes are not
-# asked to resist it (README): copying the run's record (fd 4) to the channel (fd 3), and
+# asked to resist it (docs/code.md): copying the run's record (fd 4) to the channel (fd 3), and
 # answering the tests' `equals` on what it returns (in-process tests call it).
 IN_PROCESS_ONLY = {"record forged from a shutdown hook",
                    "record forged from an uncaught-exception handler", "record forged from init",

@@ -7,7 +7,7 @@ luaunit or Test::Deep of its own), overriding builtins, switching assertions off
 early exits, forged records, floods. Each must earn nothing, and never an infra_error, whatever
 the tests' shape: MultiPL-E's harness and the languages' plain assert idioms (judged outside the
 solution's process) and a loop (not plain calls: in the solution's process, hardened where the
-language allows it; README: which tests are judged outside the solution's process).
+language allows it; docs/code.md: which tests are judged outside the solution's process).
 """
 
 from __future__ import annotations

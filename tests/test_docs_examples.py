@@ -37,21 +37,25 @@ SERVE_TIMEOUT_S = 600
 # What a block prints that the docs show and a reader relies on: (document, heading, nth block
 # under it) -> fragments of its output, or its whole output (a str).
 OUTPUTS: dict[tuple[str, str, int], list[str] | str] = {
-    ("README.md", "Code execution as a tool", 0): [
+    ("docs/code-as-a-tool.md", "Code execution as a tool", 0): [
         '"pong"', '"stdout":"42\\n"', '"files":{"out.txt":"NDk="}', '"result":"42"',
         '"runs":2', "204\n", '"display":[{"text/plain":"123"}]'],
-    ("README.md", "`/run_code`", 0): "42\n\n",
-    ("README.md", "Sessions", 0): "42\n\nok 12.566370614359172\n",
-    ("README.md", "The API", 0): ['{"status":"ok"}', '"status":"correct"', '"status":"done"',
-                                  '"index":1', '"rewards":[1.0]'],
-    ("README.md", "Python client", 0): ["[1.0, 1.0]\n", "correct 1.0\n"],
-    ("README.md", "TRL (GRPOTrainer)", 1): "[1.0, 0.0]\n",
+    ("docs/code-as-a-tool.md", "`/run_code`", 0): "42\n\n",
+    ("docs/code-as-a-tool.md", "Sessions", 0): "42\n\nok 12.566370614359172\n",
+    ("docs/requests.md", "Requests, jobs and errors", 0): [
+        '{"status":"ok"}', '"status":"correct"', '"status":"done"', '"index":1',
+        '"rewards":[1.0]'],
+    ("docs/clients.md", "Python client", 0): ["[1.0, 1.0]\n", "correct 1.0\n"],
+    ("docs/clients.md", "TRL (GRPOTrainer)", 1): "[1.0, 0.0]\n",
+    ("README.md", "Score a batch", 0): ['"status":"correct"'],
+    ("README.md", "Score a batch", 1): "[1.0, 0.0]\n",
     ("docs/getting-started.md", "Score something", 0): ['"status":"correct"'],
     ("docs/getting-started.md", "Score something", 1): "[1.0, 0.0]\n",
 }
 # What such a block must not print (a program that failed is still a 200 of /run_code).
 ABSENT: dict[tuple[str, str, int], list[str]] = {
-    ("README.md", "Code execution as a tool", 0): ['"status":"Failed"', "SandboxError"],
+    ("docs/code-as-a-tool.md", "Code execution as a tool", 0): [
+        '"status":"Failed"', "SandboxError"],
 }
 # Markers whose blocks cannot run here: they are syntax-checked (and run where the marker says).
 CHECKED_ONLY = ("docker", "install", "gpu", "long")

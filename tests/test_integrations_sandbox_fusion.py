@@ -3,7 +3,7 @@
 - SandboxFusion's own client package (`sandbox-fusion` on PyPI), sync and async: /run_code with
   its models and its summary of results, /run_jupyter.
 - verl's real `sandbox_fusion` reward path (`verl.utils.reward_score`), loaded by verl's own
-  reward manager from the README's config lines, in verl's tool venv (VERL_PYTHON; see
+  reward manager from docs/code-as-a-tool.md's config lines, in verl's tool venv (VERL_PYTHON; see
   tests/test_integrations_verl.py): its scores equal this service's own /v1/verify code items
   on the same programs and cases.
 
@@ -135,11 +135,10 @@ def test_sandbox_fusion_client_files_async_and_jupyter(verifier_url: str) -> Non
 # verl pins its own dependencies, so it runs with VERL_PYTHON (see test_integrations_verl.py).
 
 
-def readme_verl_config() -> str:
-    """The README's verl config lines for this service's /run_code (a YAML block)."""
-    text = (REPO / "README.md").read_text()
-    section = text[text.index("\n## Code execution as a tool"):]
-    blocks = re.findall(r"```yaml\n(.*?)```", section, re.S)
+def documented_verl_config() -> str:
+    """docs/code-as-a-tool.md's verl config lines for this service's /run_code (a YAML block)."""
+    text = (REPO / "docs/code-as-a-tool.md").read_text()
+    blocks = re.findall(r"```yaml\n(.*?)```", text, re.S)
     config = next(block for block in blocks if "sandbox_fusion" in block)
     assert "/run_code" in config
     return config
@@ -149,9 +148,9 @@ def run_in_verl(check: str, url: str) -> dict[str, Any]:
     return run_with_verl(__file__, check, url, VERL_SCORE)
 
 
-def test_verl_reward_from_the_readme_config_equals_our_own_scores(verifier_url: str) -> None:
-    """verl's reward manager, configured by the README's lines, scores APPS-style samples
-    through its sandbox_fusion path (one /run_code per case), as /v1/verify does them."""
+def test_verl_reward_from_the_docs_config_equals_our_own_scores(verifier_url: str) -> None:
+    """verl's reward manager, configured by docs/code-as-a-tool.md's lines, scores APPS-style
+    samples through its sandbox_fusion path (one /run_code per case), as /v1/verify does them."""
     report = run_in_verl("reward_manager", verifier_url)
     assert report["url"].endswith("/run_code")
     expected = own_rewards(verifier_url, [verify_item(r, t) for r, t in SAMPLES])
@@ -172,7 +171,7 @@ def test_verl_check_correctness_in_cpp_equals_our_own_scores(verifier_url: str) 
 
 def verl_reward_manager(url: str) -> dict[str, Any]:
     """verl's reward loop manager as verl loads it (`load_reward_manager`) from a config holding
-    the README's lines, the URL pointed at the test's server; each sample's reward."""
+    docs/code-as-a-tool.md's lines, the URL pointed at the test's server; each sample's reward."""
     import numpy as np
     import torch
     from omegaconf import OmegaConf
@@ -182,7 +181,7 @@ def verl_reward_manager(url: str) -> dict[str, Any]:
     from verl.trainer.ppo.reward import load_reward_manager
 
     readme = OmegaConf.create(re.sub(r"http://[^/\s]+/run_code", f"{url}/run_code",
-                                     readme_verl_config()))
+                                     documented_verl_config()))
     config = OmegaConf.merge({"reward": {"reward_manager": {"source": "register",
                                                             "name": "naive"},
                                          "reward_kwargs": {}}}, readme)

@@ -2,7 +2,7 @@
 (`shared/peer/ifeval_cases.json`: Google's IFEval tests, its published GPT-4 responses and
 generated near misses, open-instruct's IFEvalG; `rgym_cases.json`: reasoning-gym's scores),
 scored through a real service in batches, except exactly the cases listed under a deliberate
-rule (`verifier/peer_agreement.py`), which the README's table lists too."""
+rule (`verifier/peer_agreement.py`), which docs/kinds.md's table lists too."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ from verifier.peer_agreement import (
     deliberate_cases,
 )
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+KINDS_PAGE = Path(__file__).resolve().parents[1] / "docs/kinds.md"
 BATCH = 200
 # About verdicts, on a shared machine: a deadline no scorer needs, so none ends as a timeout.
 SERVICE_ENV = {"VERIFIER_MATH_TIMEOUT_S": "60"}
@@ -86,19 +86,19 @@ def test_every_listed_case_is_a_peer_case() -> None:
     assert set(deliberate_cases()) <= fingerprints
 
 
-def readme_rules() -> list[tuple[str, str, str]]:
-    """(rule, peer, applies to) of each row of the README's table of deliberate rules."""
-    text = README.read_text()
+def documented_rules() -> list[tuple[str, str, str]]:
+    """(rule, peer, applies to) of each row of docs/kinds.md's table of deliberate rules."""
+    text = KINDS_PAGE.read_text()
     table = text[text.index("| rule | peer | applies to |"):].split("\n\n")[0]
     rows = [line for line in table.splitlines()[2:] if line.startswith("|")]
     cells = [[cell.strip() for cell in row.strip("|").split("|")] for row in rows]
     return [(rule, peer, applies) for rule, peer, applies, _ in cells]
 
 
-def test_readme_lists_every_deliberate_rule_and_no_other() -> None:
+def test_the_docs_list_every_deliberate_rule_and_no_other() -> None:
     expected = [(rule.name, rule.peer, ", ".join(f"`{one}`" for one in rule.applies_to))
                 for rule in DELIBERATE_RULES]
-    assert readme_rules() == expected
+    assert documented_rules() == expected
 
 
 def test_a_rule_names_only_real_ids_and_tasks() -> None:

@@ -1,4 +1,4 @@
-"""One settings model: the README documents exactly it, a bad value stops `verifier serve`,
+"""One settings model: docs/operations.md documents exactly it, a bad value stops `verifier serve`,
 `verifier worker` and `verifier check` with an error naming the variable, and worker processes
 run with the settings they are handed, not with whatever their environment says."""
 
@@ -27,10 +27,10 @@ from verifier.local import free_port
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def readme_settings(table: int = 0) -> dict[str, tuple[str, str]]:
-    """A table of the README's configuration section (0: the service's, 1: the client's):
-    variable -> (default cell, meaning)."""
-    text = (ROOT / "README.md").read_text()
+def documented_settings(table: int = 0) -> dict[str, tuple[str, str]]:
+    """A table of the configuration section of docs/operations.md (0: the service's, 1: the
+    client's): variable -> (default cell, meaning)."""
+    text = (ROOT / "docs/operations.md").read_text()
     section = text[text.index("\n## Configuration"):]
     section = section[:section.index("\n## ", 1)]
     tables = re.split(r"\n(?!\|)[^\n]*\n(?=\| variable \|)", section)
@@ -63,9 +63,9 @@ def documents(cell: str, default: object) -> bool:
 
 @pytest.mark.parametrize(("table", "model"), [(0, Settings), (1, ClientSettings)],
                          ids=["service", "client"])
-def test_the_readme_table_is_the_settings_model(table: int, model: type) -> None:
+def test_the_docs_table_is_the_settings_model(table: int, model: type) -> None:
     """The service's table is verifier.config.Settings, the client's rl_client.settings'."""
-    rows = readme_settings(table)
+    rows = documented_settings(table)
     fields = model.model_fields
     assert set(rows) == {env_name(name) for name in fields}, (
         f"undocumented: {sorted({env_name(n) for n in fields} - set(rows))}; "
@@ -73,7 +73,7 @@ def test_the_readme_table_is_the_settings_model(table: int, model: type) -> None
     for name, field in fields.items():
         cell, meaning = rows[env_name(name)]
         default = None if field.default_factory is not None else field.default
-        assert documents(cell, default), f"{env_name(name)}: README says {cell}, " \
+        assert documents(cell, default), f"{env_name(name)}: the docs say {cell}, " \
                                          f"the model {default!r}"
         assert meaning, env_name(name)
 

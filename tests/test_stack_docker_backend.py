@@ -198,7 +198,7 @@ BUBBLEWRAP_INTERNALS = (
     "test_sandbox_jail.py::test_a_run_is_limited_as_a_whole_where_a_cgroup_is_available",
     "test_sandbox_jail.py::test_peak_memory_is_the_programs_own",
     "test_sandbox_jail.py::test_the_cgroup_is_removed_with_the_jail",
-    # The runner images serve the first seven languages (README); the others need bubblewrap.
+    # The runner images serve the first seven languages (docs/code.md); the others need bubblewrap.
     "test_code_languages.py::test_every_toolchain_is_installed_here")
 
 

@@ -42,7 +42,7 @@ SUBSET = os.environ.get("FRESH_DEBIAN_TESTS", "tests/test_api.py tests/test_code
 # As close to a machine as a container gets where `--privileged` may not be granted (this
 # project's CI runs in one): root may make the jail's namespaces and mount its /proc (the
 # worker image's seccomp profile, no /proc masks), and has an init and a /dev/shm of a
-# machine's size, which Docker's defaults lack (README, "Tests in a container").
+# machine's size, which Docker's defaults lack (docs/contributing.md, "Tests in a container").
 MACHINE = ["--cap-add=SYS_ADMIN",
            f"--security-opt=seccomp={REPO}/sandbox/images/seccomp-bwrap.json",
            "--security-opt=systempaths=unconfined", "--init", "--shm-size=2g"]

@@ -33,7 +33,8 @@ def test_without_torch_grpo_names_the_install_command(command: list[str],
 
 
 def test_the_docs_give_the_same_command_and_pin() -> None:
-    documented = [block.code for path in (REPO / "README.md", REPO / "docs/getting-started.md")
+    pages = (REPO / "docs/trainer.md", REPO / "docs/getting-started.md")
+    documented = [block.code for path in pages
                   for block in blocks(path) if "torch==" in block.code]
     assert len(documented) == 2
     for code in documented:

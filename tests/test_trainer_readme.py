@@ -1,4 +1,4 @@
-"""The README's "Tool-integrated rollouts" blocks, as written: the `grpo demo --tools` command
+"""docs/trainer.md's "Tool-integrated rollouts" blocks, as written: the `grpo demo --tools` command
 (marked `long` for tests/test_docs_examples.py, so run here: in a scratch copy of the checkout,
 with the embedded verifier it starts itself) and the `tools` YAML, read by the trainer's own
 config loader."""
@@ -22,7 +22,7 @@ HEADING = "Tool-integrated rollouts (code as a tool)"
 
 
 def subsection_block(language: str) -> Block:
-    (block,) = [b for b in blocks(REPO / "README.md")
+    (block,) = [b for b in blocks(REPO / "docs/trainer.md")
                 if b.heading == HEADING and b.language == language]
     return block
 
