@@ -21,7 +21,7 @@ from verifier.code import process_settings, run_code_items
 from verifier.code import runner as code_runner
 from verifier.code.bytecode import MAX_SOURCE_CHARS, SOLUTION_FLAGS, SOLUTION_PATH, jail_bytecode
 from verifier.code.languages import find_language
-from verifier.code.runner import run_limits
+from verifier.code.limits import run_limits
 from verifier.config import Settings
 from verifier.sandbox import RunRequest
 from verifier.sandbox.backend import JAIL_DIR, JAIL_ENV

@@ -29,7 +29,7 @@ from tests.procs import start_server
 from verifier.code import run_code_items, testset
 from verifier.code.judges import RESULT, JudgeVerdict, prepare_judge
 from verifier.code.languages import find_language
-from verifier.code.runner import run_limits
+from verifier.code.limits import run_limits
 from verifier.config import SettingsError, load_settings
 from verifier.sandbox import RunOutcome
 

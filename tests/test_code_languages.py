@@ -24,7 +24,7 @@ from verifier.code.languages import (
     kotlin_main_class,
     scala_main_object,
 )
-from verifier.code.runner import compile_limits
+from verifier.code.limits import compile_limits
 from verifier.sandbox import ArtefactStore, RunRequest
 from verifier.sandbox.backend import JAIL_PYTHON_FLAGS
 from verifier.sandbox.factory import get_backend

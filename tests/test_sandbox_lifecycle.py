@@ -18,7 +18,7 @@ import pytest
 from rl_client.schemas import CodeItem, Limits
 from verifier.code import process_settings, run_code_items
 from verifier.code.languages import find_language
-from verifier.code.runner import run_limits
+from verifier.code.limits import run_limits
 from verifier.config import Settings
 from verifier.sandbox import RunRequest, protocol
 from verifier.sandbox.factory import get_backend

@@ -31,7 +31,7 @@ from rl_client.schemas import (
 )
 from verifier.code import testset
 from verifier.code.languages import MIB, find_language
-from verifier.code.runner import compile_limits, run_limits
+from verifier.code.limits import compile_limits, run_limits
 from verifier.config import Settings
 
 RUN_SLACK_S = 1.0  # per run, beyond its wall limit: starting it, writing its input, judging it

@@ -19,7 +19,7 @@ only to it, never into the solution's run. Two protocols:
   verdict last) is the score in [0, 1] (1 correct, 0 wrong), stderr the message.
 
 A judge program that fails (exit 3, a crash, a hang, a flood, an unreadable verdict) is run
-again on the test's reference answer (the runner does: `CodeRunner._on_the_reference`): one
+again on the test's reference answer (stdio_tests.py does: `_on_the_reference`): one
 that accepts it failed because of the contestant's output, which is `wrong`; one that fails
 there too is broken, the dataset's fault: `infra_error`, never a reward.
 """

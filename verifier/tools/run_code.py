@@ -23,7 +23,7 @@ from rl_client.tool_schemas import CommandRunResult, CommandRunStatus, RunCodeRe
 from verifier.code import process_settings, sandbox
 from verifier.code.bytecode import jail_bytecode
 from verifier.code.languages import MIB, Language, find_language, language_env
-from verifier.code.runner import COMPILE_MEMORY_MB, compile_limits, run_limits
+from verifier.code.limits import COMPILE_MEMORY_MB, compile_limits, run_limits
 from verifier.config import Settings
 from verifier.lru import LRU
 from verifier.sandbox import ArtefactStore, RunOutcome, RunRequest, SandboxBackend, SandboxLimits

@@ -35,7 +35,7 @@ from rl_client.tool_schemas import (
     SessionStatus,
 )
 from verifier.code.languages import MIB, find_language
-from verifier.code.runner import run_limits
+from verifier.code.limits import run_limits
 from verifier.config import Settings
 from verifier.sandbox.bubblewrap import REPLY_GRACE_S
 from verifier.sandbox.factory import backend_configuration
