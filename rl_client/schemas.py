@@ -71,7 +71,7 @@ class StdioCase(_Model):
 
 
 class _Sampled(_Model):
-    """Run a subsample of the cases, as training recipes do (see verifier/code/testset.py)."""
+    """Run a subsample of the cases, as training recipes do (see verifier/kinds/code/testset.py)."""
 
     max_tests: int | None = Field(None, ge=1)
     sample: Literal["first", "longest", "random"] = "first"
@@ -92,7 +92,8 @@ class SupportFile(_Model):
 
 
 class JudgeProgram(_Model):
-    """A dataset's checker or interactor, run in jail runs of its own (verifier/code/judges.py).
+    """A dataset's checker or interactor, run in jail runs of its own
+    (verifier/kinds/code/judges.py).
 
     `testlib` (the default): argv `input output answer result -appes`, verdict by testlib's exit
     codes and result file; `cms`: argv `input answer output`, a score in [0, 1] as the first

@@ -1,7 +1,7 @@
 """Which checker scores an item of each kind that is not code, and what admission asks of it.
 
-Code items go to the sandbox in batches (`verifier.code`); every other kind is scored here, one
-item at a time, in the worker that holds the chunk. Checkers that run untrusted work do it in
+Code items go to the sandbox in batches (`verifier.kinds.code`); every other kind is scored here,
+one item at a time, in the worker that holds the chunk. Checkers that run untrusted work do it in
 the calling thread's deadline helper, so `timeout_s` bounds every item.
 """
 
@@ -21,12 +21,13 @@ from rl_client.schemas import (
     Result,
     TextItem,
 )
-from verifier import composite, gym, instructions, text_match
-from verifier.code import check_code_item
 from verifier.config import Settings
-from verifier.format_reward import check_format
-from verifier.length_reward import check_length
-from verifier.math import check_math
+from verifier.kinds import composite, gym, instructions
+from verifier.kinds import text as text_match
+from verifier.kinds.code import check_code_item
+from verifier.kinds.format import check_format
+from verifier.kinds.length import check_length
+from verifier.kinds.math import check_math
 
 
 def admission_problem(item: Any, settings: Settings | None = None) -> str | None:

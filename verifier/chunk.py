@@ -14,8 +14,8 @@ from typing import Any
 from rl_client.schemas import CodeItem, Result, parse_item
 from verifier import logs
 from verifier.checkers import check_item
-from verifier.code import run_code_items
 from verifier.config import setting_default
+from verifier.kinds.code import run_code_items
 
 log = logging.getLogger(__name__)
 
