@@ -10,10 +10,13 @@ from __future__ import annotations
 import ast
 import math
 import operator
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from rl_client.schemas import CompositeItem, Result, Status
+from verifier.config import Settings
+from verifier.kinds.kind import Kind, Kinds
 
 _BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -63,11 +66,11 @@ def evaluate(node: ast.expr, scores: dict[str, float]) -> float:
     return _CALLS[node.func.id](evaluate(arg, scores) for arg in node.args)
 
 
-def admission_problem(item: CompositeItem,
-                      part_problem: Callable[[Any], str | None]) -> str | None:
+def admission_problem(item: CompositeItem, settings: Settings | None,
+                      kinds: Kinds) -> str | None:
     """The first problem of a part ("graders.N.grader.field: why") or of the formula."""
     for i, part in enumerate(item.graders):
-        problem = part_problem(part.grader)
+        problem = kinds.admission_problem(part.grader, settings)
         if problem:
             return f"graders.{i}.grader.{problem}"
     if item.formula is not None:
@@ -78,14 +81,30 @@ def admission_problem(item: CompositeItem,
     return None
 
 
-def check_composite(item: CompositeItem, check_part: Callable[[Any], Result]) -> Result:
-    """Score every part with its own checker, then combine. A part's infra_error makes the
-    whole one (mask the sample); the status is `correct` only when every part is."""
+def check_composites(items: Sequence[CompositeItem], timeout_s: float,
+                     kinds: Kinds) -> list[Result]:
+    """Score every part of every item in one batch (each kind gets all its parts at once, as
+    it would alone), then combine each item's."""
+    graders = [part.grader for item in items for part in item.graders]
+    part_results = iter(kinds.check_items(graders, timeout_s))
+    results = []
+    for item in items:
+        started = time.perf_counter()
+        mine = [next(part_results) for _ in item.graders]
+        result = combine(item, mine)
+        result.elapsed_ms = round(sum(part.elapsed_ms or 0.0 for part in mine)
+                                  + (time.perf_counter() - started) * 1000, 3)
+        results.append(result)
+    return results
+
+
+def combine(item: CompositeItem, part_results: list[Result]) -> Result:
+    """The item's result from its parts'. A part's infra_error makes the whole one (mask the
+    sample); the status is `correct` only when every part is."""
     names = item.part_names()
     parts: dict[str, dict[str, Any]] = {}
     scores: dict[str, float] = {}
-    for name, part in zip(names, item.graders, strict=True):
-        result = check_part(part.grader)
+    for name, part, result in zip(names, item.graders, part_results, strict=True):
         parts[name] = {"reward": result.reward, "status": result.status.value,
                        "weight": part.weight, "detail": result.detail}
         if result.status == Status.infra_error:
@@ -104,3 +123,6 @@ def check_composite(item: CompositeItem, check_part: Callable[[Any], Result]) ->
     return Result(id=item.id, reward=reward,
                   status=Status.correct if all_correct else Status.wrong,
                   detail={"parts": parts, **({"formula": item.formula} if item.formula else {})})
+
+
+KIND = Kind("composite", CompositeItem, check=check_composites, admission=admission_problem)

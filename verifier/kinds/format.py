@@ -14,6 +14,7 @@ from rl_client.schemas import Result, Status
 from verifier.config import setting_default
 from verifier.deadline import deadline_helper, early_result
 from verifier.kinds.answer_region import boxes, strip_thinking, tag_contents
+from verifier.kinds.kind import Kind, one_at_a_time
 
 
 def follows_template(item: FormatItem) -> tuple[bool, str]:
@@ -58,3 +59,6 @@ def check_format(item: FormatItem, timeout_s: float = setting_default("math_time
     detail = {"template": item.template, **({"reason": why} if why else {})}
     return Result(id=item.id, reward=float(ok), status=Status.correct if ok else Status.wrong,
                   detail=detail)
+
+
+KIND = Kind("format", FormatItem, check=one_at_a_time(check_format))

@@ -33,6 +33,7 @@ from rl_client.schemas import Result, Status
 from verifier.config import Settings, setting_default
 from verifier.deadline import deadline_helper
 from verifier.kinds.answer_region import extract, strip_thinking, tag_contents
+from verifier.kinds.kind import Kind, one_at_a_time, settings_free
 
 INSTALL_HINT = "install the service with the [gym] extra (pip install 'rlvr-verifier[gym]')"
 # Datasets and regenerated entries kept per helper process; a GRPO group shares one entry.
@@ -238,3 +239,7 @@ def revive(entry: dict[str, Any]) -> dict[str, Any]:
 
 def _grid(rows: list[Any]) -> tuple[Any, ...]:
     return tuple(tuple(row) if isinstance(row, list) else row for row in rows)
+
+
+KIND = Kind("reasoning_gym", ReasoningGymItem, check=one_at_a_time(check_reasoning_gym),
+            admission=settings_free(admission_problem))

@@ -6,6 +6,7 @@ from rl_client.item_kinds import LengthItem
 from rl_client.schemas import Result, Status
 from verifier.kinds.answer_region import strip_thinking
 from verifier.kinds.instructions.text import words
+from verifier.kinds.kind import Kind, one_at_a_time
 
 
 def measure(item: LengthItem) -> int:
@@ -26,9 +27,13 @@ def length_reward(length: int, item: LengthItem) -> float:
     return max(0.0, 1.0 - abs(distance) / scale)
 
 
-def check_length(item: LengthItem) -> Result:
+def check_length(item: LengthItem, timeout_s: float = 0.0) -> Result:
+    """Score one item (counting is linear: no deadline needed)."""
     length = measure(item)
     reward = length_reward(length, item)
     return Result(id=item.id, reward=reward,
                   status=Status.correct if reward >= 1.0 else Status.wrong,
                   detail={"length": length, "unit": item.unit, "target": item.target})
+
+
+KIND = Kind("length", LengthItem, check=one_at_a_time(check_length))

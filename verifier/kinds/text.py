@@ -17,6 +17,7 @@ from rl_client.schemas import Result, Status
 from verifier.config import setting_default
 from verifier.deadline import deadline_helper, early_result
 from verifier.kinds.answer_region import extract
+from verifier.kinds.kind import Kind, one_at_a_time, settings_free
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
@@ -126,3 +127,7 @@ def judge(item: TextItem) -> Result:
         score = float(any(fold(answer) == fold(reference) for reference in references))
     status = Status.correct if score >= 1.0 else Status.wrong
     return Result(id=item.id, reward=score, status=status, detail=detail)
+
+
+KIND = Kind("text", TextItem, check=one_at_a_time(check_text),
+            admission=settings_free(admission_problem))

@@ -20,6 +20,7 @@ from verifier.kinds.answer_region import strip_thinking
 from verifier.kinds.instructions import ifeval, ifrlvr  # noqa: F401  (they fill the registry)
 from verifier.kinds.instructions.registry import REGISTRY, Constraint, build
 from verifier.kinds.instructions.text import load_checkers
+from verifier.kinds.kind import Kind, one_at_a_time, settings_free
 
 INSTRUCTION_IDS = sorted(REGISTRY)
 
@@ -81,3 +82,7 @@ def loose_variants(answer: str) -> list[str]:
 
 
 __all__ = ["INSTRUCTION_IDS", "admission_problem", "check_instructions"]
+
+
+KIND = Kind("instructions", InstructionsItem, check=one_at_a_time(check_instructions),
+            admission=settings_free(admission_problem))

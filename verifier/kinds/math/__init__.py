@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from rl_client.schemas import MathItem, Result, Status
 from verifier.config import setting_default
+from verifier.kinds.kind import Kind, one_at_a_time
 from verifier.kinds.math.extract import extract_answer
 from verifier.kinds.math.isolation import grading_process
 from verifier.kinds.math.reference import answer_is_list, reference_answer
@@ -53,4 +54,6 @@ def warm_up() -> None:
     grading_process().ensure_started()
 
 
-__all__ = ["check_math", "warm_up"]
+KIND = Kind("math", MathItem, check=one_at_a_time(check_math))
+
+__all__ = ["KIND", "check_math", "warm_up"]
