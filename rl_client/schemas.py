@@ -6,7 +6,9 @@ is pydantic only. The API, the workers, the CLI and the client all speak these t
 
 from __future__ import annotations
 
+import operator
 from enum import StrEnum
+from functools import reduce
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -71,7 +73,7 @@ class StdioCase(_Model):
 
 
 class _Sampled(_Model):
-    """Run a subsample of the cases, as training recipes do (see verifier/code/testset.py)."""
+    """Run a subsample of the cases, as training recipes do (see verifier/kinds/code/testset.py)."""
 
     max_tests: int | None = Field(None, ge=1)
     sample: Literal["first", "longest", "random"] = "first"
@@ -92,7 +94,8 @@ class SupportFile(_Model):
 
 
 class JudgeProgram(_Model):
-    """A dataset's checker or interactor, run in jail runs of its own (verifier/code/judges.py).
+    """A dataset's checker or interactor, run in jail runs of its own
+    (verifier/kinds/code/judges.py).
 
     `testlib` (the default): argv `input output answer result -appes`, verdict by testlib's exit
     codes and result file; `cms`: argv `input answer output`, a score in [0, 1] as the first
@@ -262,8 +265,13 @@ class CodeItem(_Model):
         return data
 
 
-Grader = Annotated[MathItem | InstructionsItem | TextItem | ReasoningGymItem | FormatItem
-                   | LengthItem, Field(discriminator="kind")]
+# The item kinds, listed once, in the order /v1/info lists them (the server's side of each is
+# in verifier/kinds/registry.py, held equal by a test); every union and list of kinds below is
+# derived from this one. A composite's parts may be of any kind but code (no sandbox runs).
+SINGLE_ITEM_MODELS: tuple[type[BaseModel], ...] = (
+    MathItem, CodeItem, InstructionsItem, TextItem, ReasoningGymItem, FormatItem, LengthItem)
+PART_ITEM_MODELS = tuple(model for model in SINGLE_ITEM_MODELS if model is not CodeItem)
+Grader = Annotated[reduce(operator.or_, PART_ITEM_MODELS), Field(discriminator="kind")]
 
 
 class GraderPart(_Model):
@@ -325,10 +333,10 @@ class CompositeItem(_Model):
         return names
 
 
-AnyItem = (MathItem | CodeItem | InstructionsItem | TextItem | ReasoningGymItem | FormatItem
-           | LengthItem | CompositeItem)
+ITEM_MODELS: tuple[type[BaseModel], ...] = (*SINGLE_ITEM_MODELS, CompositeItem)
+AnyItem = reduce(operator.or_, ITEM_MODELS)
 Item = Annotated[AnyItem, Field(discriminator="kind")]
-KINDS = ["math", "code", "instructions", "text", "reasoning_gym", "format", "length", "composite"]
+KINDS = [model.model_fields["kind"].default for model in ITEM_MODELS]
 
 
 class VerifyRequest(_Model):

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from rl_client.schemas import MathItem
-from verifier.math import check_math
+from verifier.kinds.math import check_math
 
 
 def boxed(answer: str) -> str:

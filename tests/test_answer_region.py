@@ -1,5 +1,5 @@
-"""The one answer region every kind reads (`verifier.answer_region`): boxes, answer tags and the
-reasoning block read alike by math, format, text and composites of them, in time linear in the
+"""The one answer region every kind reads (`verifier.kinds.answer_region`): boxes, answer tags and
+the reasoning block read alike by math, format, text and composites of them, in time linear in the
 response, and each kind's work on a hostile response ending by its deadline."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import re
 import pytest
 
 from rl_client.schemas import parse_item
-from verifier.answer_region import MAX_BOX_CHARS, Box, boxes, strip_thinking, tag_contents
-from verifier.checkers import check_item
+from verifier.kinds.answer_region import MAX_BOX_CHARS, Box, boxes, strip_thinking, tag_contents
+from verifier.kinds.registry import check_item
 
 TIMEOUT_S = 5.0
 

@@ -19,9 +19,9 @@ import httpx
 import pytest
 
 from rl_client.schemas import CodeItem
-from verifier.code import process_settings
-from verifier.code.asserts import plan
-from verifier.code.runner import CodeRunner
+from verifier.kinds.code import process_settings
+from verifier.kinds.code.asserts import plan
+from verifier.kinds.code.runner import CodeRunner
 from verifier.sandbox.factory import get_backend
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")

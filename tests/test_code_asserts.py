@@ -11,8 +11,8 @@ import shutil
 import pytest
 
 from rl_client.schemas import CodeItem
-from verifier.code import run_code_items
-from verifier.code.asserts import SITE_FUNCTION, BrokenTests, plan
+from verifier.kinds.code import run_code_items
+from verifier.kinds.code.asserts import SITE_FUNCTION, BrokenTests, plan
 from verifier.sandbox.jail import values
 
 needs_jail = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")

@@ -1,6 +1,6 @@
-"""Python solutions compiled by the worker for the jail (verifier/code/bytecode.py): only where
-that is exactly what the jail would compile, really loaded by the run instead of the source,
-with the same verdicts either way."""
+"""Python solutions compiled by the worker for the jail (verifier/kinds/code/bytecode.py):
+only where that is exactly what the jail would compile, really loaded by the run instead of
+the source, with the same verdicts either way."""
 
 from __future__ import annotations
 import __future__
@@ -17,12 +17,17 @@ import pytest
 
 from rl_client.schemas import CodeItem, Limits
 from tests.test_code_warm_cold import CORPUS
-from verifier.code import process_settings, run_code_items
-from verifier.code import runner as code_runner
-from verifier.code.bytecode import MAX_SOURCE_CHARS, SOLUTION_FLAGS, SOLUTION_PATH, jail_bytecode
-from verifier.code.languages import find_language
-from verifier.code.limits import run_limits
 from verifier.config import Settings
+from verifier.kinds.code import process_settings, run_code_items
+from verifier.kinds.code import runner as code_runner
+from verifier.kinds.code.bytecode import (
+    MAX_SOURCE_CHARS,
+    SOLUTION_FLAGS,
+    SOLUTION_PATH,
+    jail_bytecode,
+)
+from verifier.kinds.code.languages import find_language
+from verifier.kinds.code.limits import run_limits
 from verifier.sandbox import RunRequest
 from verifier.sandbox.backend import JAIL_DIR, JAIL_ENV
 from verifier.sandbox.factory import get_backend

@@ -12,8 +12,8 @@ import shutil
 import pytest
 
 from rl_client.schemas import CodeItem
-from verifier.code import run_code_items
-from verifier.code.asserts import Call, plan
+from verifier.kinds.code import run_code_items
+from verifier.kinds.code.asserts import Call, plan
 
 needs_jail = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 

@@ -1,5 +1,5 @@
 """Calls dialects without the jail: which tests are plain calls, what the worker expects, how it
-compares, and that nothing the tests hold can break the parsers (verifier/code/dialects)."""
+compares, and that nothing the tests hold can break the parsers (verifier/kinds/code/dialects)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import random
 
 import pytest
 
-from verifier.code.dialects import DIALECTS, calls_plan
-from verifier.code.dialects.core import Check, NotPlainCalls
-from verifier.code.dialects.values import (
+from verifier.kinds.code.dialects import DIALECTS, calls_plan
+from verifier.kinds.code.dialects.core import Check, NotPlainCalls
+from verifier.kinds.code.dialects.values import (
     UNDEFINED,
     BigInt,
     Map,

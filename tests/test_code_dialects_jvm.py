@@ -11,11 +11,11 @@ import re
 
 import pytest
 
-from verifier.code.dialects import DIALECTS, calls_plan, in_process_program
-from verifier.code.dialects.core import Check, NotPlainCalls
-from verifier.code.dialects.go_format import format_float, sprint_v
-from verifier.code.dialects.lexer import tokenize
-from verifier.code.dialects.values import Map, OfType, Opaque, SetOf, Some, read_records
+from verifier.kinds.code.dialects import DIALECTS, calls_plan, in_process_program
+from verifier.kinds.code.dialects.core import Check, NotPlainCalls
+from verifier.kinds.code.dialects.go_format import format_float, sprint_v
+from verifier.kinds.code.dialects.lexer import tokenize
+from verifier.kinds.code.dialects.values import Map, OfType, Opaque, SetOf, Some, read_records
 
 # Our own problems, written as each translator writes its tests.
 MULTIPLE_JAVA = """    }

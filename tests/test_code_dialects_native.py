@@ -11,10 +11,10 @@ from fractions import Fraction
 
 import pytest
 
-from verifier.code.dialects import DIALECTS, calls_plan, in_process_program
-from verifier.code.dialects.core import Check, NotPlainCalls
-from verifier.code.dialects.haskell import split_header
-from verifier.code.dialects.values import Map, Opaque, SetOf, Single, Some, read_records
+from verifier.kinds.code.dialects import DIALECTS, calls_plan, in_process_program
+from verifier.kinds.code.dialects.core import Check, NotPlainCalls
+from verifier.kinds.code.dialects.haskell import split_header
+from verifier.kinds.code.dialects.values import Map, Opaque, SetOf, Single, Some, read_records
 
 # Our own problems, written the way MultiPL-E's translators write each language's tests.
 MULTIPLE = {

@@ -9,9 +9,9 @@ import random
 
 import pytest
 
-from verifier.code.dialects import DIALECTS, calls_plan
-from verifier.code.dialects.core import Check, NotPlainCalls
-from verifier.code.dialects.values import Map, Opaque
+from verifier.kinds.code.dialects import DIALECTS, calls_plan
+from verifier.kinds.code.dialects.core import Check, NotPlainCalls
+from verifier.kinds.code.dialects.values import Map, Opaque
 
 # MultiPL-E's shapes, as its translators write them (humaneval_to_<lang>.py), on problems of
 # our own.

@@ -10,9 +10,9 @@ import shutil
 import pytest
 
 from rl_client.schemas import CodeItem, StdioTests
-from verifier.code import check_code_item, run_code_items
-from verifier.code.compare import stdout_matches, values_equal
-from verifier.code.extract import extract_code
+from verifier.kinds.code import check_code_item, run_code_items
+from verifier.kinds.code.compare import stdout_matches, values_equal
+from verifier.kinds.code.extract import extract_code
 
 needs_jail = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 

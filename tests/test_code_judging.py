@@ -26,11 +26,11 @@ import pytest
 from rl_client.schemas import CodeItem, CompressedTests, JudgeProgram, Limits, Status, StdioTests
 from tests.peer import peer_file
 from tests.procs import start_server
-from verifier.code import run_code_items, testset
-from verifier.code.judges import RESULT, JudgeVerdict, prepare_judge
-from verifier.code.languages import find_language
-from verifier.code.limits import run_limits
 from verifier.config import SettingsError, load_settings
+from verifier.kinds.code import run_code_items, testset
+from verifier.kinds.code.judges import RESULT, JudgeVerdict, prepare_judge
+from verifier.kinds.code.languages import find_language
+from verifier.kinds.code.limits import run_limits
 from verifier.sandbox import RunOutcome
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None or shutil.which("g++") is None,

@@ -16,16 +16,16 @@ import pytest
 
 from rl_client.schemas import CodeItem
 from tests.procs import start_server
-from verifier.code import (
+from verifier.config import Settings, SettingsError, load_settings
+from verifier.kinds.code import (
     admitted_languages,
     check_code_item,
     installed_languages,
     run_code_items,
     supported_languages,
 )
-from verifier.code.extract import extract_code
-from verifier.code.languages import find_language
-from verifier.config import Settings, SettingsError, load_settings
+from verifier.kinds.code.extract import extract_code
+from verifier.kinds.code.languages import find_language
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 

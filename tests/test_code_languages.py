@@ -10,21 +10,21 @@ import shutil
 import pytest
 
 from rl_client.schemas import CodeItem
-from verifier.code import (
+from verifier.kinds.code import (
     appended,
     installed_languages,
     process_settings,
     run_code_items,
     supported_languages,
 )
-from verifier.code.appended import _csharp_main_class
-from verifier.code.languages import (
+from verifier.kinds.code.appended import _csharp_main_class
+from verifier.kinds.code.languages import (
     java_main_class,
     java_source_name,
     kotlin_main_class,
     scala_main_object,
 )
-from verifier.code.limits import compile_limits
+from verifier.kinds.code.limits import compile_limits
 from verifier.sandbox import ArtefactStore, RunRequest
 from verifier.sandbox.backend import JAIL_PYTHON_FLAGS
 from verifier.sandbox.factory import get_backend

@@ -15,7 +15,7 @@ from multiprocessing import get_context
 import pytest
 
 from rl_client.schemas import CodeItem
-from verifier.code import run_code_items
+from verifier.kinds.code import run_code_items
 from verifier.sandbox.cgroup import memory_hierarchies
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")

@@ -102,7 +102,7 @@ def test_the_docs_list_every_deliberate_rule_and_no_other() -> None:
 
 
 def test_a_rule_names_only_real_ids_and_tasks() -> None:
-    from verifier.instructions import INSTRUCTION_IDS
+    from verifier.kinds.instructions import INSTRUCTION_IDS
 
     gym = pytest.importorskip("reasoning_gym.factory")
     known = {*INSTRUCTION_IDS, *gym.DATASETS, "*"}

@@ -15,7 +15,7 @@ rg = pytest.importorskip("reasoning_gym")
 
 from rl_client.item_kinds import ReasoningGymItem  # noqa: E402
 from rl_client.schemas import Status  # noqa: E402
-from verifier import gym  # noqa: E402
+from verifier.kinds import gym  # noqa: E402
 
 SEED = 7
 COMPOSITE = {"datasets": [{"name": "leg_counting", "weight": 1, "config": {}},

@@ -7,8 +7,8 @@ import pytest
 
 from rl_client.item_kinds import InstructionsItem
 from rl_client.schemas import Status
-from verifier.instructions import INSTRUCTION_IDS, admission_problem, check_instructions
-from verifier.instructions.registry import build
+from verifier.kinds.instructions import INSTRUCTION_IDS, admission_problem, check_instructions
+from verifier.kinds.instructions.registry import build
 
 FR = "Bonjour à tous, je suis très heureux de vous présenter notre nouveau projet aujourd'hui."
 EN = "the quick brown fox jumps over the lazy dog and runs far away into the forest"

@@ -6,9 +6,9 @@ import pytest
 
 from rl_client.schemas import MathItem
 from tests.math_completions import verdict
-from verifier.answer_region import MAX_BOX_CHARS, last_box
-from verifier.math import check_math
-from verifier.math.extract import Extraction, extract_answer
+from verifier.kinds.answer_region import MAX_BOX_CHARS, last_box
+from verifier.kinds.math import check_math
+from verifier.kinds.math.extract import Extraction, extract_answer
 
 EXTRACTIONS = [
     # (completion, expected answer, expected source)

@@ -22,9 +22,9 @@ import pytest
 
 from rl_client.schemas import MathItem
 from tests.procs import wait_until
-from verifier.math import check_math
-from verifier.math.isolation import GradingProcess, grading_process
-from verifier.math.reference import answer_is_list, reference_answer
+from verifier.kinds.math import check_math
+from verifier.kinds.math.isolation import GradingProcess, grading_process
+from verifier.kinds.math.reference import answer_is_list, reference_answer
 
 FAST_TIMEOUT_S = 0.5  # hostile items time out at this, to keep the suite short
 ORDINARY = MathItem(response="Thus the answer is $\\boxed{\\frac{3}{4}}$.", answer="0.75")
@@ -196,8 +196,8 @@ def test_helper_address_space_is_capped() -> None:
 
 HELPER_OWNER_SCRIPT = """
 import sys, time
-from verifier.math import check_math
-from verifier.math.isolation import grading_process
+from verifier.kinds.math import check_math
+from verifier.kinds.math.isolation import grading_process
 from rl_client.schemas import MathItem
 assert check_math(MathItem(response="\\\\boxed{2}", answer="2")).status == "correct"
 print(grading_process().pid, flush=True)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.math_completions import boxed, labelled, unboxed, verdict
-from verifier.math.normalize import normalize
+from verifier.kinds.math.normalize import normalize
 
 C, W = "correct", "wrong"
 

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from rl_client.schemas import MathItem, MathOptions, parse_item
-from verifier.math import check_math
+from verifier.kinds.math import check_math
 
 C, W = "correct", "wrong"
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import pytest
 
 from rl_client.schemas import MathItem
-from verifier.math import check_math
-from verifier.math.reference import answer_is_list, reference_answer
+from verifier.kinds.math import check_math
+from verifier.kinds.math.reference import answer_is_list, reference_answer
 
 C, W = "correct", "wrong"
 

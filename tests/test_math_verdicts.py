@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from rl_client.schemas import MathItem
+from verifier.kinds.math import check_math
+from verifier.kinds.math.normalize import normalize
+from verifier.kinds.math.parse import SllConverter, latex_to_sympy, parse_latex
 from verifier.lru import LRU
-from verifier.math import check_math
-from verifier.math.normalize import normalize
-from verifier.math.parse import SllConverter, latex_to_sympy, parse_latex
 
 C, W = "correct", "wrong"
 
@@ -211,7 +211,7 @@ def test_sll_parse_agrees_with_ll_on_the_table() -> None:
     from latex2sympy2_extended.latex2sympy2 import _Latex2Sympy, normalize_latex
     from sympy import srepr
 
-    from verifier.math.parse import _NORMALIZATION
+    from verifier.kinds.math.parse import _NORMALIZATION
 
     texts = {normalize_latex(normalize(t), config=_NORMALIZATION) for g, p, _ in TABLE
              for t in (g, p)}
@@ -246,9 +246,9 @@ def test_no_text_is_evaluated_while_grading(monkeypatch: pytest.MonkeyPatch) -> 
     import sympy.parsing.sympy_parser as sympy_parser
 
     from tests import test_math_compare, test_math_normalize
-    from verifier.math import grade as grading
-    from verifier.math.extract import extract_answer
-    from verifier.math.reference import reference_answer
+    from verifier.kinds.math import grade as grading
+    from verifier.kinds.math.extract import extract_answer
+    from verifier.kinds.math.reference import reference_answer
 
     pairs = [(p, g) for g, p, _ in TABLE] + [
         ("__import__('os').system('true')", "0"), ("0", "__import__('os').system('true')"),
@@ -281,11 +281,11 @@ def test_checker_source_has_no_evaluating_calls() -> None:
     import ast
     from pathlib import Path
 
-    import verifier.math
+    import verifier.kinds.math
 
     forbidden = {"eval", "exec", "sympify", "parse_expr", "S", "ExprExtractionConfig",
                  "parse_latex_cached"}
-    for path in Path(verifier.math.__file__).parent.glob("*.py"):
+    for path in Path(verifier.kinds.math.__file__).parent.glob("*.py"):
         names = {node.id for node in ast.walk(ast.parse(path.read_text()))
                  if isinstance(node, ast.Name)}
         names |= {node.attr for node in ast.walk(ast.parse(path.read_text()))

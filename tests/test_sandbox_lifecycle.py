@@ -16,10 +16,10 @@ from multiprocessing import get_context
 import pytest
 
 from rl_client.schemas import CodeItem, Limits
-from verifier.code import process_settings, run_code_items
-from verifier.code.languages import find_language
-from verifier.code.limits import run_limits
 from verifier.config import Settings
+from verifier.kinds.code import process_settings, run_code_items
+from verifier.kinds.code.languages import find_language
+from verifier.kinds.code.limits import run_limits
 from verifier.sandbox import RunRequest, protocol
 from verifier.sandbox.factory import get_backend
 
@@ -121,7 +121,7 @@ def test_forked_child_does_not_reuse_the_parents_jail():
 def test_exit_leaves_no_processes_behind():
     script = textwrap.dedent("""
         import os
-        from verifier.code import run_code_items
+        from verifier.kinds.code import run_code_items
         from rl_client.schemas import CodeItem
         item = CodeItem(language="python", response="import time\\ntime.sleep(30)",
                         limits={"time_s": 5}, tests={"type": "stdio", "cases": [{"output": ""}]})

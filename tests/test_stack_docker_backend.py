@@ -16,8 +16,8 @@ import pytest
 
 from rl_client.schemas import CodeItem
 from tests.stack_helpers import REPO, builds_images, require_runner_images
-from verifier.code.runner import CodeRunner
 from verifier.config import Settings
+from verifier.kinds.code.runner import CodeRunner
 from verifier.sandbox.backend import RunRequest, SandboxLimits
 from verifier.sandbox.docker_backend import (
     GROUP_TOOLS,

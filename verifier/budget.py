@@ -29,10 +29,10 @@ from rl_client.schemas import (
     ReasoningGymItem,
     StdioTests,
 )
-from verifier.code import testset
-from verifier.code.languages import MIB, find_language
-from verifier.code.limits import compile_limits, run_limits
 from verifier.config import Settings
+from verifier.kinds.code import testset
+from verifier.kinds.code.languages import MIB, find_language
+from verifier.kinds.code.limits import compile_limits, run_limits
 
 RUN_SLACK_S = 1.0  # per run, beyond its wall limit: starting it, writing its input, judging it
 

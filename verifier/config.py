@@ -99,7 +99,8 @@ class Settings(BaseSettings):
     # Files a checker or interactor may include without the request shipping them (testlib.h).
     support_files_dir: str = ""
     # The languages whose toolchains the workers have ("name,..."; empty: those this process
-    # finds, see verifier.code.admitted_languages): /v1/info lists them, admission refuses others.
+    # finds, see verifier.kinds.code.admitted_languages): /v1/info lists them, admission refuses
+    # others.
     languages: str = ""
     # Code execution as a tool (/run_code, sessions): a program's memory when it asks for
     # none (memory_limit_MB -1), and how long it may wait for a worker before a 504; its
@@ -194,7 +195,7 @@ class Settings(BaseSettings):
 
 def parse_languages(text: str) -> list[str]:
     """`py,c++,go` -> ["python", "cpp", "go"] (the registry's order); names or aliases."""
-    from verifier.code.languages import LANGUAGES, find_language
+    from verifier.kinds.code.languages import LANGUAGES, find_language
 
     named = set()
     for name in filter(None, (part.strip() for part in text.split(","))):
@@ -207,7 +208,7 @@ def parse_languages(text: str) -> list[str]:
 
 def parse_multipliers(text: str) -> dict[str, float]:
     """`python=2,java=1.5` -> {"python": 2.0, "java": 1.5}; languages by name or alias."""
-    from verifier.code.languages import find_language
+    from verifier.kinds.code.languages import find_language
 
     factors: dict[str, float] = {}
     for pair in filter(None, (part.strip() for part in text.split(","))):

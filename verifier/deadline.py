@@ -1,6 +1,6 @@
 """Run a check in a killable helper process, under a hard deadline.
 
-The generic form of math's helper (`verifier/math/isolation.py`), for the kinds whose checks
+The generic form of math's helper (`verifier/kinds/math/isolation.py`), for the kinds whose checks
 run code we do not control on input we do not trust: a regex from a dataset against a
 completion (catastrophic backtracking), a reasoning-gym scorer or generator (arbitrary Python,
 configs that can ask for huge puzzles), language detection on a 200 kB response. The only limit

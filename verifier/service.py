@@ -18,9 +18,9 @@ from rl_client.schemas import AnyItem, Result, Status
 from verifier import metrics
 from verifier.budget import budget_problem, clamp, item_cost
 from verifier.cache import ResultCache, cache_key
-from verifier.checkers import admission_problem
 from verifier.config import Settings
 from verifier.executors import Executor
+from verifier.kinds.registry import admission_problem
 
 log = logging.getLogger(__name__)
 

@@ -10,7 +10,7 @@ baseline and whether the OOM killer fired are read back. Works with cgroup v1 (a
 memory hierarchy, as on this project's machines) and v2 (where the memory controller is
 delegated), found wherever the hierarchy is mounted (`memory_hierarchies`, containers
 included); anywhere else the jail runs without one, rlimits apply, and the code runner judges
-a run by its program's peak RSS (verifier/code/limits.py).
+a run by its program's peak RSS (verifier/kinds/code/limits.py).
 """
 
 from __future__ import annotations

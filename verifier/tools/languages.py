@@ -9,7 +9,7 @@ own names and aliases (`c`, `haskell`, `py`, ...) are accepted too.
 
 from __future__ import annotations
 
-from verifier.code.languages import Language, find_language
+from verifier.kinds.code.languages import Language, find_language
 
 SANDBOX_FUSION: dict[str, str] = {
     "python": "python", "cpp": "cpp", "nodejs": "javascript", "js": "javascript", "go": "go",

@@ -20,11 +20,11 @@ from typing import Any
 
 from rl_client.schemas import Limits
 from rl_client.tool_schemas import CommandRunResult, CommandRunStatus, RunCodeResponse, RunStatus
-from verifier.code import process_settings, sandbox
-from verifier.code.bytecode import jail_bytecode
-from verifier.code.languages import MIB, Language, find_language, language_env
-from verifier.code.limits import COMPILE_MEMORY_MB, compile_limits, run_limits
 from verifier.config import Settings
+from verifier.kinds.code import process_settings, sandbox
+from verifier.kinds.code.bytecode import jail_bytecode
+from verifier.kinds.code.languages import MIB, Language, find_language, language_env
+from verifier.kinds.code.limits import COMPILE_MEMORY_MB, compile_limits, run_limits
 from verifier.lru import LRU
 from verifier.sandbox import ArtefactStore, RunOutcome, RunRequest, SandboxBackend, SandboxLimits
 from verifier.sandbox.backend import JAIL_ENV

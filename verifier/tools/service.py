@@ -30,9 +30,9 @@ from rl_client.tool_schemas import (
 )
 from verifier import metrics
 from verifier.budget import RUN_SLACK_S
-from verifier.code import admitted_languages
 from verifier.config import Settings
 from verifier.executors import Busy, Executor, ServiceUnavailable
+from verifier.kinds.code import admitted_languages
 from verifier.sandbox.bubblewrap import REPLY_GRACE_S, STARTUP_TIMEOUT_S
 from verifier.service import VerificationService
 from verifier.tools.languages import UnknownLanguage, tool_language

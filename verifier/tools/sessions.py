@@ -34,9 +34,9 @@ from rl_client.tool_schemas import (
     SessionRunRequest,
     SessionStatus,
 )
-from verifier.code.languages import MIB, find_language
-from verifier.code.limits import run_limits
 from verifier.config import Settings
+from verifier.kinds.code.languages import MIB, find_language
+from verifier.kinds.code.limits import run_limits
 from verifier.sandbox.bubblewrap import REPLY_GRACE_S
 from verifier.sandbox.factory import backend_configuration
 from verifier.sandbox.protocol import ProtocolError

@@ -11,9 +11,9 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from rl_client.schemas import Health, Info
 from verifier import __version__
 from verifier.api.deps import ServiceDep, SettingsDep, require_api_key, require_browser_key
-from verifier.code import admitted_languages, installed_languages
-from verifier.gym import task_names
-from verifier.instructions import INSTRUCTION_IDS
+from verifier.kinds.code import admitted_languages, installed_languages
+from verifier.kinds.gym import task_names
+from verifier.kinds.instructions import INSTRUCTION_IDS
 
 router = APIRouter(tags=["service"])
 

@@ -147,7 +147,7 @@ class Contestant:
 
 def compile_solution(code: str, bytecode: str | None = None) -> types.CodeType:
     """The solution's code object: `bytecode`, when the worker compiled it for this interpreter
-    (verifier/code/bytecode.py: the same source, flags and file name, as marshal data in
+    (verifier/kinds/code/bytecode.py: the same source, flags and file name, as marshal data in
     base64), else compiled here. Its annotations are not evaluated (SOLUTION_FLAGS: what
     solutions have always been compiled with here, so `List[int]` without an import passes,
     as on LeetCode)."""

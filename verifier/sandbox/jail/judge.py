@@ -15,7 +15,7 @@ data, so no method the solution defined ever runs while they decide. Builtins ar
 from the solution, nor a standard-library module the tests use as a module (`math.isclose`),
 whatever the solution bound to that name.
 
-The worker has taken out of the tests every assert it can judge itself (verifier/code/
+The worker has taken out of the tests every assert it can judge itself (verifier/kinds/code/
 asserts.py): for those, the judge records only the value the solution's code computed, and the
 worker compares it with the expected value, which never enters the jail. Tests that are only
 such asserts on calls with literal arguments never come here: one process makes the calls

@@ -8,7 +8,7 @@ stdio runs the solution as `__main__` in this process and ends the way the inter
 (threads joined, atexit run, streams flushed); the worker compares stdout outside the jail.
 
 calls runs (a `call` test, and assert tests that are only calls of the solution's function with
-literal arguments, see verifier/code/asserts.py) are one process too: it runs the solution,
+literal arguments, see verifier/kinds/code/asserts.py) are one process too: it runs the solution,
 makes the calls, and records each value returned for the worker to judge. Nothing here is
 secret (no expected value, no test): a value it reports is one the solution's function could
 have returned, and the worker accepts the records only with one value for every call.

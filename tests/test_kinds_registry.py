@@ -1,0 +1,63 @@
+"""The one list of reward kinds: the server's registry and the contract's item models name the
+same kinds in the same order, every kind module is listed, and a composite scores its parts as
+one batch per kind (as each kind scores its own items)."""
+
+from __future__ import annotations
+
+import pkgutil
+from collections.abc import Sequence
+from importlib import import_module
+from typing import Any
+
+from rl_client.schemas import ITEM_MODELS, KINDS, Result, parse_item
+from verifier import kinds as kinds_package
+from verifier.config import Settings
+from verifier.kinds import composite
+from verifier.kinds.registry import BY_NAME, REGISTRY, check_item
+from verifier.kinds.registry import KINDS as REGISTERED
+
+NOT_KINDS = {"kind", "registry", "answer_region"}  # the kinds' shared parts
+
+
+def test_the_registry_lists_the_contracts_kinds() -> None:
+    assert [kind.name for kind in REGISTERED] == KINDS
+    assert [kind.item_model for kind in REGISTERED] == list(ITEM_MODELS)
+    assert len(BY_NAME) == len(REGISTERED)
+
+
+def test_every_kind_module_is_registered_once() -> None:
+    modules = [info.name for info in pkgutil.iter_modules(kinds_package.__path__)
+               if info.name not in NOT_KINDS]
+    exposed = [import_module(f"verifier.kinds.{name}").KIND for name in modules]
+    assert sorted(kind.name for kind in exposed) == sorted(KINDS)
+    assert all(kind in REGISTERED for kind in exposed)
+
+
+class Recording:
+    """The registry, recording the kinds of each batch it is asked to score."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+
+    def admission_problem(self, item: Any, settings: Settings | None = None) -> str | None:
+        return REGISTRY.admission_problem(item, settings)
+
+    def check_items(self, items: Sequence[Any], timeout_s: float) -> list[Result]:
+        self.batches.append([item.kind for item in items])
+        return REGISTRY.check_items(items, timeout_s)
+
+
+def test_composites_score_their_parts_in_one_batch() -> None:
+    items = [parse_item({
+        "kind": "composite", "response": f"<think>x</think><answer>\\boxed{{{n}}}</answer>",
+        "graders": [{"weight": 0.8, "grader": {"kind": "math", "answer": "2"}},
+                    {"weight": 0.1, "grader": {"kind": "format"}},
+                    {"weight": 0.1, "grader": {"kind": "length", "target": 4}}]})
+        for n in range(3)]
+    recording = Recording()
+    batched = composite.KIND.check(items, 10.0, recording)
+    assert recording.batches == [["math", "format", "length"] * 3]
+    one_by_one = [check_item(item, 10.0) for item in items]
+    assert [r.model_dump(exclude={"elapsed_ms"}) for r in batched] == \
+        [r.model_dump(exclude={"elapsed_ms"}) for r in one_by_one]
+    assert [r.status.value for r in batched] == ["wrong", "wrong", "correct"]

@@ -1,0 +1,124 @@
+"""C assert tests as calls (see cfamily.py for the shapes): `assert(f(ARGS) == K)`, the truth
+of a call, `fabs(f(x) - K) < T`, `strcmp(f(x), "s") == 0`.
+
+The driver writes a value by its type, chosen by `_Generic` (the records in a buffer, written
+out by a system call of its own when it is full and when the calls are done; it needs no
+header and is compiled without optimisation, so the program compiles about as fast as the
+tests it replaces): integers and chars as numbers,
+floats exactly, `char *` as its bytes; anything else (a struct, another pointer) as a value
+that equals nothing, so any return type compiles.
+"""
+
+from __future__ import annotations
+
+from verifier.kinds.code.dialects.cfamily import CFamilyDialect
+
+_PRELUDE = r"""#pragma GCC push_options
+#pragma GCC optimize ("O0")
+static char __verifier_buffer[1 << 16];
+static unsigned long __verifier_used = 0;
+static long __verifier_write(const char *data, unsigned long size) {
+#if defined(__x86_64__)
+    long result;
+    __asm__ volatile ("syscall" : "=a"(result) : "a"(1L), "D"(3L), "S"(data), "d"(size)
+                      : "rcx", "r11", "memory");
+    return result;
+#elif defined(__aarch64__)
+    register long x8 __asm__("x8") = 64;
+    register long x0 __asm__("x0") = 3;
+    register long x1 __asm__("x1") = (long)data;
+    register long x2 __asm__("x2") = (long)size;
+    __asm__ volatile ("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+    return x0;
+#else
+    extern long write(int, const void *, unsigned long);
+    return write(3, data, size);
+#endif
+}
+static void __verifier_flush(void) {
+    const char *data = __verifier_buffer;
+    while (__verifier_used > 0) {
+        long written = __verifier_write(data, __verifier_used);
+        if (written <= 0) { __verifier_used = 0; return; }
+        data += written;
+        __verifier_used -= (unsigned long)written;
+    }
+}
+static void __verifier_send(const char *data, unsigned long size) {
+    for (unsigned long i = 0; i < size; ++i) {
+        if (__verifier_used == sizeof __verifier_buffer) __verifier_flush();
+        __verifier_buffer[__verifier_used++] = data[i];
+    }
+}
+static void __verifier_text(const char *text) { __verifier_send(text, __builtin_strlen(text)); }
+static void __verifier_unsigned(unsigned long long value) {
+    char digits[24];
+    int length = 0;
+    do { digits[length++] = (char)('0' + value % 10); value /= 10; } while (value);
+    while (length > 0) __verifier_send(&digits[--length], 1);
+}
+static void __verifier_signed(long long value) {
+    if (value < 0) __verifier_text("-");
+    __verifier_unsigned(value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value);
+}
+static void __verifier_bool(_Bool value) { __verifier_text(value ? "true" : "false"); }
+static void __verifier_float(long double value) {
+    double number = (double)value;
+    char digits[40];
+    int length, integral = 1;
+    if (number != number) { __verifier_text("[\"f\",\"nan\"]"); return; }
+    if (number > 1.7976931348623157e308) { __verifier_text("[\"f\",\"inf\"]"); return; }
+    if (number < -1.7976931348623157e308) { __verifier_text("[\"f\",\"-inf\"]"); return; }
+    length = __builtin_snprintf(digits, sizeof digits, "%.17g", number);
+    for (int i = 0; i < length; ++i)
+        integral &= digits[i] == '-' || (digits[i] >= '0' && digits[i] <= '9');
+    __verifier_send(digits, (unsigned long)length);
+    if (integral) __verifier_text(".0");
+}
+static void __verifier_string(const char *text) {
+    static const char digits[] = "0123456789abcdef";
+    if (text == 0) { __verifier_text("null"); return; }
+    __verifier_text("[\"b\",\"");
+    for (; *text; ++text) {
+        char pair[2] = {digits[(unsigned char)*text >> 4], digits[(unsigned char)*text & 15]};
+        __verifier_send(pair, 2);
+    }
+    __verifier_text("\"]");
+}
+static void __verifier_site(int site) {
+    __verifier_text("[");
+    __verifier_signed(site);
+    __verifier_text(",");
+}
+#define __verifier_recorder(name, type, write) \
+    __attribute__((noinline)) static void name(int site, type value) { \
+        __verifier_site(site); write(value); __verifier_text("]\n"); }
+__verifier_recorder(__verifier_record_bool, _Bool, __verifier_bool)
+__verifier_recorder(__verifier_record_signed, long long, __verifier_signed)
+__verifier_recorder(__verifier_record_unsigned, unsigned long long, __verifier_unsigned)
+__verifier_recorder(__verifier_record_float, long double, __verifier_float)
+__verifier_recorder(__verifier_record_string, const char *, __verifier_string)
+__attribute__((noinline)) static void __verifier_record_unknown(int site, ...) {
+    __verifier_site(site);
+    __verifier_text("[\"x\",\"unknown\"]]\n");
+}
+#pragma GCC pop_options
+#define __verifier_record(site, value) _Generic((value), \
+    _Bool: __verifier_record_bool, char: __verifier_record_signed, \
+    signed char: __verifier_record_signed, unsigned char: __verifier_record_unsigned, \
+    short: __verifier_record_signed, unsigned short: __verifier_record_unsigned, \
+    int: __verifier_record_signed, unsigned int: __verifier_record_unsigned, \
+    long: __verifier_record_signed, unsigned long: __verifier_record_unsigned, \
+    long long: __verifier_record_signed, unsigned long long: __verifier_record_unsigned, \
+    float: __verifier_record_float, double: __verifier_record_float, \
+    long double: __verifier_record_float, char *: __verifier_record_string, \
+    const char *: __verifier_record_string, default: __verifier_record_unknown)(site, value)
+"""
+
+
+class CDialect(CFamilyDialect):
+    language = "c"
+    cpp = False
+    prelude = _PRELUDE
+    record = "__verifier_record({site}, {call});"
+    finish = "__verifier_flush();"

@@ -1,0 +1,627 @@
+"""C and C++ tests: the plain-call shapes both share, the driver around them, their value
+semantics, and the hardened in-process program for what is not plain calls.
+
+The tests recognised (MultiPL-E's C++, HumanEval-X's C++, and the same shapes in C) are, at
+top level, `#include` lines, `#undef NDEBUG`, `using` directives, comparison helpers a dialect
+knows by their exact text (HumanEval-X's `issame`), and one `int main()` whose statements are
+
+    auto candidate = f;                  a name for the solution's function
+    T x = LITERAL;                       a variable the calls may take (T x{...} too)
+    assert(CALL == K);                   also !=, K == CALL, and a helper: assert(issame(CALL, K))
+    assert(CALL);  assert(!CALL);        the truth of a call (`not`, parentheses)
+    assert(abs(CALL - K) < T);           also <=, + K, K - CALL, fabs, std::abs (C: abs truncates)
+    assert(strcmp(CALL, "s") == 0);      (and != 0, !strcmp(...))
+    return 0;                            last
+
+where CALL is `f(ARGS)` with every argument a literal or such a variable, and K a literal.
+Anything else (loops, other statements, other helpers, other macros) is not plain calls.
+
+The driver (after the solution) undefines every name it uses, so a solution's macros cannot
+break it (`#define int long long`), then makes the calls in order, records each value
+(`record`) and writes the records on fd 3 (`finish`).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from verifier.kinds.code import appended
+from verifier.kinds.code.dialects.clike import (
+    FLOAT,
+    LiteralParser,
+    Typed,
+    convert,
+    float32,
+    model,
+    parse_type,
+)
+from verifier.kinds.code.dialects.core import (
+    CallsPlan,
+    Check,
+    Dialect,
+    NotPlainCalls,
+    Site,
+    sites_within_bounds,
+)
+from verifier.kinds.code.dialects.lexer import (
+    Token,
+    closing,
+    depth_at,
+    is_punct,
+    source_of,
+    split_top,
+    token_at,
+    tokenize,
+    unwrapped,
+)
+from verifier.kinds.code.dialects.values import Map, Opaque, SetOf, Some
+
+_ABS = {"abs": "", "fabs": "", "fabsf": "", "fabsl": "", "llabs": "", "labs": ""}
+_FLOW = frozenset({"for", "while", "do", "if", "else", "switch", "goto", "break", "continue",
+                   "try", "throw", "case", "static", "extern", "register", "asm", "__asm__"})
+# Names the tests may use that are the standard library's macros: kept, not undefined, when
+# the in-process program undefines the tests' names.
+_STANDARD_MACRO_NAMES = """
+NULL EOF RAND_MAX EXIT_SUCCESS EXIT_FAILURE CHAR_BIT CHAR_MAX CHAR_MIN SCHAR_MAX SCHAR_MIN
+UCHAR_MAX SHRT_MAX SHRT_MIN USHRT_MAX INT_MAX INT_MIN UINT_MAX LONG_MAX LONG_MIN ULONG_MAX
+LLONG_MAX LLONG_MIN ULLONG_MAX SIZE_MAX INT8_MAX INT8_MIN INT16_MAX INT16_MIN INT32_MAX
+INT32_MIN INT64_MAX INT64_MIN UINT8_MAX UINT16_MAX UINT32_MAX UINT64_MAX INTMAX_MAX
+FLT_MAX FLT_MIN FLT_EPSILON DBL_MAX DBL_MIN DBL_EPSILON LDBL_MAX LDBL_EPSILON HUGE_VAL
+INFINITY NAN M_PI M_E M_SQRT2 M_LN2 M_LN10 stdin stdout stderr errno true false bool
+isnan isinf isfinite signbit fpclassify isgreater isless offsetof va_start va_arg va_end
+va_copy static_assert alignof alignas noreturn complex imaginary I PRId64 PRIu64 SCNd64
+__LINE__ __FILE__ __func__ __cplusplus __STDC__ __GNUC__ NDEBUG
+and or not xor bitand bitor compl and_eq or_eq xor_eq not_eq defined __has_include
+"""  # the last line: C++'s alternative tokens, never macros
+STANDARD_MACROS = frozenset(_STANDARD_MACRO_NAMES.split())
+
+
+@dataclass(frozen=True)
+class Comparator:
+    """A helper of the tests the dialect judges itself: `kind` "equal" or "close_each"
+    (HumanEval-X's float `issame`: no pair of elements further apart than `tolerance`), the
+    type both arguments are converted to."""
+
+    kind: str
+    type: Any
+    tolerance: float = 0.0
+
+
+@dataclass
+class _Scope:
+    """What main's statements have bound so far."""
+
+    aliases: set[str] = field(default_factory=set)  # auto candidate = f;
+    variables: dict[str, Typed] = field(default_factory=dict)  # literal-initialised
+    opaque: set[str] = field(default_factory=set)  # declared with a type not understood
+    as_arguments: set[str] = field(default_factory=set)
+    as_expected: set[str] = field(default_factory=set)
+
+
+class CFamilyDialect(Dialect):
+    """C (`cpp` False) or C++; subclasses give the serialiser (`prelude`), the statement that
+    records a value (`record`, with {site} and {call}) and their comparators."""
+
+    cpp: bool
+    prelude: str
+    record: str
+    finish: str  # the statement that writes out what the records left in their buffer
+
+    @functools.cached_property
+    def prelude_names(self) -> frozenset[str]:
+        """Every name the driver's own code uses, undefined before it: all but the compiler's
+        own (`__x86_64__`, `defined`)."""
+        return frozenset(t.text for t in tokenize(self.prelude + "int main() { return 0; }")
+                         if t.kind == "name" and t.text != "defined"
+                         and not re.fullmatch(r"__\w+__", t.text))
+
+    def comparator(self, tokens: list[Token], name: str, parameters: tuple[str, str],
+                   types: tuple[Any, Any]) -> Comparator | None:
+        """The comparator a helper function of the tests is, or None."""
+        return None
+
+    # ------------------------------------------------------------------- recognition
+
+    def plan(self, tests: str) -> CallsPlan:
+        tokens = tokenize(tests, preprocessor=True)
+        header: list[str] = []
+        comparators: dict[str, Comparator] = {}
+        main: list[Token] | None = None
+        position = 0
+        while position < len(tokens):
+            token = tokens[position]
+            if token.kind == "directive":
+                header += self._directive(token)
+                position += 1
+            elif token.text == "using":
+                end = _statement_end(tokens, position)
+                header.append(source_of(tests, tokens[position:end + 1]))
+                position = end + 1
+            elif is_punct(token, ";"):
+                position += 1
+            else:
+                name, body, position = self._function(tokens, position, comparators)
+                if name == "main":
+                    if main is not None:
+                        raise NotPlainCalls("two mains")
+                    main = body
+        if main is None:
+            raise NotPlainCalls("no main")
+        lines, sites = self._main(tests, main, comparators)
+        driver = "\n".join([*(f"#undef {name}" for name in sorted(self.prelude_names)),
+                            self.prelude, *header, "int main() {", *lines, self.finish,
+                            "return 0;", "}", ""])
+        return CallsPlan(sites_within_bounds(sites), driver)
+
+    def _directive(self, token: Token) -> list[str]:
+        words = token.text[1:].split()
+        if words[:1] == ["include"] or token.text.startswith("#include"):
+            return [token.text]
+        if words == ["undef", "NDEBUG"]:
+            return []
+        raise NotPlainCalls(f"line {token.line}: a directive {token.text[:40]!r}")
+
+    def _function(self, tokens: list[Token], position: int,
+                  comparators: dict[str, Comparator]) -> tuple[str, list[Token], int]:
+        """A function definition at `position`: its name, body tokens, and where it ends;
+        a helper becomes a comparator or the tests are not plain calls."""
+        found = parse_type(tokens, position)
+        if found is None or found[1] + 1 >= len(tokens):
+            raise NotPlainCalls(f"line {tokens[position].line}: not a function")
+        _, at = found
+        name = tokens[at]
+        if name.kind != "name" or not is_punct(tokens[at + 1], "("):
+            raise NotPlainCalls(f"line {name.line}: not a function")
+        parameters_end = closing(tokens, at + 1)
+        if parameters_end + 1 >= len(tokens) or not is_punct(tokens[parameters_end + 1], "{"):
+            raise NotPlainCalls(f"line {name.line}: a declaration")
+        body_end = closing(tokens, parameters_end + 1)
+        body = tokens[parameters_end + 2:body_end]
+        if name.text != "main":
+            comparator = self._helper(tokens[position:body_end + 1], name.text,
+                                      tokens[at + 2:parameters_end])
+            if comparator is None or name.text in comparators:
+                raise NotPlainCalls(f"line {name.line}: a helper {name.text!r}")
+            comparators[name.text] = comparator
+        elif tokens[at + 2:parameters_end] and [t.text for t in
+                                                tokens[at + 2:parameters_end]] != ["void"]:
+            raise NotPlainCalls("main takes arguments")
+        return name.text, body, body_end + 1
+
+    def _helper(self, tokens: list[Token], name: str,
+                parameters: list[Token]) -> Comparator | None:
+        parts = split_top(parameters, ",", angles=True)
+        if len(parts) != 2:
+            return None
+        names, types = [], []
+        for part in parts:
+            found = parse_type(part, 0)
+            if found is None or found[1] != len(part) - 1 or part[-1].kind != "name":
+                return None
+            names.append(part[-1].text)
+            types.append(found[0])
+        return self.comparator(tokens, name, (names[0], names[1]), (types[0], types[1]))
+
+    def _main(self, tests: str, body: list[Token], comparators: dict[str, Comparator]
+              ) -> tuple[list[str], list[Site]]:
+        lines: list[str] = []
+        sites: list[Site] = []
+        scope = _Scope()
+        position = 0
+        while position < len(body):
+            if is_punct(body[position], ";"):
+                position += 1
+                continue
+            end = _statement_end(body, position)
+            statement = body[position:end]
+            position = end + 1
+            head = statement[0]
+            if head.text == "return":
+                if [t.text for t in statement] not in (["return", "0"], ["return"]) or any(
+                        not is_punct(t, ";") for t in body[position:]):
+                    raise NotPlainCalls(f"line {head.line}: a return before the end")
+            elif head.kind == "name" and head.text == "assert" and is_punct(
+                    token_at(statement, 1), "(") and closing(statement, 1) == len(statement) - 1:
+                site = self._site(tests, statement[2:-1], head.line, scope, comparators)
+                lines.append(self.record.format(site=len(sites), call=site.call))
+                sites.append(site)
+            else:
+                self._declaration(statement, scope, comparators)
+                lines.append(source_of(tests, statement) + ";")
+        if scope.as_arguments & scope.as_expected:
+            raise NotPlainCalls("a variable both passed to a call and expected")
+        return lines, sites
+
+    def _declaration(self, statement: list[Token], scope: _Scope,
+                     comparators: dict[str, Comparator]) -> None:
+        """`T x = LITERAL`, `T x{...}`, or `auto candidate = f`; else not plain calls."""
+        head = statement[0]
+        if head.text in _FLOW or head.kind != "name":
+            raise NotPlainCalls(f"line {head.line}: a statement that is not plain calls")
+        found = parse_type(statement, 0)
+        if found is None or found[1] >= len(statement) or statement[found[1]].kind != "name":
+            raise NotPlainCalls(f"line {head.line}: a statement that is not plain calls")
+        declared, at = found
+        name = statement[at].text
+        if name in scope.variables or name in scope.opaque or name in scope.aliases or (
+                name in comparators):
+            raise NotPlainCalls(f"line {head.line}: {name!r} bound twice")
+        rest = statement[at + 1:]
+        if is_punct(token_at(rest, 0), "{"):
+            initial = rest
+        elif is_punct(token_at(rest, 0), "=") and len(rest) > 1:
+            initial = rest[1:]
+        else:
+            raise NotPlainCalls(f"line {head.line}: a declaration without a literal")
+        if (head.text == "auto" and len(initial) == 1 and initial[0].kind == "name"
+                and initial[0].text not in scope.variables.keys() | comparators.keys()):
+            scope.aliases.add(name)
+            return
+        literal = LiteralParser(initial, self.cpp, scope.variables).whole()
+        try:
+            value = model(literal) if head.text == "auto" else convert(literal, declared)
+        except NotPlainCalls:
+            scope.opaque.add(name)  # a type this dialect does not model: arguments only
+            return
+        scope.variables[name] = Typed(value, declared if head.text != "auto" else literal.type)
+
+    # ------------------------------------------------------------------- checks
+
+    def _site(self, tests: str, tokens: list[Token], line: int, scope: _Scope,
+              comparators: dict[str, Comparator]) -> Site:
+        tokens = unwrapped(tokens)
+        if not tokens:
+            raise NotPlainCalls(f"line {line}: an empty assert")
+        negated = is_punct(tokens[0], "!") or tokens[0].text == "not"
+        operand = unwrapped(tokens[1:]) if negated else tokens
+        if (found := self._strcmp(tests, operand, scope)) is not None:
+            call, expected = found
+            return Site(line, call, Check("equal", expected, negated=not negated))
+        comparisons = [i for i, t in enumerate(tokens) if is_punct(t, "==", "!=")
+                       and depth_at(tokens, i) == 0]
+        if negated:
+            return Site(line, self._call(tests, operand, scope, comparators),
+                        Check("truth", negated=True))
+        if len(comparisons) > 1:
+            raise NotPlainCalls(f"line {line}: several comparisons")
+        if comparisons:
+            return self._comparison(tests, tokens, comparisons[0], line, scope, comparators)
+        head = tokens[0]
+        if head.text in comparators and is_punct(token_at(tokens, 1), "(") and closing(
+                tokens, 1) == len(tokens) - 1:
+            return self._compared(tests, tokens[2:-1], comparators[head.text], line, scope,
+                                  comparators)
+        if (found := self._close(tests, tokens, line, scope, comparators)) is not None:
+            return found
+        return Site(line, self._call(tests, tokens, scope, comparators), Check("truth"))
+
+    def _comparison(self, tests: str, tokens: list[Token], at: int, line: int, scope: _Scope,
+                    comparators: dict[str, Comparator]) -> Site:
+        left, right = unwrapped(tokens[:at]), unwrapped(tokens[at + 1:])
+        negated = tokens[at].text == "!="
+        if (found := self._strcmp(tests, left, scope)) is not None and self._expected(
+                right, scope) == 0:
+            call, expected = found
+            return Site(line, call, Check("equal", expected, negated=negated))
+        call, literal = self._either(tests, left, right, scope, comparators, line)
+        if literal.type.kind == "braced":
+            raise NotPlainCalls(f"line {line}: == with a braced list")
+        return Site(line, call, Check("equal", model(literal), negated=negated, how="=="))
+
+    def _compared(self, tests: str, arguments: list[Token], comparator: Comparator, line: int,
+                  scope: _Scope, comparators: dict[str, Comparator]) -> Site:
+        parts = split_top(arguments, ",")
+        if len(parts) != 2:
+            raise NotPlainCalls(f"line {line}: a helper of other than two arguments")
+        call, literal = self._either(tests, parts[0], parts[1], scope, comparators, line)
+        expected = convert(literal, comparator.type)
+        single = comparator.type.args[:1] == (FLOAT,)
+        return Site(line, call, Check(comparator.kind, expected, tolerance=comparator.tolerance,
+                                      how="f32" if single else ""))
+
+    def _close(self, tests: str, tokens: list[Token], line: int, scope: _Scope,
+               comparators: dict[str, Comparator]) -> Site | None:
+        """`abs(CALL - K) < T` and its variants, or None."""
+        for index, token in enumerate(tokens):
+            if is_punct(token, "<", "<=", ">", ">=") and depth_at(tokens, index) == 0:
+                left, right = tokens[:index], tokens[index + 1:]
+                if token.text in (">", ">="):
+                    left, right = right, left
+                strict = token.text in ("<", ">")
+                absolute = self._absolute(left)
+                if absolute is None:
+                    continue
+                function, inside = absolute
+                tolerance = self._expected(right, scope)
+                if type(tolerance) not in (int, float):
+                    raise NotPlainCalls(f"line {line}: a tolerance that is not a number")
+                call, expected = self._difference(tests, inside, scope, comparators, line)
+                return Site(line, call, Check("close", expected, tolerance=float(tolerance),
+                                              strict=strict, how=function))
+        return None
+
+    def _absolute(self, tokens: list[Token]) -> tuple[str, list[Token]] | None:
+        """`abs(X)` (fabs, std::abs...): how the dialect computes it, and X's tokens."""
+        start = 2 if tokens[:2] and tokens[0].text == "std" and is_punct(
+            token_at(tokens, 1), "::") else 0
+        head = token_at(tokens, start)
+        if head is None or head.text not in _ABS or not is_punct(token_at(tokens, start + 1), "("):
+            return None
+        if closing(tokens, start + 1) != len(tokens) - 1:
+            return None
+        integer = not self.cpp and head.text in ("abs", "labs", "llabs")
+        return ("int_abs" if integer else ""), tokens[start + 2:-1]
+
+    def _difference(self, tests: str, tokens: list[Token], scope: _Scope,
+                    comparators: dict[str, Comparator], line: int) -> tuple[str, float]:
+        """X - K, X + K or K - X inside abs: the call, and the K it is compared with."""
+        tokens = unwrapped(tokens)
+        for index, token in enumerate(tokens):
+            if not is_punct(token, "-", "+") or index == 0 or depth_at(tokens, index):
+                continue
+            left, right = tokens[:index], tokens[index + 1:]
+            for call_side, literal_side, sign in ((left, right, token.text == "+"),
+                                                  (right, left, False)):
+                if token.text == "+" and call_side is right:
+                    continue
+                try:
+                    call = self._call(tests, call_side, scope, comparators)
+                    value = self._expected(literal_side, scope)
+                except NotPlainCalls:
+                    continue
+                if type(value) not in (int, float, bool):
+                    raise NotPlainCalls(f"line {line}: a difference with something else")
+                return call, (-value if sign else value)
+        raise NotPlainCalls(f"line {line}: abs of something else than CALL - K")
+
+    def _strcmp(self, tests: str, tokens: list[Token], scope: _Scope
+                ) -> tuple[str, bytes] | None:
+        """`strcmp(CALL, "s")` (either order): the call and the expected bytes, or None."""
+        if not (tokens and tokens[0].text == "strcmp" and is_punct(token_at(tokens, 1), "(")
+                and closing(tokens, 1) == len(tokens) - 1):
+            return None
+        parts = split_top(tokens[2:-1], ",")
+        if len(parts) != 2:
+            return None
+        call, literal = self._either(tests, parts[0], parts[1], scope, {}, tokens[0].line)
+        if type(literal.value) is not bytes:
+            raise NotPlainCalls(f"line {tokens[0].line}: strcmp with something else")
+        return call, literal.value
+
+    def _either(self, tests: str, first: list[Token], second: list[Token], scope: _Scope,
+                comparators: dict[str, Comparator], line: int) -> tuple[str, Typed]:
+        """One side the call, the other a literal, in either order."""
+        for call_side, literal_side in ((first, second), (second, first)):
+            try:
+                literal = self._literal(literal_side, scope)
+            except NotPlainCalls:
+                continue
+            return self._call(tests, unwrapped(call_side), scope, comparators), literal
+        raise NotPlainCalls(f"line {line}: no literal to compare with")
+
+    def _literal(self, tokens: list[Token], scope: _Scope) -> Typed:
+        literal = LiteralParser(tokens, self.cpp, scope.variables).whole()
+        scope.as_expected |= {t.text for t in tokens if t.text in scope.variables}
+        return literal
+
+    def _expected(self, tokens: list[Token], scope: _Scope) -> Any:
+        return model(self._literal(tokens, scope))
+
+    def _call(self, tests: str, tokens: list[Token], scope: _Scope,
+              comparators: dict[str, Comparator]) -> str:
+        """The source of `f(ARGS)`, every argument a literal or a variable of the tests."""
+        tokens = unwrapped(tokens)
+        position = 0
+        while (is_punct(token_at(tokens, position + 1), "::")
+               and tokens[position].kind == "name"):
+            position += 2
+        callee = token_at(tokens, position)
+        if (callee is None or callee.kind != "name"
+                or not is_punct(token_at(tokens, position + 1), "(")
+                or closing(tokens, position + 1) != len(tokens) - 1):
+            raise NotPlainCalls("not a call")
+        if (callee.text in scope.variables or callee.text in scope.opaque
+                or callee.text in comparators or callee.text in ("assert", "main")):
+            raise NotPlainCalls(f"line {callee.line}: a call of the tests' own {callee.text!r}")
+        arguments = split_top(tokens[position + 2:-1], ",")
+        for argument in arguments if arguments != [[]] else []:
+            if len(argument) == 1 and (argument[0].text in scope.variables
+                                       or argument[0].text in scope.opaque):
+                scope.as_arguments.add(argument[0].text)
+            elif not argument or argument[0].text in scope.aliases:
+                raise NotPlainCalls(f"line {callee.line}: an argument that is not a literal")
+            else:
+                LiteralParser(argument, self.cpp, {}).whole()
+        return source_of(tests, tokens)
+
+    # ------------------------------------------------------------------- judging
+
+    def holds(self, check: Check, value: Any) -> bool:
+        try:
+            if check.how == "f32":
+                value = _single(value)
+            if check.kind == "truth":
+                return _truth(value) != check.negated
+            if check.kind == "equal":
+                return equal(value, check.expected) != check.negated
+            if check.kind == "close":
+                difference = _distance(value, check.expected, check.how == "int_abs")
+                return difference < check.tolerance if check.strict else (
+                    difference <= check.tolerance)
+            if check.kind == "close_each":
+                return (isinstance(value, list) and len(value) == len(check.expected) and not any(
+                    _distance(a, b, False) > check.tolerance
+                    for a, b in zip(value, check.expected, strict=True)))
+        except (TypeError, ValueError, ArithmeticError, RecursionError):
+            return False
+        return False
+
+    # ------------------------------------------------------------------- in-process
+
+    def harden(self, solution: str, tests: str, tag: str) -> str | None:
+        """The appended program with the tests' names undefined (a solution's macros cannot
+        reach them: `#define NDEBUG`, `#define assert(x)`, `#define issame(a, b) 1`) and each
+        `assert` of the tests the verifier's own check, named after `tag`, that ends the
+        program by system calls of its own (an `__assert_fail`, `abort` or `_exit` the
+        solution defines is never called)."""
+        try:
+            tokens = tokenize(tests, preprocessor=True)
+        except NotPlainCalls:
+            return None
+        check, fail = f"__verifier_check_{tag}", f"__verifier_fail_{tag}"
+        names = {t.text for t in tokens if t.kind == "name"} - STANDARD_MACROS
+        guard = "\n".join([*(f"#undef {name}" for name in sorted(names | _GUARD_NAMES)),
+                           _GUARD.replace("CHECK", check).replace("FAIL", fail), "#line 1", ""])
+        rewritten, last = [], 0
+        for index, token in enumerate(tokens):
+            if token.kind == "name" and token.text == "assert" and is_punct(
+                    token_at(tokens, index + 1), "("):
+                rewritten += [tests[last:token.start], check]
+                last = token.end
+        rewritten.append(tests[last:])
+        return appended.assemble(self.language, solution, guard + "".join(rewritten))
+
+
+# The verifier's own assert for in-process tests: a message, then exit_group by a system call
+# of its own; a trap and a loop should even that return (a seccomp filter of the solution's).
+_GUARD = r"""
+#if defined(__x86_64__)
+#define FAIL_WRITE 1
+#define FAIL_EXIT 231
+#elif defined(__aarch64__)
+#define FAIL_WRITE 64
+#define FAIL_EXIT 94
+#endif
+static long FAIL_sys(long number, long a, long b, long c) {
+#if defined(__x86_64__)
+    long result;
+    __asm__ volatile ("syscall" : "=a"(result) : "a"(number), "D"(a), "S"(b), "d"(c)
+                      : "rcx", "r11", "memory");
+    return result;
+#elif defined(__aarch64__)
+    register long x8 __asm__("x8") = number;
+    register long x0 __asm__("x0") = a;
+    register long x1 __asm__("x1") = b;
+    register long x2 __asm__("x2") = c;
+    __asm__ volatile ("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
+    return x0;
+#else
+    return number + a + b + c;
+#endif
+}
+static void FAIL(int line) {
+    char text[64] = "Assertion failed at line ";
+    int length = 25, digits = 0;
+    char reversed[12];
+    do { reversed[digits++] = (char)('0' + line % 10); line /= 10; } while (line > 0);
+    while (digits > 0) text[length++] = reversed[--digits];
+    text[length++] = '\n';
+    FAIL_sys(FAIL_WRITE, 2, (long)text, length);
+    FAIL_sys(FAIL_EXIT, 1, 0, 0);
+    __builtin_trap();
+    for (;;) {}
+}
+#define CHECK(condition) ((condition) ? (void)0 : FAIL(__LINE__))
+"""
+_GUARD_NAMES = frozenset({"__asm__", "volatile", "static", "long", "int", "char", "void",
+                          "register", "return", "do", "while", "for", "__builtin_trap",
+                          "result", "number", "line", "text", "length", "digits", "reversed",
+                          "condition", "x0", "x1", "x2", "x8", "a", "b", "c"})
+
+
+def _statement_end(tokens: list[Token], position: int) -> int:
+    """The index of the `;` ending the statement at `position` (brackets skipped)."""
+    while position < len(tokens):
+        token = tokens[position]
+        if is_punct(token, "(", "[", "{"):
+            position = closing(tokens, position) + 1
+            continue
+        if is_punct(token, ";"):
+            return position
+        if is_punct(token, ")", "]", "}"):
+            break
+        position += 1
+    raise NotPlainCalls("a statement without its semicolon")
+
+
+def _number(value: Any) -> bool:
+    return type(value) in (int, float, bool)
+
+
+def equal(actual: Any, expected: Any) -> bool:
+    """C++'s `==` on the model: numbers across int and float (converted to double), an optional
+    equal to what it holds, containers element by element, maps and sets whatever the order."""
+    if isinstance(actual, Some) or isinstance(expected, Some):
+        if isinstance(actual, Some) and isinstance(expected, Some):
+            return equal(actual.value, expected.value)
+        if actual is None or expected is None:
+            return False
+        return equal(actual.value if isinstance(actual, Some) else actual,
+                     expected.value if isinstance(expected, Some) else expected)
+    if actual is None or expected is None:
+        return actual is None and expected is None
+    if _number(actual) and _number(expected):
+        if type(actual) is float or type(expected) is float:
+            return float(actual) == float(expected)
+        return int(actual) == int(expected)
+    if type(actual) is bytes and type(expected) is bytes:
+        return actual == expected
+    if isinstance(actual, list | tuple) and isinstance(expected, list | tuple):
+        return len(actual) == len(expected) and all(
+            equal(a, e) for a, e in zip(actual, expected, strict=True))
+    if isinstance(actual, Map) and isinstance(expected, Map):
+        return _same_entries(actual.pairs, expected.pairs)
+    if isinstance(actual, SetOf) and isinstance(expected, SetOf):
+        return _same_entries(tuple((i, True) for i in actual.items),
+                             tuple((i, True) for i in expected.items))
+    return False
+
+
+def _same_entries(actual: tuple, expected: tuple) -> bool:
+    found = {}
+    for key, value in actual:
+        found[_key(key)] = value
+    if len(found) != len(actual) or len(actual) != len(expected):
+        return False
+    return all(_key(key) in found and equal(found[_key(key)], value) for key, value in expected)
+
+
+def _key(value: Any) -> Any:
+    """A hashable stand-in for a key, equal where `equal` is."""
+    if _number(value):
+        number = float(value) if type(value) is float or abs(value) < 1 << 53 else value
+        return ("n", int(number) if type(number) is float and number.is_integer() else number)
+    if isinstance(value, list | tuple):
+        return ("l", tuple(_key(item) for item in value))
+    if isinstance(value, Some):
+        return _key(value.value)
+    if isinstance(value, Opaque):
+        return ("x", id(value))
+    return (type(value).__name__, value if type(value) in (bytes, str) or value is None
+            else id(value))
+
+
+def _truth(value: Any) -> bool:
+    if _number(value):
+        return value != 0 or (type(value) is float and math.isnan(value))
+    return isinstance(value, Some | bytes)
+
+
+def _distance(value: Any, expected: Any, integer: bool) -> float:
+    if not _number(value) or not _number(expected):
+        raise TypeError("not a number")
+    difference = float(value) - float(expected)
+    return float(abs(math.trunc(difference))) if integer else abs(difference)
+
+
+def _single(value: Any) -> Any:
+    """A value as its float elements would be in single precision (a vector<float>)."""
+    if type(value) is float:
+        return float32(value)
+    if isinstance(value, list):
+        return [_single(item) for item in value]
+    return value

@@ -1,0 +1,246 @@
+"""C++ assert tests as calls (see cfamily.py for the shapes): MultiPL-E's `auto candidate = f;
+assert(candidate(ARGS) == (EXPECTED));` and HumanEval-X's `assert (f(ARGS) == K)`, its
+`issame` helpers and `abs(f(x) - K) < 1e-4` checks.
+
+The driver's serialiser is a template (needing no header a solution lacks but <type_traits>,
+<utility> and <unistd.h>, and compiled without optimisation, so a driver compiles about as
+fast as the tests it replaces) that
+writes what the value is, whatever its declared type: an integer, char or enum as a number, a
+float exactly (`%.17g`, as a double), a string (std::string, string_view, char*) as its bytes,
+a container as a list (a map, a set as such), a tuple or pair as a tuple, an optional as an
+optional; anything else as a value that equals nothing. It compiles for any type, so a
+solution's choice of return type can make its values wrong, never the program unbuildable.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from verifier.kinds.code.dialects.cfamily import CFamilyDialect, Comparator
+from verifier.kinds.code.dialects.clike import CType
+from verifier.kinds.code.dialects.lexer import Token
+
+_PRELUDE = r"""#include <type_traits>
+#include <utility>
+#include <unistd.h>
+#pragma GCC push_options
+#pragma GCC optimize ("O0")
+namespace __verifier_calls {
+template <class T, class = void> struct iterable : std::false_type {};
+template <class T> struct iterable<T, std::void_t<decltype(std::declval<const T &>().begin()),
+    decltype(std::declval<const T &>().end())>> : std::true_type {};
+template <class T, class = void> struct keyed : std::false_type {};
+template <class T> struct keyed<T, std::void_t<typename T::key_type>> : std::true_type {};
+template <class T, class = void> struct mapped : std::false_type {};
+template <class T> struct mapped<T, std::void_t<typename T::mapped_type>> : std::true_type {};
+template <class T, class = void> struct text : std::false_type {};
+template <class T> struct text<T, std::void_t<typename T::traits_type,
+    decltype(std::declval<const T &>().data()), decltype(std::declval<const T &>().size())>>
+    : std::true_type {};
+template <class T, class = void> struct tuple_like : std::false_type {};
+template <class T> struct tuple_like<T, std::void_t<decltype(std::tuple_size<T>::value)>>
+    : std::true_type {};
+template <class T, class = void> struct optional_like : std::false_type {};
+template <class T> struct optional_like<T, std::void_t<typename T::value_type,
+    decltype(std::declval<const T &>().has_value()), decltype(*std::declval<const T &>())>>
+    : std::true_type {};
+// The records, in a buffer of their own (no allocation, no header but these), written out
+// when it is full and when the calls are done: one write, not one per call.
+static char buffer[1 << 16];
+static unsigned long used = 0;
+inline void flush() {
+    const char *data = buffer;
+    while (used > 0) {
+        long written = ::write(3, data, used);
+        if (written <= 0) { used = 0; return; }
+        data += written;
+        used -= static_cast<unsigned long>(written);
+    }
+}
+inline void put_char(char c) {
+    if (used == sizeof buffer) flush();
+    buffer[used++] = c;
+}
+inline void put_text(const char *text) { while (*text) put_char(*text++); }
+inline void put_bytes(const char *data, unsigned long size) {
+    static const char digits[] = "0123456789abcdef";
+    put_text("[\"b\",\"");
+    for (unsigned long i = 0; i < size; ++i) {
+        unsigned char c = static_cast<unsigned char>(data[i]);
+        put_char(digits[c >> 4]);
+        put_char(digits[c & 15]);
+    }
+    put_text("\"]");
+}
+template <class T> void put(const T &value);
+template <class T, unsigned long... I>
+void put_items(const T &value, std::integer_sequence<unsigned long, I...>) {
+    put_text("[\"t\"");
+    ((put_char(','), put(std::get<I>(value))), ...);
+    put_char(']');
+}
+template <class T> void put(const T &value) {
+    char digits[64];
+    if constexpr (std::is_same_v<T, bool>) {
+        put_text(value ? "true" : "false");
+    } else if constexpr (std::is_enum_v<T>) {
+        put(static_cast<std::underlying_type_t<T>>(value));
+    } else if constexpr (std::is_integral_v<T>) {
+        bool negative = false;
+        unsigned __int128 left = static_cast<unsigned __int128>(value);
+        if constexpr (std::is_signed_v<T>) {
+            negative = value < 0;
+            if (negative) left = -static_cast<unsigned __int128>(value);
+        }
+        int length = 0;
+        do { digits[length++] = static_cast<char>('0' + static_cast<int>(left % 10)); left /= 10; }
+        while (left);
+        if (negative) put_char('-');
+        while (length) put_char(digits[--length]);
+    } else if constexpr (std::is_floating_point_v<T>) {
+        double number = static_cast<double>(value);
+        if (number != number) put_text("[\"f\",\"nan\"]");
+        else if (number > 1.7976931348623157e308) put_text("[\"f\",\"inf\"]");
+        else if (number < -1.7976931348623157e308) put_text("[\"f\",\"-inf\"]");
+        else {
+            int length = __builtin_snprintf(digits, sizeof digits, "%.17g", number);
+            bool integral = true;
+            for (int i = 0; i < length; ++i) {
+                put_char(digits[i]);
+                integral &= digits[i] == '-' || (digits[i] >= '0' && digits[i] <= '9');
+            }
+            if (integral) put_text(".0");
+        }
+    } else if constexpr (std::is_same_v<T, std::nullptr_t>) {
+        put_text("null");
+    } else if constexpr (std::is_pointer_v<T>) {
+        if constexpr (std::is_same_v<std::remove_cv_t<std::remove_pointer_t<T>>, char>) {
+            if (value == nullptr) put_text("null");
+            else put_bytes(value, __builtin_strlen(value));
+        } else {
+            put_text("[\"x\",\"pointer\"]");
+        }
+    } else if constexpr (text<T>::value) {
+        put_bytes(reinterpret_cast<const char *>(value.data()),
+                  value.size() * sizeof(*value.data()));
+    } else if constexpr (keyed<T>::value && mapped<T>::value) {
+        put_text("[\"m\"");
+        for (const auto &entry : value) {
+            put_char(',');
+            put(entry.first);
+            put_char(',');
+            put(entry.second);
+        }
+        put_char(']');
+    } else if constexpr (iterable<T>::value) {
+        put_text(keyed<T>::value ? "[\"s\"" : "[\"l\"");
+        for (const auto &item : value) {
+            put_char(',');
+            put(static_cast<std::decay_t<decltype(*value.begin())>>(item));
+        }
+        put_char(']');
+    } else if constexpr (tuple_like<T>::value) {
+        put_items(value, std::make_integer_sequence<unsigned long, std::tuple_size<T>::value>{});
+    } else if constexpr (optional_like<T>::value) {
+        if (value.has_value()) {
+            put_text("[\"?\",");
+            put(*value);
+            put_char(']');
+        } else {
+            put_text("null");
+        }
+    } else {
+        put_text("[\"x\",\"unknown\"]");
+    }
+}
+template <class T> void record(int site, const T &value) {
+    put_char('[');
+    put(site);
+    put_char(',');
+    put(value);
+    put_text("]\n");
+}
+}
+#pragma GCC pop_options
+"""
+
+
+# HumanEval-X's comparison helpers, token by token: A and B stand for the parameters, T for
+# their element type, TOL for a tolerance.
+_ELEMENTS = ("bool F ( vector < T > A , vector < T > B ) { if ( A . size ( ) != B . size ( ) )"
+             " return false ; for ( int i = 0 ; i < A . size ( ) ; i ++ ) { if ( A [ i ] != "
+             "B [ i ] ) return false ; } return true ; }")
+_TOLERANCE = _ELEMENTS.replace("if ( A [ i ] != B [ i ] )",
+                               "if ( abs ( A [ i ] - B [ i ] ) > TOL )")
+_NESTED = ("bool F ( vector < vector < T > > A , vector < vector < T > > B ) { if ( A . size ( )"
+           " != B . size ( ) ) return false ; for ( int i = 0 ; i < A . size ( ) ; i ++ ) { if "
+           "( A [ i ] . size ( ) != B [ i ] . size ( ) ) return false ; for ( int j = 0 ; j < "
+           "A [ i ] . size ( ) ; j ++ ) if ( A [ i ] [ j ] != B [ i ] [ j ] ) return false ; } "
+           "return true ; }")
+_MAP = ("bool F ( map < K , V > A , map < K , V > B ) { if ( A . size ( ) != B . size ( ) ) "
+        "return false ; map < K , V > :: iterator it ; for ( it = A . begin ( ) ; it != A . "
+        "end ( ) ; it ++ ) { K w1 = it -> first ; V w2 = it -> second ; if ( B . find ( w1 ) "
+        "== B . end ( ) ) return false ; if ( B [ w1 ] != w2 ) return false ; } return true ; }")
+_HELPERS = {"equal": (_ELEMENTS, _NESTED, _MAP), "close_each": (_TOLERANCE,)}
+
+
+class CppDialect(CFamilyDialect):
+    language = "cpp"
+    cpp = True
+    prelude = _PRELUDE
+    record = "__verifier_calls::record({site}, {call});"
+    finish = "__verifier_calls::flush();"
+
+    def comparator(self, tokens: list[Token], name: str, parameters: tuple[str, str],
+                   types: tuple[Any, Any]) -> Comparator | None:
+        if types[0] != types[1] or types[0].kind not in ("vector", "map"):
+            return None
+        element = types[0].args[0]
+        words = [t.text for t in tokens]
+        for kind, shapes in _HELPERS.items():
+            for shape in shapes:
+                tolerance = _matches(shape.split(), words, name, parameters, types[0])
+                if tolerance is not None:
+                    if kind == "close_each" and element.kind not in ("float", "double"):
+                        return None
+                    return Comparator(kind, types[0], tolerance)
+        return None
+
+
+def _matches(shape: list[str], words: list[str], name: str, parameters: tuple[str, str],
+             declared: CType) -> float | None:
+    """Whether the helper's words are the shape's, with its own names, types and tolerance:
+    its tolerance (0 where it has none), else None."""
+    position, tolerance = 0, 0.0
+    for expected in shape:
+        if position >= len(words):
+            return None
+        word = words[position]
+        if expected in ("T", "K", "V"):
+            span = _type_words(words, position)
+            if span is None:
+                return None
+            position = span
+            continue
+        if expected == "TOL":
+            try:
+                tolerance = float(word)
+            except ValueError:
+                return None
+        elif word != {"F": name, "A": parameters[0], "B": parameters[1]}.get(expected, expected):
+            return None
+        position += 1
+    return tolerance if position == len(words) and declared.kind in ("vector", "map") else None
+
+
+def _type_words(words: list[str], position: int) -> int | None:
+    """Where a simple element type (`int`, `float`, `string`, `long long`, `std::string`)
+    starting at `position` ends."""
+    start = position
+    if words[position:position + 2] == ["std", "::"]:
+        position += 2
+    while position < len(words) and words[position].isidentifier():
+        position += 1
+        if words[position - 1] not in ("long", "unsigned", "signed", "short"):
+            break
+    return position if position > start else None

@@ -1,0 +1,378 @@
+"""Haskell assert tests as calls: MultiPL-E's
+
+    main :: IO ()
+    main = do
+      let candidate = f
+      if candidate ARGS == EXPECTED then pure () else error "assertion failed"
+      pure ()
+
+(and a `main` of one such `if`). Recognised in the do block: `let candidate = f`, checks `if
+COND then pure () else error "..."` (`return ()` too) where COND is `CALL == K`, `K == CALL`,
+`CALL /= K`, `CALL` (a Bool), `not (CALL)`, `abs (CALL - K) < T` (`<=`), and a last
+`pure ()`. CALL is a function applied to literal arguments (copied verbatim), K a literal:
+numbers, strings, `True`/`False`, lists, tuples, `Just`/`Nothing`, `()`. The literal takes the
+type of the call's result, as Haskell types it: an integer literal equals a Double result of
+its value, `0.1` against a Float is the Float nearest 0.1 (typed.py).
+
+The program is the solution with our imports (qualified, under names of our own) after its
+own, then the driver: a `main` making the calls and recording each value as Haskell shows it,
+with the show of its type (haskell_values.py reads them back: a Float's numbers are single
+precision). `ExtendedDefaultRules` lets a polymorphic result default as the tests' `==` would
+have made it. A result type with no Show does not compile, as it would not have against a
+literal; one shown as no literal (a Char, a Ratio, the solution's own) equals nothing.
+
+In-process tests (anything else) get the Prelude names they use, operators included (and
+Control.Monad's and Data.List's), qualified through imports named per program (a solution's
+own `error`, `==`, `unless` or hidden Prelude do not reach them) and `RebindableSyntax`
+turned off after the solution's pragmas (its `ifThenElse` does not either). A solution's own
+result type with a lying `Eq`, or an overlapping `Eq` instance, still does (README).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from verifier.kinds.code import appended
+from verifier.kinds.code.dialects.core import (
+    CallsPlan,
+    Check,
+    Dialect,
+    NotPlainCalls,
+    Site,
+    sites_within_bounds,
+)
+from verifier.kinds.code.dialects.cursor import applied, depth, is_name, token_at
+from verifier.kinds.code.dialects.haskell_values import (
+    LiteralParser,
+    column,
+    literal,
+    recorded,
+    tokenize,
+)
+from verifier.kinds.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
+from verifier.kinds.code.dialects.typed_equal import typed_holds
+
+
+def _argument(tokens: list[Token]) -> None:
+    """An argument of a call: an atom of literals (`3`, `"a"`, `'c'`, `[1,2]`, `(-1)`,
+    `(Just 3)`); raises NotPlainCalls for anything else."""
+    parser = LiteralParser(tokens, chars=True)
+    parser.atom(0)
+    parser.end()
+
+
+# --------------------------------------------------------------------------- the program
+
+_IMPORTS = """import qualified Prelude as VerifierP
+import qualified System.IO as VerifierIO
+import qualified Data.Typeable as VerifierTypeable
+"""
+# The driver's own: a value recorded as the show of its type and its show, JSON strings.
+_SERIALISER = r"""
+verifierCallsText :: VerifierP.String -> VerifierP.ShowS
+verifierCallsText text rest = '"' : VerifierP.foldr escape ('"' : rest) text
+  where
+    escape '"' following = '\\' : '"' : following
+    escape '\\' following = '\\' : '\\' : following
+    escape c following = c : following
+
+verifierCallsRecord :: (VerifierP.Show a, VerifierTypeable.Typeable a) =>
+  VerifierP.Int -> a -> VerifierP.IO ()
+verifierCallsRecord site value = do
+  let text = '[' : VerifierP.shows site (",[\"t\"," VerifierP.++ verifierCallsText
+        (VerifierP.show (VerifierTypeable.typeOf value)) (',' : verifierCallsText
+        (VerifierP.show value) "]]\n"))
+  VerifierP.foldr VerifierP.seq (VerifierP.return ()) text
+  channel <- VerifierIO.openFile "/proc/self/fd/3" VerifierIO.AppendMode
+  VerifierIO.hPutStr channel text
+  VerifierIO.hClose channel
+"""
+_PRAGMA = "{-# LANGUAGE ExtendedDefaultRules #-}\n"
+
+
+def split_header(solution: str) -> tuple[str, str, str]:
+    """The solution as its file-header pragmas, its module line and imports, and the rest,
+    where our imports go; as (pragmas, header, body). Unreadable: all of it is the body."""
+    try:
+        tokens = tokenize(solution)
+    except NotPlainCalls:
+        return "", "", solution
+    position = 0
+    pragmas_end = 0
+    if position < len(tokens) and is_name(tokens[position], "module"):
+        pragmas_end = tokens[position].start
+        while position < len(tokens) and not is_name(tokens[position], "where"):
+            position += 1
+        position += 1
+    elif tokens:
+        pragmas_end = tokens[0].start
+    while position < len(tokens) and is_name(tokens[position], "import") and column(
+            solution, tokens[position]) == 0:
+        position += 1
+        while position < len(tokens) and not (tokens[position].newline and column(
+                solution, tokens[position]) == 0):
+            position += 1
+    body_start = tokens[position].start if position < len(tokens) else len(solution)
+    if not tokens:
+        pragmas_end = body_start = len(solution)
+    body_start = solution.rfind("\n", 0, body_start) + 1 if body_start else 0
+    return (solution[:pragmas_end], solution[pragmas_end:body_start],
+            solution[body_start:])
+
+
+class HaskellDialect(Dialect):
+    language = "haskell"
+
+    def plan(self, tests: str) -> CallsPlan:
+        tokens = tokenize(tests)
+        position = 0
+        if [t.text for t in tokens[:4]] == ["main", "::", "IO", "("] and is_punct(
+                token_at(tokens, 4), ")"):
+            position = 5
+        if [t.text for t in tokens[position:position + 2]] != ["main", "="]:
+            raise NotPlainCalls("no main")
+        body = tokens[position + 2:]
+        statements = _statements(tests, body[1:]) if is_name(token_at(body, 0), "do") else [body]
+        if statements and _unit(statements[-1]):
+            statements.pop()
+        lines: list[str] = []
+        sites: list[Site] = []
+        aliases: set[str] = set()
+        for statement in statements:
+            if is_name(statement[0], "let"):
+                lines.append(_alias(tests, statement, aliases))
+                continue
+            site = self._site(tests, statement, aliases)
+            call = " ".join(site.call.split("\n"))
+            lines.append(f"verifierCallsRecord {len(sites)} ({call})")
+            sites.append(site)
+        driver = "\n".join([_SERIALISER, "main :: VerifierP.IO ()", "main = do",
+                            *(f"  {line}" for line in lines), "  VerifierP.return ()", ""])
+        return CallsPlan(sites_within_bounds(sites), driver)
+
+    def program(self, solution: str, plan: CallsPlan) -> str:
+        pragmas, header, body = split_header(solution)
+        return (f"{_PRAGMA}{pragmas}{header}{_IMPORTS}{_implicit_prelude(pragmas, header)}"
+                f"{body}\n{plan.driver}")
+
+    def _site(self, tests: str, statement: list[Token], aliases: set[str]) -> Site:
+        """`if COND then pure () else error "..."`."""
+        line = statement[0].line
+        if not is_name(statement[0], "if"):
+            raise NotPlainCalls(f"line {line}: a statement that is not a check")
+        then = next((i for i, t in enumerate(statement) if is_name(t, "then")), None)
+        otherwise = next((i for i, t in enumerate(statement) if is_name(t, "else")), None)
+        if then is None or otherwise is None or not _unit(statement[then + 1:otherwise]):
+            raise NotPlainCalls(f"line {line}: an if that is not a check")
+        failure = [t for t in statement[otherwise + 1:] if not is_punct(t, "(", ")", "$")]
+        if len(failure) != 2 or not is_name(failure[0], "error") or failure[1].kind != "string":
+            raise NotPlainCalls(f"line {line}: a check that does not fail with error")
+        condition = _unwrapped(statement[1:then])
+        if is_name(token_at(condition, 0), "not"):
+            return Site(line, self._call(tests, condition[1:], aliases),
+                        Check("truth", negated=True))
+        operators = [i for i, t in enumerate(condition) if t.kind == "punct" and
+                     t.text not in ("(", ")", "[", "]", ",") and depth(condition, i) == 0
+                     and not (t.text == "-" and _operator(token_at(condition, i - 1)))]
+        if not operators:
+            return Site(line, self._call(tests, condition, aliases), Check("truth"))
+        if len(operators) > 1 and not is_name(condition[0], "abs"):
+            raise NotPlainCalls(f"line {line}: a condition with several operators")
+        at = operators[-1]
+        operator = condition[at].text
+        left, right = condition[:at], condition[at + 1:]
+        if operator in ("==", "/="):
+            for call_side, literal_side in ((left, right), (right, left)):
+                try:
+                    expected = literal(literal_side)
+                except NotPlainCalls:
+                    continue
+                return Site(line, self._call(tests, call_side, aliases),
+                            Check("equal", expected, negated=operator == "/="))
+            raise NotPlainCalls(f"line {line}: no literal to compare with")
+        if operator in ("<", "<="):
+            return self._close(tests, left, right, operator == "<", aliases, line)
+        raise NotPlainCalls(f"line {line}: a comparison with {operator!r}")
+
+    def _close(self, tests: str, left: list[Token], right: list[Token], strict: bool,
+               aliases: set[str], line: int) -> Site:
+        """`abs (CALL - K) < T`."""
+        tolerance = literal(right)
+        if (type(tolerance) not in (int, float) or len(left) < 4 or not is_name(left[0], "abs")
+                or not is_punct(left[1], "(") or closing(left, 1) != len(left) - 1):
+            raise NotPlainCalls(f"line {line}: a comparison that is not a tolerance")
+        difference = left[2:-1]
+        minus = [i for i, t in enumerate(difference) if is_punct(t, "-") and i
+                 and depth(difference, i) == 0]
+        if len(minus) != 1:
+            raise NotPlainCalls(f"line {line}: abs of something else than CALL - K")
+        expected = literal(difference[minus[0] + 1:])
+        if type(expected) not in (int, float):
+            raise NotPlainCalls(f"line {line}: a difference with something else")
+        return Site(line, self._call(tests, difference[:minus[0]], aliases),
+                    Check("close", expected, tolerance=float(tolerance), strict=strict))
+
+    @staticmethod
+    def _call(tests: str, tokens: list[Token], aliases: set[str]) -> str:
+        """The source of `f ARG...`, each argument an atom of literals."""
+        tokens = _unwrapped(tokens)
+        if not tokens or not is_name(tokens[0]) or tokens[0].text[0].isupper() or tokens[
+                0].text in ("if", "then", "else", "let", "in", "do", "case", "of", "where",
+                            "error", "not"):
+            raise NotPlainCalls("not a call")
+        applied(tokens, aliases, _argument)
+        return source_of(tests, tokens)
+
+    def holds(self, check: Check, value: Any) -> bool:
+        return typed_holds(check, recorded(value), integers_are_polymorphic=True)
+
+    # ------------------------------------------------------------------- in-process
+
+    def harden(self, solution: str, tests: str, tag: str) -> str | None:
+        """The appended program with the tests' Prelude names qualified through an import of
+        our own named after `tag`, RebindableSyntax off (see the module doc)."""
+        try:
+            tokens = tokenize(tests)
+        except NotPlainCalls:
+            return None
+        alias = f"VerifierPrelude{tag.upper()}"
+        own = _bound(tests, tokens)
+        rewritten, last = [], 0
+        for index, token in enumerate(tokens):
+            if token.text in own or token.text not in PRELUDE or is_punct(
+                    token_at(tokens, index - 1), "::") or _in_signature(tokens, index) or (
+                    token.text == "-" and _operator(token_at(tokens, index - 1))):
+                continue
+            if token.kind != "name" and (token.kind != "punct" or token.text in _SYNTAX):
+                continue
+            rewritten += [tests[last:token.start], f"{alias}.{token.text}"]
+            last = token.end
+        rewritten.append(tests[last:])
+        pragmas, header, body = split_header(solution)
+        imports = "".join(f"import qualified {module} as {alias}\n"
+                          for module in ("Prelude", "Control.Monad", "Data.List"))
+        program = appended.assemble(
+            self.language, f"{pragmas}{{-# LANGUAGE NoRebindableSyntax #-}}\n{header}{imports}"
+                           f"{_implicit_prelude(pragmas, header)}{body}", "".join(rewritten))
+        epilogue = appended.APPENDED[self.language].epilogue
+        return program.replace(epilogue, _EPILOGUE.replace("P.", f"{alias}."))
+
+
+def _implicit_prelude(pragmas: str, header: str) -> str:
+    """`import Prelude`, where the solution had the Prelude imported implicitly (it imports
+    none itself, and does not ask for none): our qualified import of it would stop that."""
+    if "NoImplicitPrelude" in pragmas or re.search(r"^import\s+(?:qualified\s+)?Prelude\b",
+                                                   header, re.M):
+        return ""
+    return "import Prelude\n"
+
+
+def _statements(tests: str, tokens: list[Token]) -> list[list[Token]]:
+    """The statements of a do block laid out by indentation: each starts at the column of
+    the first; a token further right continues it; none may be further left."""
+    if not tokens:
+        return []
+    indent = column(tests, tokens[0])
+    statements: list[list[Token]] = []
+    for token in tokens:
+        where = column(tests, token)
+        if token.newline and where < indent:
+            raise NotPlainCalls(f"line {token.line}: something after main")
+        if token.newline and where == indent or not statements:
+            statements.append([])
+        statements[-1].append(token)
+    return statements
+
+
+def _unit(tokens: list[Token]) -> bool:
+    """`pure ()` or `return ()`."""
+    return [t.text for t in tokens] in (["pure", "(", ")"], ["return", "(", ")"])
+
+
+def _alias(tests: str, statement: list[Token], aliases: set[str]) -> str:
+    """`let candidate = f`."""
+    if (len(statement) != 4 or not is_name(statement[1]) or not is_punct(statement[2], "=")
+            or not is_name(statement[3]) or statement[1].text in aliases):
+        raise NotPlainCalls(f"line {statement[0].line}: a let that is not an alias")
+    aliases.add(statement[1].text)
+    return source_of(tests, statement)
+
+
+def _operator(token: Token | None) -> bool:
+    """Whether a `-` after this token is a negation: after an operator, a bracket, nothing."""
+    return token is None or token.kind == "punct" and token.text not in (")", "]")
+
+
+def _unwrapped(tokens: list[Token]) -> list[Token]:
+    while (len(tokens) >= 2 and is_punct(tokens[0], "(") and closing(tokens, 0) == len(tokens) - 1
+           and len(split_top(tokens[1:-1], ",")) == 1):
+        tokens = tokens[1:-1]
+    return tokens
+
+
+def _in_signature(tokens: list[Token], index: int) -> bool:
+    """Whether the token is in a type signature (`main :: IO ()`): types stay as written."""
+    position = index
+    while position > 0 and not tokens[position].newline:
+        position -= 1
+        if is_punct(tokens[position], "::"):
+            return True
+    return False
+
+
+def _bound(tests: str, tokens: list[Token]) -> set[str]:
+    """Names the tests bind themselves (a definition's or a let's left side, a lambda's or a
+    bind's variables): their uses are the tests' own, never qualified."""
+    bound: set[str] = set()
+    statement: list[Token] = []
+    for token in [*tokens, None]:
+        if token is None or token.newline or is_punct(token, ";"):
+            for index, part in enumerate(statement):
+                if is_punct(part, "=", "<-", "->") and part.text != "->" or is_punct(part, "|"):
+                    bound |= {t.text for t in statement[:index] if t.kind == "name"}
+                    break
+            statement = []
+            if token is None:
+                break
+        if token is not None:
+            statement.append(token)
+    lambdas = [i for i, t in enumerate(tokens) if is_punct(t, "\\")]
+    for start in lambdas:
+        for token in tokens[start + 1:]:
+            if is_punct(token, "->"):
+                break
+            if token.kind == "name":
+                bound.add(token.text)
+    return bound - {"let", "where", "in", "do", "if", "then", "else", "case", "of"}
+
+
+# The appended epilogue with the Prelude qualified: a solution's own `>>` must not skip the tests.
+_EPILOGUE = ("\nmain :: P.IO ()\nmain = verifierMain P.>> P.readFile \"/proc/self/fd/4\" P.>>= "
+             "P.appendFile \"/proc/self/fd/3\"\n")
+# Syntax that looks like an operator but is not one the Prelude exports.
+_SYNTAX = {"=", "::", "->", "<-", "|", "\\", "@", "~", "=>", ".."}
+# The Prelude's exports (GHC 9), values, constructors and operators, and the Control.Monad and
+# Data.List names tests use: what in-process tests may take from them, qualified.
+_PRELUDE_NAMES = """
+abs acos acosh all and any appendFile asTypeOf asin asinh atan atan2 atanh break ceiling
+compare concat concatMap const cos cosh curry cycle decodeFloat div divMod drop dropWhile
+either elem encodeFloat enumFrom enumFromThen enumFromThenTo enumFromTo error errorWithoutStackTrace
+even exp exponent fail filter flip floatDigits floatRadix floatRange floor fmap foldMap foldl
+foldl1 foldr foldr1 fromEnum fromInteger fromIntegral fromRational fst gcd getChar getContents
+getLine head id init interact ioError isDenormalized isIEEE isInfinite isNaN isNegativeZero
+iterate last lcm length lex lines log logBase lookup map mapM mapM_ mappend max maxBound
+maximum maybe mconcat mempty min minBound minimum mod negate not notElem null odd or otherwise
+pi pred print product properFraction pure putChar putStr putStrLn quot quotRem read readFile
+readIO readList readLn readParen reads readsPrec realToFrac recip rem repeat replicate return
+reverse round scaleFloat scanl scanl1 scanr scanr1 seq sequence sequenceA sequence_ show
+showChar showList showParen showString shows showsPrec significand signum sin sinh snd span
+splitAt sqrt subtract succ sum tail take takeWhile tan tanh toEnum toInteger toRational
+traverse truncate uncurry undefined unlines until unwords unzip unzip3 userError words
+writeFile zip zip3 zipWith zipWith3 True False Just Nothing Left Right LT EQ GT
+== /= < <= > >= + - * / ^ ^^ ** && || . $ $! ++ !! <$> <$ <*> *> <* >>= >> =<< <>
+forM forM_ when unless replicateM replicateM_ foldM foldM_ zipWithM zipWithM_ void guard
+sort sortBy sortOn nub nubBy group groupBy isPrefixOf isSuffixOf isInfixOf intercalate
+intersperse transpose partition foldl' insert delete union intersect subsequences permutations
+"""
+PRELUDE = frozenset(_PRELUDE_NAMES.split())

@@ -1,0 +1,148 @@
+"""Tokens of C-family test code (C, C++, JavaScript, TypeScript, and the other curly-brace
+languages): what the calls dialects read the tests with, in the worker.
+
+The tests are untrusted text: the lexer never raises anything but `NotPlainCalls` (a test it
+cannot read is simply not a plain-call shape), works in one pass without recursion, and keeps
+each token's line (failures name the line of the tests) and its offsets (the driver copies the
+calls' source text verbatim). Comments are dropped; a C preprocessor line is one token.
+`>` is never joined into `>>` (C++ closes nested templates with it).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from verifier.kinds.code.dialects.core import NotPlainCalls
+
+_PUNCTUATION = sorted((
+    "===", "!==", "**=", "...", "<<=", "->*", "&&=", "||=", "??=",
+    "::", "->", "++", "--", "&&", "||", "??", "?.", "==", "!=", "<=", ">=", "=>", "+=", "-=",
+    "*=", "/=", "%=", "&=", "|=", "^=", "**", ".*",
+    "{", "}", "(", ")", "[", "]", ";", ",", ".", "<", ">", "+", "-", "*", "/", "%", "&", "|",
+    "^", "!", "~", "?", ":", "=", "@", "#", "\\", "$",
+), key=len, reverse=True)
+_TOKEN = re.compile(r"""
+    (?P<space>[ \t\r\f\v]+)
+  | (?P<newline>\n)
+  | (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<number>(?:0[xX][0-9a-fA-F_']+|0[bB][01_']+|0[oO][0-7_]+
+               |(?:[0-9][0-9_']*\.?[0-9_']*|\.[0-9][0-9_']*)(?:[eE][+-]?[0-9_]+)?)[a-zA-Z]*)
+  | (?P<string>(?:u8|[uUL])?"(?:[^"\\\n]|\\.)*")
+  | (?P<char>(?:u8|[uUL])?'(?:[^'\\\n]|\\.)*')
+  | (?P<template>`(?:[^`\\]|\\.)*`)
+  | (?P<name>[A-Za-z_$\u0080-\U0010ffff][A-Za-z0-9_$\u0080-\U0010ffff]*)
+  | (?P<punct>""" + "|".join(re.escape(p) for p in _PUNCTUATION) + r""")
+""", re.X | re.S)
+_DIRECTIVE = re.compile(r"[ \t]*#(?:[^\n\\]|\\.)*", re.S)
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    kind: str  # name, number, string, char, template, punct, directive
+    text: str
+    line: int  # 1-based, of the tests
+    start: int  # offsets in the source
+    end: int
+    newline: bool  # a line break comes before it (JavaScript's automatic semicolons)
+
+
+def tokenize(source: str, *, preprocessor: bool = False) -> list[Token]:
+    """The tokens of `source`; with `preprocessor`, a `#` line (C, C++) is one directive
+    token. Raises NotPlainCalls on anything it cannot read (an unterminated string or comment,
+    a stray character)."""
+    tokens: list[Token] = []
+    position, line, newline = 0, 1, True
+    length = len(source)
+    while position < length:
+        if preprocessor and newline and (found := _DIRECTIVE.match(source, position)):
+            text = found.group().strip()
+            tokens.append(Token("directive", text, line, position, found.end(), True))
+            line += found.group().count("\n")
+            position = found.end()
+            newline = False
+            continue
+        found = _TOKEN.match(source, position)
+        if found is None:
+            raise NotPlainCalls(f"line {line}: unreadable text")
+        kind, text = found.lastgroup, found.group()
+        if kind == "newline":
+            newline = True
+            line += 1
+        elif kind == "comment":
+            newline = newline or "\n" in text
+            line += text.count("\n")
+        elif kind != "space":
+            tokens.append(Token(kind, text, line, position, found.end(), newline))
+            line += text.count("\n")
+            newline = False
+        position = found.end()
+    return tokens
+
+
+def closing(tokens: list[Token], index: int) -> int:
+    """The index of the bracket closing the one at `index` (`(`, `[` or `{`), counting only
+    those three kinds; raises NotPlainCalls if it is unbalanced."""
+    pairs = {"(": ")", "[": "]", "{": "}"}
+    stack: list[str] = []
+    for position in range(index, len(tokens)):
+        text = tokens[position].text if tokens[position].kind == "punct" else ""
+        if text in pairs:
+            stack.append(pairs[text])
+        elif text in (")", "]", "}"):
+            if not stack or stack.pop() != text:
+                raise NotPlainCalls(f"line {tokens[position].line}: unbalanced {text!r}")
+            if not stack:
+                return position
+    raise NotPlainCalls("an unclosed bracket")
+
+
+def split_top(tokens: list[Token], separator: str, angles: bool = False) -> list[list[Token]]:
+    """`tokens` split at each `separator` outside brackets (a list of comma-separated items);
+    with `angles`, outside `<...>` too (C++ template arguments in a parameter list)."""
+    parts: list[list[Token]] = [[]]
+    depth = 0
+    opening, closing_ = ("(", "[", "{", "<") if angles else ("(", "[", "{"), (
+        (")", "]", "}", ">") if angles else (")", "]", "}"))
+    for token in tokens:
+        text = token.text if token.kind == "punct" else ""
+        if text in opening:
+            depth += 1
+        elif text in closing_:
+            depth -= 1
+        if depth == 0 and text == separator:
+            parts.append([])
+        else:
+            parts[-1].append(token)
+    return parts
+
+
+def is_punct(token: Token | None, *texts: str) -> bool:
+    return token is not None and token.kind == "punct" and token.text in texts
+
+
+def source_of(source: str, tokens: list[Token]) -> str:
+    """The source text the tokens span, comments within included."""
+    return source[tokens[0].start:tokens[-1].end] if tokens else ""
+
+
+def token_at(tokens: list[Token], position: int) -> Token | None:
+    return tokens[position] if 0 <= position < len(tokens) else None
+
+
+def depth_at(tokens: list[Token], index: int) -> int:
+    """How many brackets are open before tokens[index]."""
+    depth = 0
+    for token in tokens[:index]:
+        if is_punct(token, "(", "[", "{"):
+            depth += 1
+        elif is_punct(token, ")", "]", "}"):
+            depth -= 1
+    return depth
+
+
+def unwrapped(tokens: list[Token]) -> list[Token]:
+    """Without the parentheses around the whole of it."""
+    while len(tokens) >= 2 and is_punct(tokens[0], "(") and closing(tokens, 0) == len(tokens) - 1:
+        tokens = tokens[1:-1]
+    return tokens

@@ -1,0 +1,306 @@
+"""Score code items: extract, compile once, run every test case in the jail, judge outside it.
+
+The jail only ever receives the program, its stdin, and (Python) the harness payload; expected
+outputs stay in this process and are compared here: stdio outputs, `call` return values, and
+the constants of every assert the tests' plan takes out of them (asserts.py). A verdict needs
+positive evidence: stdio tests a zero exit status *and* the expected output; assert tests the
+judge's records carrying the run's nonce, written only when the work is done, by a process the
+solution cannot reach (see verifier/sandbox/jail/judge.py); `call` tests and assert tests that
+are only calls exactly one recorded value per call, each judged here (the one process that
+made the calls holds nothing it could forge a pass with, see asserts.py).
+
+This module admits an item, compiles its program, runs its cases and scores them; how a case
+of each test shape is run and judged is that shape's module: stdio_tests.py, assert_tests.py,
+call_tests.py.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import secrets
+import signal
+import time
+from typing import Any
+
+from rl_client.schemas import (
+    AssertTests,
+    CallTests,
+    CodeItem,
+    Limits,
+    Result,
+    Status,
+    StdioTests,
+)
+from verifier.config import Settings
+from verifier.kinds.code import appended, assert_tests, harness, testset
+from verifier.kinds.code.assert_tests import AssertTestRuns
+from verifier.kinds.code.asserts import BrokenTests
+from verifier.kinds.code.bytecode import jail_bytecode
+from verifier.kinds.code.call_tests import CallTestRuns
+from verifier.kinds.code.extract import extract_code
+from verifier.kinds.code.languages import MIB, Language, find_language, language_env
+from verifier.kinds.code.limits import COMPILE_MEMORY_MB, compile_limits, run_limits
+from verifier.kinds.code.stdio_tests import StdioTestRuns
+from verifier.kinds.code.submission import Submission, TestShape, case_count
+from verifier.kinds.code.subtasks import score_subtasks
+from verifier.kinds.code.verdicts import TestVerdict
+from verifier.lru import LRU
+from verifier.sandbox import ArtefactStore, RunOutcome, RunRequest, SandboxBackend
+from verifier.sandbox.backend import JAIL_ENV
+
+COMPILE_MESSAGE_CHARS = 4000
+COMPILE_FAILURES_KEPT = 256  # failed compilations remembered (by source), not run again
+
+
+def unsupported_tests(tests_type: str, language: str) -> str | None:
+    """Why tests of this type cannot be run in this language, or None: `call` tests are
+    Python's; `assert` tests are Python's or appended to the program (appended.py)."""
+    if tests_type == "stdio" or language == "python":
+        return None
+    if tests_type == "assert" and appended.supported(language):
+        return None
+    return f"tests.type: {tests_type!r} tests are not supported for {language}"
+
+
+class CodeRunner:
+    """Scores code items on one sandbox backend (one per worker slot), as `settings` say: warm
+    or cold Python, the output cap, the compile time limit, runs per runner."""
+
+    def __init__(self, backend: SandboxBackend, settings: Settings) -> None:
+        self.backend = backend
+        self.settings = settings
+        self.output_bytes = int(settings.output_limit_mb * MIB)
+        self._compile_limits = compile_limits(settings.compile_time_s)
+        self._compile_failures: LRU[str, dict] = LRU(COMPILE_FAILURES_KEPT)
+        self._time_multiplier = settings.time_multiplier
+        self._stdio = StdioTestRuns(self)
+        self._shapes: dict[type, TestShape] = {
+            StdioTests: self._stdio, AssertTests: AssertTestRuns(self),
+            CallTests: CallTestRuns(self)}
+
+    # ----------------------------------------------------------------------- items
+
+    def run_items(self, items: list[CodeItem]) -> list[Result]:
+        """Score items in order; identical items in one chunk are run once. Never raises."""
+        done: dict[str, Result] = {}
+        results = []
+        for item in items:
+            started = time.perf_counter()
+            key = hashlib.sha256(item.model_dump_json(exclude={"id"}).encode()).hexdigest()
+            if key in done:
+                result = done[key].model_copy(update={"id": item.id}, deep=True)
+            else:
+                try:
+                    result = self.run_item(item)
+                except Exception as exc:  # a bug here must cost one item, not the chunk
+                    result = Result.infra_error(item.id, f"code runner failed: {exc!r}")
+                done[key] = result
+            result.elapsed_ms = round((time.perf_counter() - started) * 1e3, 3)
+            results.append(result)
+        return results
+
+    def run_item(self, item: CodeItem) -> Result:
+        """Admit the item (its language, test set, limits, how its asserts run), then extract,
+        compile and prepare its program and judges, and run its tests."""
+        language = find_language(item.language)
+        if language is None:
+            return Result.infra_error(item.id, f"unsupported language {item.language!r}")
+        try:
+            tests, sampling = testset.prepare(item.tests, self.settings.max_tests_bytes)
+        except testset.TestSetError as exc:
+            return Result.infra_error(item.id, str(exc))
+        if item.scoring == "subtasks" and getattr(tests, "subtasks", None) is None:
+            return Result.infra_error(item.id, "scoring: 'subtasks' needs tests.subtasks")
+        item = item.model_copy(update={"tests": tests,
+                                       "limits": self.scaled(item.limits, language)})
+        refused = unsupported_tests(item.tests.type, language.name)
+        if refused:
+            return Result.infra_error(item.id, refused)
+        judged = "outside" if isinstance(item.tests, CallTests) else None
+        calls = None
+        if isinstance(item.tests, AssertTests):
+            try:
+                judged, calls = assert_tests.how_run(item.tests, language.name)
+            except BrokenTests as exc:
+                return Result.infra_error(item.id, str(exc))
+            if judged == "in_process" and self.settings.in_process_tests == "refuse":
+                return Result.infra_error(item.id, assert_tests.IN_PROCESS_REFUSED,
+                                          language=language.name, judged=judged)
+        code = extract_code(item.response, (language.name, *language.aliases))
+        if not code.strip():
+            return Result(id=item.id, reward=0.0, status=Status.no_answer,
+                          detail={"language": language.name, "message": "no code found"})
+        tools = self.backend.tools()
+        missing = [tool for tool in language.tools if tool not in tools]
+        if missing:
+            return Result.infra_error(item.id, f"{language.name} toolchain is not installed: "
+                                               f"{', '.join(missing)}")
+        if isinstance(item.tests, AssertTests):
+            code = assert_tests.program(language.name, code, item.tests, calls)
+        submission = Submission(item, language, code, tools, language.source_name(code),
+                                sampling=sampling, calls=calls, judged=judged)
+        if language.compile is not None:
+            failure = self.compile(submission)
+            if failure is not None:
+                return failure
+        if isinstance(item.tests, StdioTests):
+            failure = self._stdio.prepare_judges(submission)
+            if failure is not None:
+                return failure
+        return self._run_tests(submission)
+
+    def scaled(self, limits: Limits, language: Language) -> Limits:
+        """A program's limits with its language's time multiplier (VERIFIER_TIME_MULTIPLIERS)."""
+        factor = self._time_multiplier.get(language.name, 1.0)
+        return limits if factor == 1.0 else limits.model_copy(
+            update={"time_s": limits.time_s * factor})
+
+    # ----------------------------------------------------------------------- compile
+
+    def compile(self, sub: Submission) -> Result | None:
+        """Compile once per distinct source (cached in the jail by hash); a Result on failure."""
+        argv = sub.language.compile(sub.tools, sub.source_name)
+        support = {name: data.decode() for name, data in sorted(sub.support.items())}
+        key = hashlib.sha256(json.dumps([argv, sub.source_name, sub.code, support] if support
+                                        else [argv, sub.source_name, sub.code]).encode()
+                             ).hexdigest()
+        sub.artefact = key
+        known_failure = self._compile_failures.get(key)
+        if known_failure is not None:
+            return self._compile_error(sub, known_failure)
+        request = RunRequest(
+            argv=argv, limits=self._compile_limits,
+            files={**sub.support, sub.source_name: sub.code.encode()},
+            store=ArtefactStore(key, sub.language.artefacts),
+            env={**JAIL_ENV, **language_env(sub.language, COMPILE_MEMORY_MB)}, proc=True,
+            runner_runs=self.settings.sandbox_runner_runs)
+        outcome = self.backend.run(request)
+        if outcome.error and not outcome.unusable_artefacts:
+            return Result.infra_error(sub.item.id, f"compile step failed: {outcome.error}")
+        if outcome.cached:
+            sub.compile_detail = {"status": "cached"}
+            return None
+        if outcome.exit_code == 0 and outcome.stored:
+            sub.compile_detail = {"status": "ok", "time_ms": round((outcome.cpu_s or 0) * 1e3, 3),
+                                  "wall_ms": round(outcome.wall_s * 1e3, 3)}
+            return None
+        why = (outcome.unusable_artefacts
+               or ("compilation exceeded its time limit"
+                   if outcome.wall_timeout or outcome.signal == signal.SIGXCPU else "")
+               or ("compilation produced too much output" if outcome.output_exceeded else ""))
+        said = (outcome.stdout + outcome.stderr).decode("utf-8", errors="replace")
+        tail = said[-COMPILE_MESSAGE_CHARS:]  # the compiler's last words, after why it stopped
+        failure = {"status": "error", "message": f"{why}\n{tail}" if why else tail}
+        self._compile_failures[key] = failure
+        return self._compile_error(sub, failure)
+
+    @staticmethod
+    def _compile_error(sub: Submission, failure: dict) -> Result:
+        return Result(id=sub.item.id, reward=0.0, status=Status.compile_error,
+                      detail={"language": sub.language.name, "compile": failure,
+                              "passed": 0, "total": case_count(sub.item)})
+
+    # ----------------------------------------------------------------------- tests
+    def _run_tests(self, sub: Submission) -> Result:
+        """Run the cases in order (`subtasks`: subtask by subtask); `all` scoring stops at the
+        first failure, `subtasks` skips the rest of a subtask once it is lost."""
+        item = sub.item
+        total = case_count(item)
+        verdicts: dict[int, TestVerdict] = {}  # by case, in the order they ran
+
+        def run(index: int) -> float | None:
+            verdict = verdicts[index] = self._run_case(sub, index)
+            verdict.outcome = verdict.outcome.judged()  # its output is compared: let it go
+            if verdict.status in (Status.infra_error, Status.compile_error):
+                return None
+            return verdict.points
+
+        groups = None
+        if item.scoring == "subtasks":
+            groups = score_subtasks(item.tests.subtasks, run)
+        else:
+            for index in range(total):
+                if run(index) is None or (verdicts[index].status is not Status.correct
+                                          and item.scoring == "all"):
+                    break
+        ran = list(verdicts.values())
+        tests = [v.detail() | ({"case": i} if groups else {}) for i, v in verdicts.items()]
+        if ran and ran[-1].status is Status.infra_error:
+            return Result.infra_error(item.id, ran[-1].message or "sandbox failure", tests=tests)
+        if ran and ran[-1].status is Status.compile_error:
+            return self._compile_error(sub, {"status": "error", "message": ran[-1].message})
+        failures = [v for v in ran if v.status is not Status.correct]
+        status = failures[0].status if failures else Status.correct
+        if groups is not None:
+            reward = groups.reward
+        elif item.scoring == "fraction":
+            reward = sum(v.points for v in ran) / total
+        else:
+            reward = 1.0 if status is Status.correct else 0.0
+        detail: dict[str, Any] = {"language": sub.language.name,
+                                  "passed": sum(v.status is Status.correct for v in ran),
+                                  "total": total, "tests": tests}
+        if groups is not None:
+            detail["subtasks"] = groups.groups
+        if sub.sampling:
+            detail["sampled"] = sub.sampling
+        if sub.compile_detail:
+            detail["compile"] = sub.compile_detail
+        if sub.judged:
+            detail["judged"] = sub.judged
+        return Result(id=item.id, reward=reward, status=status, detail=detail)
+
+    def _run_case(self, sub: Submission, index: int) -> TestVerdict:
+        """Run one case as its tests' shape builds it and judge it as the shape does; what
+        every shape shares is here: Python compiled for the jail once, the jail's failures,
+        and the harness's word that the program did not compile."""
+        if sub.language.name == "python" and sub.bytecode is None:
+            sub.bytecode = jail_bytecode(sub.code, self.backend.bytecode_magic()) or ""
+        shape = self._shapes[type(sub.item.tests)]
+        nonce = secrets.token_hex(16)
+        request = shape.request(sub, index, nonce)
+        outcome = self.run_program(sub, request)
+        if isinstance(outcome, TestVerdict):
+            return outcome
+        if outcome.error or outcome.missing_artefact:
+            return TestVerdict(Status.infra_error, outcome, outcome.error or "artefact missing")
+        # A dialect's driver gets an empty payload and records without the nonce (dialects/).
+        report = (harness.report(outcome.channel, nonce) if request.python_payload
+                  else harness.Report())
+        if report.compile_error is not None:
+            return TestVerdict(Status.compile_error, outcome, report.compile_error)
+        return shape.judge(sub, index, outcome, report)
+
+    def program_request(self, sub: Submission, stdin: bytes,
+                        payload: bytes | None) -> RunRequest:
+        """A run of the submission's program on `stdin`, reading `payload` on fd 4 if there is
+        one (Python: the harness's; the warm interpreter takes it)."""
+        item, language = sub.item, sub.language
+        python = language.name == "python"
+        return RunRequest(
+            argv=language.run(sub.tools, sub.source_name, item.limits.memory_mb, sub.code),
+            limits=run_limits(language, item.limits, self.output_bytes), stdin=stdin,
+            files={} if sub.artefact or (python and payload) else {
+                sub.source_name: sub.code.encode()},
+            artefact=sub.artefact, env={**JAIL_ENV, **language_env(language,
+                                                                  item.limits.memory_mb)},
+            proc=not python,
+            python_payload=payload,
+            warm_python=python and payload is not None and self.settings.python_warm,
+            runner_runs=self.settings.sandbox_runner_runs)
+
+    def run_program(self, sub: Submission, request: RunRequest) -> RunOutcome | TestVerdict:
+        """Run a request; if the jail was restarted and lost its compiled programs, rebuild them
+        (the submission's and the judges') once and run it again."""
+        outcome = self.backend.run(request)
+        if not outcome.missing_artefact:
+            return outcome
+        failure = self.compile(sub) if sub.language.compile is not None else None
+        if failure is None and isinstance(sub.item.tests, StdioTests):
+            failure = self._stdio.prepare_judges(sub)
+        if failure is not None:
+            return TestVerdict(failure.status, RunOutcome(),
+                               str(failure.detail.get("compile", {}).get("message", "")
+                                   or failure.detail.get("error", "")))
+        return self.backend.run(request)

@@ -1,0 +1,73 @@
+"""What a reward kind is to the service: the one object each kind's module exposes.
+
+The registry (`verifier.kinds.registry`) lists these objects once; admission and scoring look a
+kind up by `item.kind`. A kind scores a batch of its items at once, so a composite hands each
+kind all of its parts in one batch, as the kind alone would get them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from pydantic import BaseModel
+
+from rl_client.schemas import Result
+from verifier.config import Settings
+
+
+class Kinds(Protocol):
+    """The registry as a kind sees it: a composite admits and scores its parts through it."""
+
+    def admission_problem(self, item: Any, settings: Settings | None = None) -> str | None: ...
+
+    def check_items(self, items: Sequence[Any], timeout_s: float) -> list[Result]: ...
+
+
+Admission = Callable[[Any, Settings | None, Kinds], str | None]
+Check = Callable[[Sequence[Any], float, Kinds], list[Result]]
+
+
+def admitted(item: Any, settings: Settings | None, kinds: Kinds) -> str | None:
+    """Admission of a kind whose item model says everything there is to check."""
+    return None
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One reward kind: its name (`item.kind`), its item model (the contract's), what admission
+    asks beyond the model ("field.path: why", or None; cheap), and how a batch is scored
+    (results in the items' order; never raises)."""
+
+    name: str
+    item_model: type[BaseModel]
+    check: Check
+    admission: Admission = admitted
+
+
+def one_at_a_time(check: Callable[[Any, float], Result]) -> Check:
+    """A batch scorer over a checker of one item: each item timed, and a checker that raises
+    turned into that item's `infra_error` (a checker bug must not take the batch down)."""
+    def check_batch(items: Sequence[Any], timeout_s: float, kinds: Kinds) -> list[Result]:
+        return [timed(check, item, timeout_s) for item in items]
+    return check_batch
+
+
+def timed(check: Callable[[Any, float], Result], item: Any, timeout_s: float) -> Result:
+    started = time.perf_counter()
+    try:
+        result = check(item, timeout_s)
+    except Exception as exc:
+        result = Result.infra_error(item.id, f"{item.kind} checker failed: "
+                                             f"{type(exc).__name__}: {exc}")
+    result.elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
+    return result
+
+
+def settings_free(admission: Callable[[Any], str | None]) -> Admission:
+    """An admission that needs neither the settings nor the other kinds."""
+    def admit(item: Any, settings: Settings | None, kinds: Kinds) -> str | None:
+        return admission(item)
+    return admit

@@ -1,0 +1,133 @@
+"""Text matching: exact, normalised (SQuAD), regex, token F1 and multiple-choice letters.
+
+The whole check (reading the answer region, then matching) runs in the calling thread's
+deadline helper (`verifier/deadline.py`), as every kind's work on a response does: a regex comes
+from the dataset and the text from the policy, and Python's `re` can backtrack for ever on such
+a pair; the rest is linear, but a deadline holds whatever the response's shape.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections import Counter, deque
+
+from rl_client.item_kinds import TextItem
+from rl_client.schemas import Result, Status
+from verifier.config import setting_default
+from verifier.deadline import deadline_helper, early_result
+from verifier.kinds.answer_region import extract
+from verifier.kinds.kind import Kind, one_at_a_time, settings_free
+
+_ARTICLES = re.compile(r"\b(a|an|the)\b")
+_PUNCTUATION = str.maketrans("", "", string.punctuation)
+_CHOICE_STATED = re.compile(
+    r"(?:answer|option|choice)\s*(?:is|:)?\s*(?:option\s*)?[:\s]*[(\[]?([A-Za-z])[)\].]?(?![\w'])",
+    re.IGNORECASE)
+_CHOICE_ALONE = re.compile(r"^[\s(\[*]*([A-Za-z])[\s)\].:*]*$")
+_CHOICE_MARKED = re.compile(r"[(\[]([A-Z])[)\]]")
+# Another letter offered beside the chosen one: "(B) or (D)", "B, D", "B/D", "(B) and (D)".
+_JOINED = r"\s*(?:,|/|&|\bor\b|\band\b|\band/or\b)\s*(?:option\s*)?"
+_ALTERNATIVE_AFTER = re.compile(r"[)\].]?" + _JOINED + r"[(\[]?([A-HJ])[)\]]?(?![\w'])")
+_ALTERNATIVE_BEFORE = re.compile(r"(?<![\w'])[(\[]?([A-HJ])[)\]]?" + _JOINED + r"[(\[]?$")
+
+
+def admission_problem(item: TextItem) -> str | None:
+    """A regex that does not compile is refused ("answer.N: why"), or None."""
+    if item.match != "regex":
+        return None
+    for i, pattern in enumerate(item.references):
+        try:
+            re.compile(pattern)
+        except (re.error, RecursionError, OverflowError) as exc:
+            where = f"answer.{i}" if isinstance(item.answer, list) else "answer"
+            return f"{where}: not a valid regular expression: {exc}"
+    return None
+
+
+def normalize(text: str) -> str:
+    """SQuAD's normalisation: lowercase, no punctuation, no articles, single spaces."""
+    return " ".join(_ARTICLES.sub(" ", text.lower().translate(_PUNCTUATION)).split())
+
+
+def token_f1(prediction: str, reference: str) -> float:
+    predicted, expected = normalize(prediction).split(), normalize(reference).split()
+    common = sum((Counter(predicted) & Counter(expected)).values())
+    if not predicted or not expected:
+        return float(predicted == expected)
+    if common == 0:
+        return 0.0
+    precision, recall = common / len(predicted), common / len(expected)
+    return 2 * precision * recall / (precision + recall)
+
+
+def chosen_letter(answer: str) -> str | None:
+    """The option letter an answer picks: "The answer is (B)", "B", "**C.**", "... (D)"; ""
+    when it offers several ("(B) or (D)", "B, D"): a hedge picks none."""
+    alone = _CHOICE_ALONE.match(answer)
+    if alone:
+        return alone.group(1).upper()
+    stated = deque(_CHOICE_STATED.finditer(answer), maxlen=1)
+    if stated:
+        return _unless_offered_with_another(answer, stated[0])
+    marked = deque(_CHOICE_MARKED.finditer(answer), maxlen=1)
+    return _unless_offered_with_another(answer, marked[0]) if marked else None
+
+
+def _unless_offered_with_another(answer: str, chosen: re.Match[str]) -> str:
+    letter = chosen.group(1).upper()
+    after = _ALTERNATIVE_AFTER.match(answer, chosen.end())
+    before = _ALTERNATIVE_BEFORE.search(answer, 0, chosen.start(1))
+    others = {m.group(1) for m in (after, before) if m is not None} - {letter}
+    return "" if others else letter
+
+
+def regex_matches(patterns: list[str], answer: str, ignore_case: bool) -> bool:
+    """Does any pattern match the whole answer."""
+    flags = re.DOTALL | (re.IGNORECASE if ignore_case else 0)
+    return any(re.fullmatch(pattern, answer, flags) for pattern in patterns)
+
+
+def check_text(item: TextItem, timeout_s: float = setting_default("math_timeout_s")) -> Result:
+    """Score one item. Never raises; returns within about `timeout_s`."""
+    outcome = deadline_helper().call(judge, (item,), timeout_s)
+    if outcome.how != "ok":
+        return early_result(item.id, outcome, "matching the answer", {"match": item.match})
+    return outcome.value
+
+
+def judge(item: TextItem) -> Result:
+    """Runs in the deadline helper: the answer region, then the match."""
+    answer = extract(item.response, item.extract)
+    if answer is None:
+        return Result(id=item.id, reward=0.0, status=Status.no_answer,
+                      detail={"reason": f"no answer found ({item.extract})"})
+    detail: dict[str, object] = {"match": item.match, "extracted": answer[:200]}
+    references = item.references
+    if item.match == "regex":
+        score = float(regex_matches(references, answer, item.ignore_case))
+    elif item.match == "f1":
+        score = max(token_f1(answer, reference) for reference in references)
+        detail["f1"] = round(score, 6)
+    elif item.match == "choice":
+        letter = chosen_letter(answer)
+        if letter is None:
+            return Result(id=item.id, reward=0.0, status=Status.no_answer,
+                          detail={**detail, "reason": "no option letter found"})
+        if not letter:
+            return Result(id=item.id, reward=0.0, status=Status.wrong,
+                          detail={**detail, "reason": "hedged: several option letters"})
+        detail["chosen"] = letter
+        score = float(letter in {r.strip().strip("()").upper() for r in references})
+    else:
+        fold = normalize if item.match == "normalized" else str.strip
+        if item.ignore_case:
+            answer = answer.lower()
+            references = [r.lower() for r in references]
+        score = float(any(fold(answer) == fold(reference) for reference in references))
+    status = Status.correct if score >= 1.0 else Status.wrong
+    return Result(id=item.id, reward=score, status=status, detail=detail)
+
+
+KIND = Kind("text", TextItem, check=one_at_a_time(check_text),
+            admission=settings_free(admission_problem))
