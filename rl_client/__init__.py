@@ -19,8 +19,8 @@ from rl_client._errors import (
     VerifierUnavailable,
 )
 from rl_client._sync import Session, VerifierClient
-from rl_client.schemas import CodeItem, IndexedResult, Info, MathItem, Result, Status
-from rl_client.tool_schemas import RunCodeResponse, SessionInfo, SessionRun, SessionStatus
+from rlvr_contract.schemas import CodeItem, IndexedResult, Info, MathItem, Result, Status
+from rlvr_contract.tool_schemas import RunCodeResponse, SessionInfo, SessionRun, SessionStatus
 
 __all__ = [
     "AsyncSession",

@@ -20,7 +20,7 @@ import httpx
 import psutil
 import pytest
 
-from rl_client.schemas import CompositeItem, Status, parse_item
+from rlvr_contract.schemas import CompositeItem, Status, parse_item
 from tests.conftest import start_stack
 from tests.hostile_responses import HOSTILE_SHAPES, KIND_ITEMS
 from tests.procs import start_server, wait_until

@@ -19,9 +19,10 @@ ROOT = Path(__file__).resolve().parents[1]
 CLIENT_NEEDS = {"pydantic", "httpx", "tenacity"}
 ABSENT = ["verifier", "trainer", "celery", "fastapi", "uvicorn", "redis", "math_verify",
           "sympy", "pydantic_settings", "torch", "trl", "verl", "openrlhf", "packaging"]
-ADAPTERS = ["rl_client", "rl_client.schemas", "rl_client.item_kinds", "rl_client.settings",
+ADAPTERS = ["rl_client", "rlvr_contract.schemas", "rlvr_contract.item_kinds",
+            "rlvr_contract.client_settings",
             "rl_client.integrations.trl", "rl_client.integrations.verl",
-            "rl_client.integrations.openrlhf", "rl_client.integrations.routing"]
+            "rl_client.integrations.openrlhf", "rlvr_contract.routing"]
 
 # Run inside the venv: what is installed, what imports, what does not, and a client at work.
 PROBE = """

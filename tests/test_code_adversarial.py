@@ -18,7 +18,7 @@ import textwrap
 import httpx
 import pytest
 
-from rl_client.schemas import CodeItem
+from rlvr_contract.schemas import CodeItem
 from verifier.code import process_settings
 from verifier.code.asserts import plan
 from verifier.code.runner import CodeRunner

@@ -15,7 +15,7 @@ from importlib.util import MAGIC_NUMBER
 
 import pytest
 
-from rl_client.schemas import CodeItem, Limits
+from rlvr_contract.schemas import CodeItem, Limits
 from tests.test_code_warm_cold import CORPUS
 from verifier.code import process_settings, run_code_items
 from verifier.code import runner as code_runner

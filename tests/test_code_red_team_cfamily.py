@@ -15,7 +15,7 @@ import shutil
 
 import pytest
 
-from rl_client.schemas import CodeItem
+from rlvr_contract.schemas import CodeItem
 from verifier.code import run_code_items
 from verifier.config import Settings
 

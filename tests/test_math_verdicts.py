@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from rl_client.schemas import MathItem
+from rlvr_contract.schemas import MathItem
 from verifier.lru import LRU
 from verifier.math import check_math
 from verifier.math.normalize import normalize

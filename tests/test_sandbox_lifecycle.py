@@ -15,7 +15,7 @@ from multiprocessing import get_context
 
 import pytest
 
-from rl_client.schemas import CodeItem, Limits
+from rlvr_contract.schemas import CodeItem, Limits
 from verifier.code import process_settings, run_code_items
 from verifier.code.languages import find_language
 from verifier.code.runner import run_limits
@@ -122,7 +122,7 @@ def test_exit_leaves_no_processes_behind():
     script = textwrap.dedent("""
         import os
         from verifier.code import run_code_items
-        from rl_client.schemas import CodeItem
+        from rlvr_contract.schemas import CodeItem
         item = CodeItem(language="python", response="import time\\ntime.sleep(30)",
                         limits={"time_s": 5}, tests={"type": "stdio", "cases": [{"output": ""}]})
         print(os.getpid(), flush=True)

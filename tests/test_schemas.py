@@ -7,7 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from rl_client.schemas import (
+from rlvr_contract.schemas import (
     AssertTests,
     CallTests,
     CodeItem,

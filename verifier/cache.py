@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from rl_client.schemas import AnyItem
+from rlvr_contract.schemas import AnyItem
 from verifier.lru import LRU
 
 KEY_PREFIX = "verifier:result:"

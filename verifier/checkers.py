@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from rl_client.schemas import (
+from rlvr_contract.schemas import (
     CodeItem,
     CompositeItem,
     FormatItem,

@@ -11,7 +11,7 @@ import time
 from collections import Counter
 from typing import Any
 
-from rl_client.schemas import CodeItem, Result, parse_item
+from rlvr_contract.schemas import CodeItem, Result, parse_item
 from verifier import logs
 from verifier.checkers import check_item
 from verifier.code import run_code_items

@@ -103,8 +103,8 @@ def check(
     Bad lines are reported with their line numbers; the other lines are still scored. Exits
     with status 1 when any line was skipped.
     """
-    from rl_client import strict_json
-    from rl_client.schemas import parse_item
+    from rlvr_contract import strict_json
+    from rlvr_contract.schemas import parse_item
     from verifier.service import item_problem
 
     # Worker processes log at warning here: per-chunk lines would break up the progress bar.

@@ -13,7 +13,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from rl_client.schemas import CompositeItem, Result, Status
+from rlvr_contract.schemas import CompositeItem, Result, Status
 
 _BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,

@@ -6,7 +6,7 @@ executors and, explicitly, every worker process (a pool process gets the server'
 worker its own command's). A bad value stops the start with an error naming the variable;
 nothing falls back silently. The jail's programs never read these: they get what they need as
 arguments (the launch spec, each request). The client's variables (`VERIFIER_URL`,
-`VERIFIER_API_KEY`, ...) belong to `rl_client.settings`, not here. Any other `VERIFIER_*`
+`VERIFIER_API_KEY`, ...) belong to `rlvr_contract.client_settings`, not here. Any other `VERIFIER_*`
 variable is most likely a typo, which would otherwise change nothing and say nothing: the
 commands name each one in a warning, or refuse to start (VERIFIER_UNKNOWN_VARIABLES=refuse).
 """
@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from rl_client.settings import ClientSettings
+from rlvr_contract.client_settings import ClientSettings
 
 ENV_PREFIX = "VERIFIER_"
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from rl_client.item_kinds import FormatItem
-from rl_client.schemas import Result, Status
+from rlvr_contract.item_kinds import FormatItem
+from rlvr_contract.schemas import Result, Status
 from verifier.answer_region import boxes, strip_thinking, tag_contents
 from verifier.config import setting_default
 from verifier.deadline import deadline_helper, early_result

@@ -28,8 +28,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from rl_client.item_kinds import ReasoningGymItem
-from rl_client.schemas import Result, Status
+from rlvr_contract.item_kinds import ReasoningGymItem
+from rlvr_contract.schemas import Result, Status
 from verifier.answer_region import extract, strip_thinking, tag_contents
 from verifier.config import Settings, setting_default
 from verifier.deadline import deadline_helper

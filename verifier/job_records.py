@@ -24,7 +24,7 @@ from typing import Protocol
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from rl_client.schemas import IndexedResult, JobState, JobStatus, Result
+from rlvr_contract.schemas import IndexedResult, JobState, JobStatus, Result
 from verifier.executors import ServiceUnavailable
 
 log = logging.getLogger(__name__)

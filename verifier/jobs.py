@@ -13,7 +13,7 @@ import logging
 import uuid
 from collections.abc import AsyncIterator, Sequence
 
-from rl_client.schemas import IndexedResult, JobState, JobStatus, Result
+from rlvr_contract.schemas import IndexedResult, JobState, JobStatus, Result
 from verifier.job_records import ENDED, JobRecords
 from verifier.service import AnyItem, VerificationService
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from rl_client.schemas import AnyItem, Result, Status
+from rlvr_contract.schemas import AnyItem, Result, Status
 from verifier import metrics
 from verifier.budget import budget_problem, clamp, item_cost
 from verifier.cache import ResultCache, cache_key

@@ -12,8 +12,8 @@ import re
 import string
 from collections import Counter, deque
 
-from rl_client.item_kinds import TextItem
-from rl_client.schemas import Result, Status
+from rlvr_contract.item_kinds import TextItem
+from rlvr_contract.schemas import Result, Status
 from verifier.answer_region import extract
 from verifier.config import setting_default
 from verifier.deadline import deadline_helper, early_result

@@ -12,9 +12,9 @@ from pydantic import ValidationError
 
 from rl_client._async import AsyncVerifierClient
 from rl_client._sync import VerifierClient
-from rl_client.integrations._contest import contest_item, is_contest_row
-from rl_client.schemas import CodeItem, MathItem, Result, Status, item_from_label, label_object
-from rl_client.settings import client_settings
+from rlvr_contract.client_settings import client_settings
+from rlvr_contract.contest_rows import contest_item, is_contest_row
+from rlvr_contract.schemas import CodeItem, MathItem, Result, Status, item_from_label, label_object
 
 _ITEM_KEYS = frozenset({"kind", "tests", "answer"})
 T = TypeVar("T")

@@ -25,9 +25,9 @@ from typing import Any
 
 # Absolute imports only: OpenRLHF executes this file as a standalone module.
 from rl_client.integrations._shared import build_item, shared_client, training_reward
-from rl_client.integrations.routing import route_label
-from rl_client.schemas import AnyItem, Result, Status
-from rl_client.settings import client_settings
+from rlvr_contract.client_settings import client_settings
+from rlvr_contract.routing import route_label
+from rlvr_contract.schemas import AnyItem, Result, Status
 
 
 def reward_func(queries: Sequence[str], prompts: Sequence[str], labels: Sequence[Any],

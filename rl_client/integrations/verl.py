@@ -33,8 +33,8 @@ from rl_client.integrations._shared import (
     shared_coalescer,
     training_reward,
 )
-from rl_client.integrations.routing import route
-from rl_client.schemas import CodeItem, MathItem, Result, Status
+from rlvr_contract.routing import route
+from rlvr_contract.schemas import CodeItem, MathItem, Result, Status
 
 CODE_DATA_SOURCES = frozenset({"codecontests", "apps", "codeforces", "taco"})
 

@@ -10,7 +10,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
-from rl_client.tool_schemas import TOO_LARGE
+from rlvr_contract.tool_schemas import TOO_LARGE
 from verifier import __version__
 from verifier.api.disconnect import ClientGone
 from verifier.api.middleware import BodySizeLimit, RequestId, RequestMetrics

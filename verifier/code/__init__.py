@@ -11,7 +11,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from rl_client.schemas import AssertTests, CodeItem, CompressedTests, Result
+from rlvr_contract.schemas import AssertTests, CodeItem, CompressedTests, Result
 from verifier.code import testset
 from verifier.code.asserts import BrokenTests, plan
 from verifier.code.languages import LANGUAGES, find_language, language_names

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from rl_client.schemas import (
+from rlvr_contract.schemas import (
     AssertTests,
     CallTests,
     CodeItem,

@@ -25,9 +25,9 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from rl_client import strict_json
-from rl_client.dataset_shapes import tests_to_v1
-from rl_client.schemas import (
+from rlvr_contract import strict_json
+from rlvr_contract.dataset_shapes import tests_to_v1
+from rlvr_contract.schemas import (
     AssertTests,
     CallTests,
     CompressedTests,

@@ -50,7 +50,7 @@ class Executor(Protocol):
 
 def infra_errors(items: list[dict[str, Any]], reason: str) -> list[dict[str, Any]]:
     """One `infra_error` result per item: the verifier failed, the policy did not."""
-    from rl_client.schemas import Result
+    from rlvr_contract.schemas import Result
 
     return [Result.infra_error(item.get("id"), reason).model_dump(mode="json") for item in items]
 

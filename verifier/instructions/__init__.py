@@ -12,8 +12,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rl_client.item_kinds import InstructionsItem
-from rl_client.schemas import Result, Status
+from rlvr_contract.item_kinds import InstructionsItem
+from rlvr_contract.schemas import Result, Status
 from verifier.answer_region import strip_thinking
 from verifier.config import setting_default
 from verifier.deadline import deadline_helper, early_result

@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from sympy import Eq, FiniteSet, Tuple, Union
 from sympy.sets.sets import Set
 
-from rl_client.schemas import MathOptions, Status
+from rlvr_contract.schemas import MathOptions, Status
 from verifier.lru import LRU
 from verifier.math import setbuilder
 from verifier.math.compare import equates_different_values, equivalent

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import threading
 
-from rl_client.schemas import MathOptions, Status
+from rlvr_contract.schemas import MathOptions, Status
 from verifier.deadline import DEFAULT_MEMORY_MB, DeadlineHelper, enter_phase
 from verifier.lru import LRU
 

@@ -18,8 +18,13 @@ import signal
 from dataclasses import replace
 from typing import Any
 
-from rl_client.schemas import Limits
-from rl_client.tool_schemas import CommandRunResult, CommandRunStatus, RunCodeResponse, RunStatus
+from rlvr_contract.schemas import Limits
+from rlvr_contract.tool_schemas import (
+    CommandRunResult,
+    CommandRunStatus,
+    RunCodeResponse,
+    RunStatus,
+)
 from verifier.code import process_settings, sandbox
 from verifier.code.bytecode import jail_bytecode
 from verifier.code.languages import MIB, Language, find_language, language_env

@@ -15,7 +15,7 @@ import math
 import time
 from typing import Any
 
-from rl_client.tool_schemas import (
+from rlvr_contract.tool_schemas import (
     CellRunResult,
     CommandRunResult,
     CommandRunStatus,

@@ -24,8 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from rl_client.schemas import Limits
-from rl_client.tool_schemas import (
+from rlvr_contract.schemas import Limits
+from rlvr_contract.tool_schemas import (
     SessionCreate,
     SessionCreated,
     SessionError,

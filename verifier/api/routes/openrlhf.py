@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Depends, HTTPException, Request, status
 
 from rl_client.integrations.openrlhf import openrlhf_items, openrlhf_scores
-from rl_client.schemas import OpenRLHFRequest, OpenRLHFResponse
+from rlvr_contract.schemas import OpenRLHFRequest, OpenRLHFResponse
 from verifier.api.deps import ServiceDep, require_api_key
 from verifier.api.disconnect import unless_disconnected
 from verifier.api.strict_body import StrictJSONRoute

@@ -20,9 +20,9 @@ from pydantic import (
     model_validator,
 )
 
-from rl_client import strict_json
-from rl_client.dataset_shapes import looks_like_tests, tests_to_v1
-from rl_client.item_kinds import (
+from rlvr_contract import strict_json
+from rlvr_contract.dataset_shapes import looks_like_tests, tests_to_v1
+from rlvr_contract.item_kinds import (
     MAX_RESPONSE_CHARS,
     FormatItem,
     InstructionsItem,
