@@ -30,8 +30,8 @@ import importlib, importlib.metadata as md, importlib.util, json, re, sys
 imported = [importlib.import_module(name).__name__ for name in sys.argv[1].split(",")]
 present = [name for name in sys.argv[2].split(",") if importlib.util.find_spec(name)]
 from rl_client import VerifierClient
-from rl_client.integrations._shared import build_item
-from rl_client.integrations.openrlhf import openrlhf_items
+from rlvr_contract.labels import build_item
+from rlvr_contract.openrlhf import openrlhf_items
 client = VerifierClient("http://127.0.0.1:9")
 items = openrlhf_items(["Q A: \\\\boxed{4}"], ["Q A:"],
                        ['{"dataset": "gsm8k", "ground_truth": "4"}'])

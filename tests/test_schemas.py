@@ -7,6 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
+from rlvr_contract.labels import item_from_label
 from rlvr_contract.schemas import (
     AssertTests,
     CallTests,
@@ -16,7 +17,6 @@ from rlvr_contract.schemas import (
     Status,
     StdioTests,
     VerifyRequest,
-    item_from_label,
     parse_item,
 )
 
