@@ -63,12 +63,13 @@ def closure(requires: dict[str, list[str]], roots: set[str]) -> set[str]:
 
 
 def test_the_client_installs_and_imports_without_the_server(tmp_path: Path) -> None:
-    # Build from a copy of the two folders the build reads, so the checkout stays clean.
+    # Build from a copy of the folders the build reads, so the checkout stays clean.
     source = tmp_path / "source"
     shutil.copytree(ROOT / "client", source / "client",
                     ignore=shutil.ignore_patterns("build", "*.egg-info"))
-    shutil.copytree(ROOT / "rl_client", source / "rl_client",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    for package in ("rlvr_contract", "rl_client"):
+        shutil.copytree(ROOT / package, source / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
     environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
     # The build needs setuptools: this environment's where it has one (quicker), else pip's own.
