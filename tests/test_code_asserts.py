@@ -13,7 +13,7 @@ import pytest
 from rlvr_contract.schemas import CodeItem
 from verifier.code import run_code_items
 from verifier.code.asserts import SITE_FUNCTION, BrokenTests, plan
-from verifier.sandbox.jail import values
+from verifier.sandbox.harness import values
 
 needs_jail = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 

@@ -24,7 +24,7 @@ from verifier.code.languages import find_language
 from verifier.code.runner import run_limits
 from verifier.config import Settings
 from verifier.sandbox import RunRequest
-from verifier.sandbox.backend import JAIL_DIR, JAIL_ENV
+from verifier.sandbox.backend import HARNESS_DIR, JAIL_ENV
 from verifier.sandbox.factory import get_backend
 
 needs_jail = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
@@ -47,7 +47,7 @@ def test_compiled_only_where_it_is_what_the_jail_would_compile() -> None:
 
 
 def test_the_file_name_and_flags_are_the_jails() -> None:
-    contestant = (JAIL_DIR / "contestant.py").read_text()
+    contestant = (HARNESS_DIR / "contestant.py").read_text()
     assert re.search(rf'^SOLUTION_PATH = "{re.escape(SOLUTION_PATH)}"$', contestant, re.M)
     assert re.search(r"^SOLUTION_FLAGS = __future__.annotations.compiler_flag$", contestant,
                      re.M) and __future__.annotations.compiler_flag == SOLUTION_FLAGS

@@ -155,7 +155,7 @@ def test_the_detector_finds_cycles() -> None:
 def test_the_graph_sees_lazy_and_bare_imports() -> None:
     graph = import_graph()
     assert "verifier.sandbox.jail.linux" in graph["verifier.sandbox.jail.launch"]
-    assert "verifier.sandbox.protocol" in graph["verifier.sandbox.jail.runner"]
+    assert "verifier.sandbox.worker_jail" in graph["verifier.sandbox.jail.runner"]
     assert "verifier.sandbox.bubblewrap" in graph["verifier.sandbox.factory"]
 
 

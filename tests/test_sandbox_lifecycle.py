@@ -20,7 +20,7 @@ from verifier.code import process_settings, run_code_items
 from verifier.code.languages import find_language
 from verifier.code.runner import run_limits
 from verifier.config import Settings
-from verifier.sandbox import RunRequest, protocol
+from verifier.sandbox import RunRequest, worker_jail
 from verifier.sandbox.factory import get_backend
 
 needs_jail = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
@@ -30,17 +30,17 @@ ITEM = CodeItem(language="python", response="print(int(input()) + 1)",
 
 def test_framing_round_trip_and_errors():
     read_fd, write_fd = os.pipe()
-    protocol.write_message(write_fd, {"op": "run", "n": 1}, {"a": b"\x00\x01", "b": b""})
-    header, blobs = protocol.read_message(read_fd, timeout_s=5)
+    worker_jail.write_message(write_fd, {"op": "run", "n": 1}, {"a": b"\x00\x01", "b": b""})
+    header, blobs = worker_jail.read_message(read_fd, timeout_s=5)
     assert header == {"op": "run", "n": 1} and blobs == {"a": b"\x00\x01", "b": b""}
-    with pytest.raises(protocol.ProtocolError, match="timed out"):
-        protocol.read_message(read_fd, timeout_s=0.05)
+    with pytest.raises(worker_jail.ProtocolError, match="timed out"):
+        worker_jail.read_message(read_fd, timeout_s=0.05)
     os.write(write_fd, b"\x00\x00\x00\x05{bad}")
-    with pytest.raises(protocol.ProtocolError, match="malformed"):
-        protocol.read_message(read_fd, timeout_s=5)
+    with pytest.raises(worker_jail.ProtocolError, match="malformed"):
+        worker_jail.read_message(read_fd, timeout_s=5)
     os.close(write_fd)
-    with pytest.raises(protocol.ProtocolError, match="closed"):
-        protocol.read_message(read_fd, timeout_s=5)
+    with pytest.raises(worker_jail.ProtocolError, match="closed"):
+        worker_jail.read_message(read_fd, timeout_s=5)
     os.close(read_fd)
 
 

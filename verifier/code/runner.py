@@ -5,7 +5,7 @@ outputs stay in this process and are compared here: stdio outputs, `call` return
 the constants of every assert the tests' plan takes out of them (asserts.py). A verdict needs
 positive evidence: stdio tests a zero exit status *and* the expected output; assert tests the
 judge's records carrying the run's nonce, written only when the work is done, by a process the
-solution cannot reach (see verifier/sandbox/jail/judge.py); `call` tests and assert tests that
+solution cannot reach (see verifier/sandbox/harness/judge.py); `call` tests and assert tests that
 are only calls exactly one recorded value per call, each judged here (the one process that
 made the calls holds nothing it could forge a pass with, see asserts.py).
 """
@@ -51,7 +51,7 @@ from verifier.sandbox import (
     SandboxLimits,
 )
 from verifier.sandbox.backend import JAIL_ENV
-from verifier.sandbox.jail import values
+from verifier.sandbox.harness import values
 
 RUN_NPROC = 64 + 8  # the program's processes and threads, plus the jail's own few
 PYTHON_MEMORY_OVERHEAD_MB = 64  # room for the interpreter; the memory verdict still counts it

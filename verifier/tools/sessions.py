@@ -39,8 +39,8 @@ from verifier.code.runner import run_limits
 from verifier.config import Settings
 from verifier.sandbox.bubblewrap import REPLY_GRACE_S
 from verifier.sandbox.factory import backend_configuration
-from verifier.sandbox.protocol import ProtocolError
 from verifier.sandbox.session_jail import SessionJail
+from verifier.sandbox.worker_jail import ProtocolError
 from verifier.tools.run_code import fetched_files
 
 log = logging.getLogger(__name__)
