@@ -27,7 +27,7 @@ from tests.procs import start_server, wait_until
 from tests.test_api import RIGHT, WRONG, sleepy_code
 from tests.test_distributed import wait_for_job
 from verifier.checkers import check_item
-from verifier.deadline import deadline_helper, early_result
+from verifier.service.deadline import deadline_helper, early_result
 from verifier.tools.session_routing import SESSION_HOST_NAME
 
 LONG_S = 55  # what a stopped or abandoned chunk would hold a worker for

@@ -11,10 +11,10 @@ from typing import Any
 import pytest
 
 from rlvr_contract.schemas import MathItem
-from verifier.lru import LRU
 from verifier.math import check_math
 from verifier.math.normalize import normalize
 from verifier.math.parse import SllConverter, latex_to_sympy, parse_latex
+from verifier.service.lru import LRU
 
 C, W = "correct", "wrong"
 

@@ -52,8 +52,8 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(64 * 1024 * 1024, ge=1024)
     max_items: int = Field(16_384, ge=1)
     max_backlog: int = Field(65_536, ge=1)
-    # Budgets: what one request may ask of the workers (see verifier/budget.py). A case's own
-    # limits above the first two are lowered to them; an item or a request over the other two
+    # Budgets: what one request may ask of the workers (see verifier/service/budget.py). A case's
+    # own limits above the first two are lowered to them; an item or a request over the other two
     # is a 422.
     max_case_time_s: float = Field(60.0, gt=0, le=60)
     max_case_memory_mb: int = Field(8192, ge=16, le=8192)

@@ -44,8 +44,8 @@ import tokenize
 from dataclasses import dataclass
 from typing import Any
 
-from verifier.lru import LRU
 from verifier.sandbox.harness import values
+from verifier.service.lru import LRU
 
 SITE_FUNCTION = "__verifier_site__"
 _SLOT = object()  # where the recorded value goes among a site's operands

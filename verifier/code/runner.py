@@ -42,7 +42,6 @@ from verifier.code.judges import OUTPUT, JudgeVerdict, PreparedJudge, prepare_ju
 from verifier.code.languages import MIB, Language, find_language, language_env, stack_mb
 from verifier.code.subtasks import score_subtasks
 from verifier.config import Settings
-from verifier.lru import LRU
 from verifier.sandbox import (
     ArtefactStore,
     RunOutcome,
@@ -52,6 +51,7 @@ from verifier.sandbox import (
 )
 from verifier.sandbox.backend import JAIL_ENV
 from verifier.sandbox.harness import values
+from verifier.service.lru import LRU
 
 RUN_NPROC = 64 + 8  # the program's processes and threads, plus the jail's own few
 PYTHON_MEMORY_OVERHEAD_MB = 64  # room for the interpreter; the memory verdict still counts it

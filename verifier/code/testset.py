@@ -34,7 +34,7 @@ from rlvr_contract.schemas import (
     PlainTests,
     StdioTests,
 )
-from verifier.lru import LRU
+from verifier.service.lru import LRU
 
 DECODED_KEPT_BYTES = 256 * 1024 * 1024  # decoded test sets a worker process keeps (JSON size)
 CHECKED_KEPT = 4096  # digests of compressed sets the API has already checked

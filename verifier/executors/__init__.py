@@ -1,6 +1,6 @@
 """Execution back ends: where chunks of items get scored.
 
-Both back ends call the same `verifier.chunk.process_chunk` (and, for a `/run_code` program,
+Both back ends call the same `verifier.service.chunk.process_chunk` (and, for a `/run_code` program,
 `verifier.tools.run_code.run_tool_code`); they differ only in transport: a local process pool
 (embedded) or Celery over Redis (distributed, whose worker side is `celery_app.py`). This module
 is their interface; `factory.py` chooses one.

@@ -1,7 +1,7 @@
 """Instruction-following constraints: IFEval's and the IF-RLVR training set's.
 
 `check_instructions` strips the reasoning block, then checks every constraint in the calling
-thread's deadline helper (`verifier/deadline.py`): a 200 kB response and language detection
+thread's deadline helper (`verifier/service/deadline.py`): a 200 kB response and language detection
 stay under the same hard limit as a math item. `loose` mode is IFEval's: a constraint holds if
 it holds for the answer, or for it without its first line, its last line, both, or its `*`s.
 """
@@ -16,10 +16,10 @@ from rlvr_contract.item_kinds import InstructionsItem
 from rlvr_contract.schemas import Result, Status
 from verifier.answer_region import strip_thinking
 from verifier.config import setting_default
-from verifier.deadline import deadline_helper, early_result
 from verifier.instructions import ifeval, ifrlvr  # noqa: F401  (they fill the registry)
 from verifier.instructions.registry import REGISTRY, Constraint, build
 from verifier.instructions.text import load_checkers
+from verifier.service.deadline import deadline_helper, early_result
 
 INSTRUCTION_IDS = sorted(REGISTRY)
 

@@ -19,7 +19,6 @@ from sympy import Eq, FiniteSet, Tuple, Union
 from sympy.sets.sets import Set
 
 from rlvr_contract.schemas import MathOptions, Status
-from verifier.lru import LRU
 from verifier.math import setbuilder
 from verifier.math.compare import equates_different_values, equivalent
 from verifier.math.literal import (
@@ -37,6 +36,7 @@ from verifier.math.normalize import approximation, normalize, readings
 from verifier.math.numbers import consistent, is_number
 from verifier.math.parse import parse_latex
 from verifier.math.shape import hedge_words, is_list, nesting_depth, split_top_level
+from verifier.service.lru import LRU
 
 # Predictions longer than this are not parsed: a final answer is a short expression.
 MAX_PREDICTION_CHARS = 1_000

@@ -28,7 +28,7 @@ SANDBOX_DIR = Path(__file__).resolve().parent
 JAIL_DIR = SANDBOX_DIR / "jail"  # the isolation mechanism: launcher, supervisor, runners
 HARNESS_DIR = SANDBOX_DIR / "harness"  # what runs Python inside it: judge, contestant, ...
 # Host modules the jail's programs import too (standard library only).
-JAIL_SHARED = (SANDBOX_DIR / "worker_jail.py", SANDBOX_DIR.parent / "lru.py")
+JAIL_SHARED = (SANDBOX_DIR / "worker_jail.py", SANDBOX_DIR.parent / "service" / "lru.py")
 
 
 def jail_files() -> dict[str, str]:

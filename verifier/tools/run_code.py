@@ -30,9 +30,9 @@ from verifier.code.bytecode import jail_bytecode
 from verifier.code.languages import MIB, Language, find_language, language_env
 from verifier.code.runner import COMPILE_MEMORY_MB, compile_limits, run_limits
 from verifier.config import Settings
-from verifier.lru import LRU
 from verifier.sandbox import ArtefactStore, RunOutcome, RunRequest, SandboxBackend, SandboxLimits
 from verifier.sandbox.backend import JAIL_ENV
+from verifier.service.lru import LRU
 
 COMPILE_FAILURES_KEPT = 256  # compile errors remembered by source: verl sends a program per case
 _compile_failures: LRU[str, dict[str, Any]] = LRU(COMPILE_FAILURES_KEPT)

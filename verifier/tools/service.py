@@ -28,13 +28,13 @@ from rlvr_contract.tool_schemas import (
     SessionStatus,
     directory_clash,
 )
-from verifier import metrics
-from verifier.budget import RUN_SLACK_S
 from verifier.code import admitted_languages
 from verifier.config import Settings
 from verifier.executors import Busy, Executor, ServiceUnavailable
 from verifier.sandbox.bubblewrap import REPLY_GRACE_S, STARTUP_TIMEOUT_S
-from verifier.service import VerificationService
+from verifier.service import metrics
+from verifier.service.budget import RUN_SLACK_S
+from verifier.service.verification import VerificationService
 from verifier.tools.languages import UnknownLanguage, tool_language
 from verifier.tools.session_routing import SessionRouter
 from verifier.tools.sessions import BUSY_WAIT_S, SessionProblem

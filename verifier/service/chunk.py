@@ -12,10 +12,10 @@ from collections import Counter
 from typing import Any
 
 from rlvr_contract.schemas import CodeItem, Result, parse_item
-from verifier import logs
 from verifier.checkers import check_item
 from verifier.code import run_code_items
 from verifier.config import setting_default
+from verifier.service import logs
 
 log = logging.getLogger(__name__)
 

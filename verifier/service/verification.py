@@ -15,12 +15,12 @@ from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 from rlvr_contract.schemas import AnyItem, Result, Status
-from verifier import metrics
-from verifier.budget import budget_problem, clamp, item_cost
-from verifier.cache import ResultCache, cache_key
 from verifier.checkers import admission_problem
 from verifier.config import Settings
 from verifier.executors import Executor
+from verifier.service import metrics
+from verifier.service.budget import budget_problem, clamp, item_cost
+from verifier.service.cache import ResultCache, cache_key
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from rlvr_contract.schemas import AnyItem
-from verifier.lru import LRU
+from verifier.service.lru import LRU
 
 KEY_PREFIX = "verifier:result:"
 
