@@ -63,7 +63,7 @@ from multiprocessing import get_context
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from rl_client.schemas import CodeItem  # noqa: E402
+from rlvr_contract.schemas import CodeItem  # noqa: E402
 from tests.test_code_languages import PROGRAMS  # noqa: E402
 from verifier.kinds.code import installed_languages, process_settings, run_code_items  # noqa: E402
 from verifier.kinds.code.dialects import DIALECTS  # noqa: E402

@@ -147,7 +147,7 @@ def run_baseline(items: list[dict]) -> tuple[float, list[bool]]:
 def run_checker_in_process(items: list[dict]) -> float:
     """The service's checker called directly in this one process: separates how much of the
     speed-up is the checker itself from how much is the worker pool."""
-    from rl_client.schemas import MathItem
+    from rlvr_contract.schemas import MathItem
     from verifier.kinds.math import check_math
 
     parsed = [MathItem(**item) for item in items]

@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from rl_client.schemas import CodeItem  # noqa: E402
+from rlvr_contract.schemas import CodeItem  # noqa: E402
 from verifier.config import Settings  # noqa: E402
 from verifier.kinds.code.runner import CodeRunner  # noqa: E402
 from verifier.sandbox.factory import make_backend  # noqa: E402

@@ -22,7 +22,7 @@ from multiprocessing import get_context
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
 
-from rl_client.schemas import CodeItem  # noqa: E402
+from rlvr_contract.schemas import CodeItem  # noqa: E402
 from verifier.kinds.code import run_code_items  # noqa: E402
 
 

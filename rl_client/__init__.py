@@ -8,6 +8,10 @@ Code execution as a tool: `client.run_code(code, "python")` (SandboxFusion's /ru
 `with client.session() as s: s.run("x = 1"); s.run("x + 1").result` (state kept between runs).
 
 Adapters: `rl_client.integrations.trl`, `.verl`, `.openrlhf`.
+
+Every item kind and result type is importable from here (`from rl_client import CodeItem`); they
+are the contract package's (`rlvr_contract`), which the service imports too. The modules with
+underscore names are this package's implementation, not its interface.
 """
 
 from rl_client._async import AsyncSession, AsyncVerifierClient
@@ -19,25 +23,99 @@ from rl_client._errors import (
     VerifierUnavailable,
 )
 from rl_client._sync import Session, VerifierClient
-from rl_client.schemas import CodeItem, IndexedResult, Info, MathItem, Result, Status
-from rl_client.tool_schemas import RunCodeResponse, SessionInfo, SessionRun, SessionStatus
+from rlvr_contract.client_settings import ClientSettings
+from rlvr_contract.item_kinds import (
+    FormatItem,
+    GymEntry,
+    InstructionsItem,
+    LengthItem,
+    ReasoningGymItem,
+    TextItem,
+)
+from rlvr_contract.schemas import (
+    AssertTests,
+    CallCase,
+    CallTests,
+    CodeItem,
+    CompositeItem,
+    CompressedTests,
+    GraderPart,
+    Health,
+    IndexedResult,
+    Info,
+    JobCreated,
+    JobState,
+    JobStatus,
+    JudgeProgram,
+    Limits,
+    MathItem,
+    MathOptions,
+    Result,
+    Status,
+    StdioCase,
+    StdioTests,
+    Subtask,
+    SupportFile,
+)
+from rlvr_contract.tool_schemas import (
+    CellRunResult,
+    CommandRunResult,
+    CommandRunStatus,
+    RunCodeResponse,
+    RunJupyterResponse,
+    RunStatus,
+    SessionError,
+    SessionInfo,
+    SessionRun,
+    SessionStatus,
+)
 
 __all__ = [
+    "AssertTests",
     "AsyncSession",
     "AsyncVerifierClient",
+    "CallCase",
+    "CallTests",
+    "CellRunResult",
+    "ClientSettings",
     "CodeItem",
+    "CommandRunResult",
+    "CommandRunStatus",
+    "CompositeItem",
+    "CompressedTests",
+    "FormatItem",
+    "GraderPart",
+    "GymEntry",
+    "Health",
     "IndexedResult",
     "Info",
+    "InstructionsItem",
     "InvalidItem",
+    "JobCreated",
+    "JobState",
+    "JobStatus",
+    "JudgeProgram",
+    "LengthItem",
+    "Limits",
     "MathItem",
+    "MathOptions",
+    "ReasoningGymItem",
     "Result",
     "RunCodeResponse",
+    "RunJupyterResponse",
+    "RunStatus",
     "Session",
+    "SessionError",
     "SessionInfo",
     "SessionLost",
     "SessionRun",
     "SessionStatus",
     "Status",
+    "StdioCase",
+    "StdioTests",
+    "Subtask",
+    "SupportFile",
+    "TextItem",
     "VerifierClient",
     "VerifierError",
     "VerifierTimeout",

@@ -20,8 +20,8 @@ from rl_client._core import (
     SessionCore,
 )
 from rl_client._errors import VerifierError
-from rl_client.schemas import IndexedResult, Info, Result
-from rl_client.tool_schemas import RunCodeResponse, SessionInfo, SessionRun
+from rlvr_contract.schemas import IndexedResult, Info, Result
+from rlvr_contract.tool_schemas import RunCodeResponse, SessionInfo, SessionRun
 
 T = TypeVar("T")
 
@@ -36,7 +36,8 @@ class AsyncVerifierClient(ClientBase[httpx.AsyncClient]):
     Retry-After; past that, VerifierUnavailable. Other 4xx raise VerifierError with the server's
     message. Batches go out in chunks of `chunk_size` items, `max_concurrency` at a time.
     `timeout`, `max_retries`, `chunk_size` and `max_concurrency` left unset are read from the
-    environment (rl_client.settings: $VERIFIER_TIMEOUT_S, ...), else their defaults there.
+    environment (rlvr_contract.client_settings: $VERIFIER_TIMEOUT_S, ...), else their defaults
+    there.
     """
 
     _http_class = httpx.AsyncClient

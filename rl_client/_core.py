@@ -28,7 +28,8 @@ from rl_client._errors import (
     VerifierTimeout,
     VerifierUnavailable,
 )
-from rl_client.schemas import (
+from rlvr_contract.client_settings import client_settings
+from rlvr_contract.schemas import (
     CodeItem,
     IndexedResult,
     Info,
@@ -40,8 +41,7 @@ from rl_client.schemas import (
     Status,
     VerifyResponse,
 )
-from rl_client.settings import client_settings
-from rl_client.tool_schemas import (
+from rlvr_contract.tool_schemas import (
     RunCodeRequest,
     RunCodeResponse,
     SessionCreate,

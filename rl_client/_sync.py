@@ -22,8 +22,8 @@ from rl_client._core import (
     SessionCore,
 )
 from rl_client._errors import VerifierError
-from rl_client.schemas import IndexedResult, Info, Result
-from rl_client.tool_schemas import RunCodeResponse, SessionInfo, SessionRun
+from rlvr_contract.schemas import IndexedResult, Info, Result
+from rlvr_contract.tool_schemas import RunCodeResponse, SessionInfo, SessionRun
 
 T = TypeVar("T")
 
@@ -101,7 +101,8 @@ class VerifierClient(ClientBase[httpx.Client]):
         """Run one program (POST /run_code, SandboxFusion's contract): `files` are written into
         its working directory first, `fetch_files` come back base64-encoded in `.files`.
         Retried while the service is too busy to start it (504, 429), honouring Retry-After.
-        Limits left unset are the contract's defaults (rl_client.tool_schemas.RunCodeRequest)."""
+        Limits left unset are the contract's defaults
+        (rlvr_contract.tool_schemas.RunCodeRequest)."""
         call = self._core.run_code_call(code, language, stdin, compile_timeout, run_timeout,
                                         memory_limit_mb, files, fetch_files)
         return self._send(call, self._core.deadline(timeout))
@@ -111,7 +112,7 @@ class VerifierClient(ClientBase[httpx.Client]):
         """A stateful session (a Python interpreter in the jail, kept between runs), opened
         when entered: `with client.session() as s: s.run("x = 1"); s.run("x + 1").result`.
         `ttl_s` is its idle timeout, `time_s` and `memory_mb` each run's limits; unset, the
-        contract's defaults (rl_client.tool_schemas.SessionCreate)."""
+        contract's defaults (rlvr_contract.tool_schemas.SessionCreate)."""
         return Session(self, self._core.session(language, ttl_s, time_s, memory_mb))
 
     def info(self, *, timeout: float | None = None) -> Info:

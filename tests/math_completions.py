@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from rl_client.schemas import MathItem
+from rlvr_contract.schemas import MathItem
 from verifier.kinds.math import check_math
 
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from rl_client.schemas import parse_item
+from rlvr_contract.schemas import parse_item
 from verifier.kinds.answer_region import MAX_BOX_CHARS, Box, boxes, strip_thinking, tag_contents
 from verifier.kinds.registry import check_item
 

@@ -12,7 +12,7 @@ import zlib
 import httpx
 import pytest
 
-from rl_client.strict_json import MAX_DEPTH
+from rlvr_contract.strict_json import MAX_DEPTH
 
 ROUTES = ["/v1/verify", "/v1/jobs"]
 RETURNS_NONE = "def f(*a, **k):\n    return None\n"

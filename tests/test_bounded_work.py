@@ -20,14 +20,14 @@ import httpx
 import psutil
 import pytest
 
-from rl_client.schemas import CompositeItem, Status, parse_item
+from rlvr_contract.schemas import CompositeItem, Status, parse_item
 from tests.conftest import start_stack
 from tests.hostile_responses import HOSTILE_SHAPES, KIND_ITEMS
 from tests.procs import start_server, wait_until
 from tests.test_api import RIGHT, WRONG, sleepy_code
 from tests.test_distributed import wait_for_job
-from verifier.deadline import deadline_helper, early_result
 from verifier.kinds.registry import check_item
+from verifier.service.deadline import deadline_helper, early_result
 from verifier.tools.session_routing import SESSION_HOST_NAME
 
 LONG_S = 55  # what a stopped or abandoned chunk would hold a worker for

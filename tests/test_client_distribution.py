@@ -19,9 +19,10 @@ ROOT = Path(__file__).resolve().parents[1]
 CLIENT_NEEDS = {"pydantic", "httpx", "tenacity"}
 ABSENT = ["verifier", "trainer", "celery", "fastapi", "uvicorn", "redis", "math_verify",
           "sympy", "pydantic_settings", "torch", "trl", "verl", "openrlhf", "packaging"]
-ADAPTERS = ["rl_client", "rl_client.schemas", "rl_client.item_kinds", "rl_client.settings",
+ADAPTERS = ["rl_client", "rlvr_contract.schemas", "rlvr_contract.item_kinds",
+            "rlvr_contract.client_settings",
             "rl_client.integrations.trl", "rl_client.integrations.verl",
-            "rl_client.integrations.openrlhf", "rl_client.integrations.routing"]
+            "rl_client.integrations.openrlhf", "rlvr_contract.routing"]
 
 # Run inside the venv: what is installed, what imports, what does not, and a client at work.
 PROBE = """
@@ -29,8 +30,8 @@ import importlib, importlib.metadata as md, importlib.util, json, re, sys
 imported = [importlib.import_module(name).__name__ for name in sys.argv[1].split(",")]
 present = [name for name in sys.argv[2].split(",") if importlib.util.find_spec(name)]
 from rl_client import VerifierClient
-from rl_client.integrations._shared import build_item
-from rl_client.integrations.openrlhf import openrlhf_items
+from rlvr_contract.labels import build_item
+from rlvr_contract.openrlhf import openrlhf_items
 client = VerifierClient("http://127.0.0.1:9")
 items = openrlhf_items(["Q A: \\\\boxed{4}"], ["Q A:"],
                        ['{"dataset": "gsm8k", "ground_truth": "4"}'])
@@ -62,12 +63,13 @@ def closure(requires: dict[str, list[str]], roots: set[str]) -> set[str]:
 
 
 def test_the_client_installs_and_imports_without_the_server(tmp_path: Path) -> None:
-    # Build from a copy of the two folders the build reads, so the checkout stays clean.
+    # Build from a copy of the folders the build reads, so the checkout stays clean.
     source = tmp_path / "source"
     shutil.copytree(ROOT / "client", source / "client",
                     ignore=shutil.ignore_patterns("build", "*.egg-info"))
-    shutil.copytree(ROOT / "rl_client", source / "rl_client",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    for package in ("rlvr_contract", "rl_client"):
+        shutil.copytree(ROOT / package, source / package,
+                        ignore=shutil.ignore_patterns("__pycache__"))
     environment = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME")}
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
     # The build needs setuptools: this environment's where it has one (quicker), else pip's own.

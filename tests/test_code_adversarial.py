@@ -18,7 +18,7 @@ import textwrap
 import httpx
 import pytest
 
-from rl_client.schemas import CodeItem
+from rlvr_contract.schemas import CodeItem
 from verifier.kinds.code import process_settings
 from verifier.kinds.code.asserts import plan
 from verifier.kinds.code.runner import CodeRunner

@@ -10,10 +10,10 @@ import shutil
 
 import pytest
 
-from rl_client.schemas import CodeItem
+from rlvr_contract.schemas import CodeItem
 from verifier.kinds.code import run_code_items
 from verifier.kinds.code.asserts import SITE_FUNCTION, BrokenTests, plan
-from verifier.sandbox.jail import values
+from verifier.sandbox.harness import values
 
 needs_jail = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 

@@ -15,7 +15,7 @@ from importlib.util import MAGIC_NUMBER
 
 import pytest
 
-from rl_client.schemas import CodeItem, Limits
+from rlvr_contract.schemas import CodeItem, Limits
 from tests.test_code_warm_cold import CORPUS
 from verifier.config import Settings
 from verifier.kinds.code import process_settings, run_code_items
@@ -29,7 +29,7 @@ from verifier.kinds.code.bytecode import (
 from verifier.kinds.code.languages import find_language
 from verifier.kinds.code.limits import run_limits
 from verifier.sandbox import RunRequest
-from verifier.sandbox.backend import JAIL_DIR, JAIL_ENV
+from verifier.sandbox.backend import HARNESS_DIR, JAIL_ENV
 from verifier.sandbox.factory import get_backend
 
 needs_jail = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
@@ -52,7 +52,7 @@ def test_compiled_only_where_it_is_what_the_jail_would_compile() -> None:
 
 
 def test_the_file_name_and_flags_are_the_jails() -> None:
-    contestant = (JAIL_DIR / "contestant.py").read_text()
+    contestant = (HARNESS_DIR / "contestant.py").read_text()
     assert re.search(rf'^SOLUTION_PATH = "{re.escape(SOLUTION_PATH)}"$', contestant, re.M)
     assert re.search(r"^SOLUTION_FLAGS = __future__.annotations.compiler_flag$", contestant,
                      re.M) and __future__.annotations.compiler_flag == SOLUTION_FLAGS

@@ -11,7 +11,7 @@ import shutil
 
 import pytest
 
-from rl_client.schemas import CodeItem
+from rlvr_contract.schemas import CodeItem
 from verifier.kinds.code import run_code_items
 from verifier.kinds.code.asserts import Call, plan
 

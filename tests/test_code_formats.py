@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from rl_client.schemas import CodeItem, StdioTests
+from rlvr_contract.schemas import CodeItem, StdioTests
 from verifier.kinds.code import check_code_item, run_code_items
 from verifier.kinds.code.compare import stdout_matches, values_equal
 from verifier.kinds.code.extract import extract_code

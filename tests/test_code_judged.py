@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from rl_client.schemas import CodeItem
+from rlvr_contract.schemas import CodeItem
 from verifier.config import Settings, SettingsError, load_settings
 from verifier.kinds.code import run_code_items
 

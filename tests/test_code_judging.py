@@ -23,7 +23,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from rl_client.schemas import CodeItem, CompressedTests, JudgeProgram, Limits, Status, StdioTests
+from rlvr_contract.schemas import (
+    CodeItem,
+    CompressedTests,
+    JudgeProgram,
+    Limits,
+    Status,
+    StdioTests,
+)
 from tests.peer import peer_file
 from tests.procs import start_server
 from verifier.config import SettingsError, load_settings

@@ -14,7 +14,7 @@ import textwrap
 import httpx
 import pytest
 
-from rl_client.schemas import CodeItem
+from rlvr_contract.schemas import CodeItem
 from tests.procs import start_server
 from verifier.config import Settings, SettingsError, load_settings
 from verifier.kinds.code import (

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from rl_client.schemas import CodeItem
+from rlvr_contract.schemas import CodeItem
 from verifier.kinds.code import (
     appended,
     installed_languages,

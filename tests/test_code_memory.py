@@ -14,7 +14,7 @@ from multiprocessing import get_context
 
 import pytest
 
-from rl_client.schemas import CodeItem
+from rlvr_contract.schemas import CodeItem
 from verifier.kinds.code import run_code_items
 from verifier.sandbox.cgroup import memory_hierarchies
 

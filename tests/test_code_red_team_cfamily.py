@@ -15,7 +15,7 @@ import shutil
 
 import pytest
 
-from rl_client.schemas import CodeItem
+from rlvr_contract.schemas import CodeItem
 from verifier.config import Settings
 from verifier.kinds.code import run_code_items
 

@@ -17,7 +17,7 @@ import shutil
 
 import pytest
 
-from rl_client.schemas import CodeItem
+from rlvr_contract.schemas import CodeItem
 from verifier.kinds.code import run_code_items
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")

@@ -16,7 +16,7 @@ from pathlib import Path
 from verifier.sandbox.backend import jail_files
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("verifier", "rl_client", "trainer")
+PACKAGES = ("verifier", "rlvr_contract", "rl_client", "trainer")
 _DYNAMIC_IMPORTS = ("importlib.import_module", "import_module", "__import__")
 
 
@@ -155,10 +155,23 @@ def test_the_detector_finds_cycles() -> None:
 def test_the_graph_sees_lazy_and_bare_imports() -> None:
     graph = import_graph()
     assert "verifier.sandbox.jail.linux" in graph["verifier.sandbox.jail.launch"]
-    assert "verifier.sandbox.protocol" in graph["verifier.sandbox.jail.runner"]
+    assert "verifier.sandbox.worker_jail" in graph["verifier.sandbox.jail.runner"]
     assert "verifier.sandbox.bubblewrap" in graph["verifier.sandbox.factory"]
 
 
 def test_no_import_cycles() -> None:
     found = cycles(import_graph())
     assert not found, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_the_service_and_the_contract_import_no_client() -> None:
+    """The contract is the one thing the service and the client share: the service imports
+    nothing of the client (which may be a different version, or absent), and the contract
+    imports neither side."""
+    graph = import_graph()
+    upward = sorted(f"{name} -> {target}" for name, targets in graph.items()
+                    for target in targets
+                    if (name.startswith("verifier") and target.startswith("rl_client"))
+                    or (name.startswith("rlvr_contract")
+                        and target.split(".")[0] in {"verifier", "rl_client", "trainer"}))
+    assert not upward, "imports across the contract:\n" + "\n".join(upward)

@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from rl_client.integrations._contest import contest_item
-from rl_client.integrations._shared import build_item
 from rl_client.integrations.openrlhf import reward_func
 from rl_client.integrations.trl import make_reward_func
 from rl_client.integrations.verl import compute_score
+from rlvr_contract.contest_rows import contest_item
+from rlvr_contract.labels import build_item
 
 needs_jail = pytest.mark.skipif(shutil.which("bwrap") is None or shutil.which("g++") is None,
                                 reason="needs bubblewrap and g++")

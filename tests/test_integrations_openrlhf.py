@@ -14,7 +14,7 @@ import httpx
 import pytest
 import torch
 
-from rl_client.integrations.openrlhf import response_of
+from rlvr_contract.openrlhf import response_of
 from tests.client_proxy import ScriptedProxy
 
 # How OpenRLHF builds a query: the chat-templated prompt and the response decoded together,

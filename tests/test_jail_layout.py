@@ -1,6 +1,6 @@
-"""The sandbox's two sides: what the jail gets (verifier/sandbox/jail/ and the two shared host
-modules, see verifier.sandbox.backend.jail_files) imports only the standard library and those
-same files, by bare name, as the jail's Python finds them flat in one directory."""
+"""The sandbox's two sides: what the jail gets (verifier/sandbox/jail/, harness/ and the two
+shared host modules, see verifier.sandbox.backend.jail_files) imports only the standard library
+and those same files, by bare name, as the jail's Python finds them flat in one directory."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ def imported_names(path: Path) -> set[str]:
 def test_the_jail_gets_only_standard_library_programs() -> None:
     shipped = {Path(host) for host in jail_files().values()}
     bare = {path.stem for path in shipped}
-    assert {"supervisor", "runner", "pyharness", "linux", "protocol", "lru"} <= bare
+    assert {"supervisor", "runner", "pyharness", "linux", "worker_jail", "lru"} <= bare
     allowed = set(sys.stdlib_module_names) | bare | {"__future__"}
     for path in sorted(shipped):
         outside = imported_names(path) - allowed

@@ -13,8 +13,8 @@ import pytest
 
 rg = pytest.importorskip("reasoning_gym")
 
-from rl_client.item_kinds import ReasoningGymItem  # noqa: E402
-from rl_client.schemas import Status  # noqa: E402
+from rlvr_contract.item_kinds import ReasoningGymItem  # noqa: E402
+from rlvr_contract.schemas import Status  # noqa: E402
 from verifier.kinds import gym  # noqa: E402
 
 SEED = 7

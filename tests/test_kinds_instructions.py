@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from rl_client.item_kinds import InstructionsItem
-from rl_client.schemas import Status
+from rlvr_contract.item_kinds import InstructionsItem
+from rlvr_contract.schemas import Status
 from verifier.kinds.instructions import INSTRUCTION_IDS, admission_problem, check_instructions
 from verifier.kinds.instructions.registry import build
 

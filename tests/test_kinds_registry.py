@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from importlib import import_module
 from typing import Any
 
-from rl_client.schemas import ITEM_MODELS, KINDS, Result, parse_item
+from rlvr_contract.schemas import ITEM_MODELS, KINDS, Result, parse_item
 from verifier import kinds as kinds_package
 from verifier.config import Settings
 from verifier.kinds import composite

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from rl_client.integrations import verl
-from rl_client.integrations._shared import build_item
-from rl_client.integrations.routing import route, route_label
 from rl_client.integrations.trl import verifier_reward_sync
+from rlvr_contract.labels import build_item
+from rlvr_contract.routing import route, route_label
 
 IFEVAL_TRUTH = str([{"instruction_id": ["punctuation:no_comma", "keywords:existence"],
                      "kwargs": [None, {"keywords": ["sea"]}]}])  # open-instruct's storage
@@ -43,7 +43,7 @@ def test_unknown_source_and_plain_labels_are_left_alone() -> None:
     + "[" * 5000 + "]" * 5000 + "}]}}",
 ])
 def test_labels_are_strict_json_in_the_adapters_too(label: str) -> None:
-    """The adapters decode a label's JSON as the service does (rl_client.schemas.label_object):
+    """The adapters decode a label's JSON as the service does (rlvr_contract.labels.label_object):
     NaN or nesting too deep is an error naming the sample, not a RecursionError or a value the
     service would refuse."""
     with pytest.raises(ValueError, match="sample 3: .*(NaN|deeper)"):

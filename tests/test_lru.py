@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from verifier.lru import LRU
+from verifier.service.lru import LRU
 
 
 def test_least_recently_used_goes_first() -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 
 from tests.peer import peer_file
-from verifier.chunk import process_chunk
+from verifier.service.chunk import process_chunk
 
 GOAL = 0.95
 # The machine running this may be shared and loaded: a generous deadline, so that a reference

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from rl_client.schemas import MathItem
+from rlvr_contract.schemas import MathItem
 from tests.math_completions import verdict
 from verifier.kinds.answer_region import MAX_BOX_CHARS, last_box
 from verifier.kinds.math import check_math

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from rl_client.schemas import MathItem
+from rlvr_contract.schemas import MathItem
 from tests.procs import wait_until
 from verifier.kinds.math import check_math
 from verifier.kinds.math.isolation import GradingProcess, grading_process
@@ -198,7 +198,7 @@ HELPER_OWNER_SCRIPT = """
 import sys, time
 from verifier.kinds.math import check_math
 from verifier.kinds.math.isolation import grading_process
-from rl_client.schemas import MathItem
+from rlvr_contract.schemas import MathItem
 assert check_math(MathItem(response="\\\\boxed{2}", answer="2")).status == "correct"
 print(grading_process().pid, flush=True)
 if sys.argv[1] == "hang":

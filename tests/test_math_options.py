@@ -9,7 +9,7 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
-from rl_client.schemas import MathItem, MathOptions, parse_item
+from rlvr_contract.schemas import MathItem, MathOptions, parse_item
 from verifier.kinds.math import check_math
 
 C, W = "correct", "wrong"

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from rl_client.schemas import MathItem
+from rlvr_contract.schemas import MathItem
 from verifier.kinds.math import check_math
 from verifier.kinds.math.reference import answer_is_list, reference_answer
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from rl_client.schemas import MathItem
+from rlvr_contract.schemas import MathItem
 from verifier.kinds.math import check_math
 from verifier.kinds.math.normalize import normalize
 from verifier.kinds.math.parse import SllConverter, latex_to_sympy, parse_latex
-from verifier.lru import LRU
+from verifier.service.lru import LRU
 
 C, W = "correct", "wrong"
 

@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from rl_client.schemas import CodeItem, Result
+from rlvr_contract.schemas import CodeItem, Result
 from verifier.kinds.code import process_settings, run_code_items
 from verifier.sandbox.backend import JAIL_DIR
 from verifier.sandbox.bubblewrap import outer_uid

@@ -15,12 +15,12 @@ from multiprocessing import get_context
 
 import pytest
 
-from rl_client.schemas import CodeItem, Limits
+from rlvr_contract.schemas import CodeItem, Limits
 from verifier.config import Settings
 from verifier.kinds.code import process_settings, run_code_items
 from verifier.kinds.code.languages import find_language
 from verifier.kinds.code.limits import run_limits
-from verifier.sandbox import RunRequest, protocol
+from verifier.sandbox import RunRequest, worker_jail
 from verifier.sandbox.factory import get_backend
 
 needs_jail = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
@@ -30,17 +30,17 @@ ITEM = CodeItem(language="python", response="print(int(input()) + 1)",
 
 def test_framing_round_trip_and_errors():
     read_fd, write_fd = os.pipe()
-    protocol.write_message(write_fd, {"op": "run", "n": 1}, {"a": b"\x00\x01", "b": b""})
-    header, blobs = protocol.read_message(read_fd, timeout_s=5)
+    worker_jail.write_message(write_fd, {"op": "run", "n": 1}, {"a": b"\x00\x01", "b": b""})
+    header, blobs = worker_jail.read_message(read_fd, timeout_s=5)
     assert header == {"op": "run", "n": 1} and blobs == {"a": b"\x00\x01", "b": b""}
-    with pytest.raises(protocol.ProtocolError, match="timed out"):
-        protocol.read_message(read_fd, timeout_s=0.05)
+    with pytest.raises(worker_jail.ProtocolError, match="timed out"):
+        worker_jail.read_message(read_fd, timeout_s=0.05)
     os.write(write_fd, b"\x00\x00\x00\x05{bad}")
-    with pytest.raises(protocol.ProtocolError, match="malformed"):
-        protocol.read_message(read_fd, timeout_s=5)
+    with pytest.raises(worker_jail.ProtocolError, match="malformed"):
+        worker_jail.read_message(read_fd, timeout_s=5)
     os.close(write_fd)
-    with pytest.raises(protocol.ProtocolError, match="closed"):
-        protocol.read_message(read_fd, timeout_s=5)
+    with pytest.raises(worker_jail.ProtocolError, match="closed"):
+        worker_jail.read_message(read_fd, timeout_s=5)
     os.close(read_fd)
 
 
@@ -122,7 +122,7 @@ def test_exit_leaves_no_processes_behind():
     script = textwrap.dedent("""
         import os
         from verifier.kinds.code import run_code_items
-        from rl_client.schemas import CodeItem
+        from rlvr_contract.schemas import CodeItem
         item = CodeItem(language="python", response="import time\\ntime.sleep(30)",
                         limits={"time_s": 5}, tests={"type": "stdio", "cases": [{"output": ""}]})
         print(os.getpid(), flush=True)

@@ -7,7 +7,8 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from rl_client.schemas import (
+from rlvr_contract.labels import item_from_label
+from rlvr_contract.schemas import (
     AssertTests,
     CallTests,
     CodeItem,
@@ -16,7 +17,6 @@ from rl_client.schemas import (
     Status,
     StdioTests,
     VerifyRequest,
-    item_from_label,
     parse_item,
 )
 

@@ -17,8 +17,8 @@ import pytest
 
 from rl_client import VerifierClient
 from rl_client._core import ClientCore
-from rl_client.schemas import CodeItem
-from rl_client.settings import ClientSettings, client_settings
+from rlvr_contract.client_settings import ClientSettings, client_settings
+from rlvr_contract.schemas import CodeItem
 from verifier.config import Settings, SettingsError, env_name, load_settings, unknown_variables
 from verifier.executors.celery_app import make_celery
 from verifier.executors.embedded import EmbeddedExecutor
@@ -64,7 +64,8 @@ def documents(cell: str, default: object) -> bool:
 @pytest.mark.parametrize(("table", "model"), [(0, Settings), (1, ClientSettings)],
                          ids=["service", "client"])
 def test_the_docs_table_is_the_settings_model(table: int, model: type) -> None:
-    """The service's table is verifier.config.Settings, the client's rl_client.settings'."""
+    """The service's table is verifier.config.Settings, the client's
+    rlvr_contract.client_settings'."""
     rows = documented_settings(table)
     fields = model.model_fields
     assert set(rows) == {env_name(name) for name in fields}, (

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import docker
 import pytest
 
-from rl_client.schemas import CodeItem
+from rlvr_contract.schemas import CodeItem
 from tests.stack_helpers import REPO, builds_images, require_runner_images
 from verifier.config import Settings
 from verifier.kinds.code.runner import CodeRunner

@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
-from rl_client.tool_schemas import MAX_CODE_CHARS, MAX_FILES, MAX_FILES_BYTES
+from rlvr_contract.tool_schemas import MAX_CODE_CHARS, MAX_FILES, MAX_FILES_BYTES
 from tests.procs import start_server
 from tests.test_code_languages import PROGRAMS
 from verifier.tools.languages import NOT_SERVED, SANDBOX_FUSION

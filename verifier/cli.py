@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from verifier.config import Settings, SettingsError, load_settings, unknown_variables
-from verifier.logs import setup_logging
+from verifier.service.logs import setup_logging
 
 app = typer.Typer(help="Verifier-as-a-service: rewards for RL from math answers and code tests.",
                   no_args_is_help=True, pretty_exceptions_enable=False)
@@ -103,9 +103,9 @@ def check(
     Bad lines are reported with their line numbers; the other lines are still scored. Exits
     with status 1 when any line was skipped.
     """
-    from rl_client import strict_json
-    from rl_client.schemas import parse_item
-    from verifier.service import item_problem
+    from rlvr_contract import strict_json
+    from rlvr_contract.schemas import parse_item
+    from verifier.service.verification import item_problem
 
     # Worker processes log at warning here: per-chunk lines would break up the progress bar.
     settings = _settings(log_level="warning", workers=workers)
@@ -149,9 +149,9 @@ def check(
 
 
 async def _score_locally(settings: Settings, items: list) -> list:
-    from verifier.cache import MemoryCache
     from verifier.executors.embedded import EmbeddedExecutor
-    from verifier.service import VerificationService
+    from verifier.service.cache import MemoryCache
+    from verifier.service.verification import VerificationService
 
     executor = EmbeddedExecutor(settings)
     service = VerificationService(settings.model_copy(update={"max_backlog": len(items)}),

@@ -6,7 +6,7 @@ executors and, explicitly, every worker process (a pool process gets the server'
 worker its own command's). A bad value stops the start with an error naming the variable;
 nothing falls back silently. The jail's programs never read these: they get what they need as
 arguments (the launch spec, each request). The client's variables (`VERIFIER_URL`,
-`VERIFIER_API_KEY`, ...) belong to `rl_client.settings`, not here. Any other `VERIFIER_*`
+`VERIFIER_API_KEY`, ...) belong to `rlvr_contract.client_settings`, not here. Any other `VERIFIER_*`
 variable is most likely a typo, which would otherwise change nothing and say nothing: the
 commands name each one in a warning, or refuse to start (VERIFIER_UNKNOWN_VARIABLES=refuse).
 """
@@ -21,7 +21,7 @@ from typing import Any, Literal
 from pydantic import Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from rl_client.settings import ClientSettings
+from rlvr_contract.client_settings import ClientSettings
 
 ENV_PREFIX = "VERIFIER_"
 LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
@@ -52,8 +52,8 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(64 * 1024 * 1024, ge=1024)
     max_items: int = Field(16_384, ge=1)
     max_backlog: int = Field(65_536, ge=1)
-    # Budgets: what one request may ask of the workers (see verifier/budget.py). A case's own
-    # limits above the first two are lowered to them; an item or a request over the other two
+    # Budgets: what one request may ask of the workers (see verifier/service/budget.py). A case's
+    # own limits above the first two are lowered to them; an item or a request over the other two
     # is a 422.
     max_case_time_s: float = Field(60.0, gt=0, le=60)
     max_case_memory_mb: int = Field(8192, ge=16, le=8192)

@@ -1,77 +1,21 @@
-"""What the framework adapters share: labels to items, and one client per process (and loop)."""
+"""What the framework adapters share: one client per process (and loop), and coalescing.
+
+Labels to items is the contract's (`rlvr_contract/labels.py`): the service reads them too."""
 
 from __future__ import annotations
 
 import asyncio
 import threading
 import weakref
-from collections.abc import Callable, Hashable, Mapping
+from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
-
-from pydantic import ValidationError
 
 from rl_client._async import AsyncVerifierClient
 from rl_client._sync import VerifierClient
-from rl_client.integrations._contest import contest_item, is_contest_row
-from rl_client.schemas import CodeItem, MathItem, Result, Status, item_from_label, label_object
-from rl_client.settings import client_settings
+from rlvr_contract.client_settings import client_settings
+from rlvr_contract.schemas import CodeItem, MathItem, Result
 
-_ITEM_KEYS = frozenset({"kind", "tests", "answer"})
 T = TypeVar("T")
-
-
-def plain(value: Any) -> Any:
-    """Numpy arrays/scalars (how verl and pandas hand over parquet columns) -> Python values."""
-    if isinstance(value, Mapping):
-        return {key: plain(inner) for key, inner in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(inner) for inner in value]
-    if hasattr(value, "tolist"):
-        return plain(value.tolist())
-    return value
-
-
-def build_item(response: str, label: Any, *, kind: str | None = None,
-               language: str | None = None, where: str = "") -> MathItem | CodeItem:
-    """One item from a completion and its dataset label.
-
-    The label is a math reference answer, a whole item (dict or JSON string with `kind`,
-    `tests` or `answer`), a competitive-programming row (see _contest.py), or, when `kind` is
-    "code", the tests alone in any shape the schema accepts (v1, APPS/TACO `inputs`/`outputs`,
-    HumanEval, MBPP; dict or JSON string).
-    """
-    label = plain(label)
-    if label is None:
-        raise ValueError(f"{where}no label (reference answer or tests) for this sample")
-    try:
-        decoded = label_object(label)
-    except ValueError as exc:  # NaN or nesting too deep in the label's JSON
-        raise ValueError(f"{where}{exc}") from None
-    if decoded is not None and is_contest_row(decoded):  # Codeforces, CodeContests+, IOI rows
-        try:
-            label = decoded = {"kind": "code", **contest_item(decoded)}
-        except (ValueError, TypeError, AttributeError) as exc:
-            raise ValueError(f"{where}cannot read the contest row: {exc}") from exc
-    if kind == "code" and decoded is not None and not (_ITEM_KEYS & decoded.keys()):
-        label = {"kind": "code", "tests": decoded}
-        decoded = label
-    if kind == "code" and decoded is None:
-        raise ValueError(f"{where}a code sample needs tests (a dict or JSON object), "
-                         f"got {str(label)[:80]!r}")
-    if language and decoded is not None and "language" not in decoded:
-        label = {**decoded, "language": language}
-    try:
-        return item_from_label(response, label, default_kind="code" if kind == "code" else "math")
-    except (ValidationError, ValueError) as exc:
-        raise ValueError(f"{where}cannot build a verifier item from label "
-                         f"{str(label)[:80]!r}: {exc}") from exc
-
-
-def training_reward(result: Result, infra_error_score: float) -> float:
-    """For frameworks that cannot mask a sample: an infra_error scores `infra_error_score`."""
-    if result.status == Status.infra_error or result.reward is None:
-        return infra_error_score
-    return result.reward
 
 
 class Coalescer:

@@ -21,10 +21,11 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from rl_client._core import rewards_of
-from rl_client.integrations._contest import CASE_KEYS, ROW_KEYS, is_contest_row
-from rl_client.integrations._shared import build_item, shared_async_client, shared_client
-from rl_client.integrations.routing import route
-from rl_client.schemas import CodeItem, MathItem, Result, Status
+from rl_client.integrations._shared import shared_async_client, shared_client
+from rlvr_contract.contest_rows import CASE_KEYS, ROW_KEYS, is_contest_row
+from rlvr_contract.labels import build_item
+from rlvr_contract.routing import route
+from rlvr_contract.schemas import CodeItem, MathItem, Result, Status
 
 # TRL awaits `async def` reward functions (on its own event loop) from this release on.
 TRL_ASYNC_REWARDS = "0.27.0"

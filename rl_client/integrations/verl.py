@@ -26,15 +26,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from rl_client.integrations._shared import (
-    build_item,
-    plain,
-    shared_client,
-    shared_coalescer,
-    training_reward,
-)
-from rl_client.integrations.routing import route
-from rl_client.schemas import CodeItem, MathItem, Result, Status
+from rl_client.integrations._shared import shared_client, shared_coalescer
+from rlvr_contract.labels import build_item, plain, training_reward
+from rlvr_contract.routing import route
+from rlvr_contract.schemas import CodeItem, MathItem, Result, Status
 
 CODE_DATA_SOURCES = frozenset({"codecontests", "apps", "codeforces", "taco"})
 

@@ -30,6 +30,7 @@ RUN pip install vllm==0.33.0 matplotlib==3.11.2
 # of the service's dependencies itself, so requirements.lock does not apply here).
 COPY pyproject.toml README.md /tmp/src/
 COPY verifier /tmp/src/verifier
+COPY rlvr_contract /tmp/src/rlvr_contract
 COPY rl_client /tmp/src/rl_client
 COPY trainer /tmp/src/trainer
 RUN pip install "/tmp/src[trainer]" vllm==0.33.0 && rm -rf /tmp/src

@@ -10,19 +10,24 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 
-from rl_client.tool_schemas import TOO_LARGE
+from rlvr_contract.tool_schemas import TOO_LARGE
 from verifier import __version__
 from verifier.api.disconnect import ClientGone
 from verifier.api.middleware import BodySizeLimit, RequestId, RequestMetrics
 from verifier.api.routes import health, jobs, openrlhf, status, tools, verify
 from verifier.api.strict_body import RefusedBody
-from verifier.cache import MemoryCache, RedisCache
 from verifier.config import Settings, load_settings
 from verifier.executors import Busy, ServiceUnavailable
 from verifier.executors.factory import make_executor
-from verifier.job_records import MemoryRecords, RedisRecords
-from verifier.jobs import JobStore
-from verifier.service import InvalidItems, Overloaded, TooManyItems, VerificationService
+from verifier.service.cache import MemoryCache, RedisCache
+from verifier.service.job_records import MemoryRecords, RedisRecords
+from verifier.service.jobs import JobStore
+from verifier.service.verification import (
+    InvalidItems,
+    Overloaded,
+    TooManyItems,
+    VerificationService,
+)
 from verifier.tools.service import InvalidRequest, ToolService
 from verifier.tools.session_routing import LocalSessions, RedisSessions
 from verifier.tools.sessions import PROBLEM_STATUS, SessionProblem

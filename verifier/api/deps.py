@@ -17,8 +17,8 @@ from fastapi import Depends, HTTPException, Request, status
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from verifier.config import Settings
-from verifier.jobs import JobStore
-from verifier.service import VerificationService
+from verifier.service.jobs import JobStore
+from verifier.service.verification import VerificationService
 from verifier.tools.service import ToolService
 
 _bearer = HTTPBearer(auto_error=False)

@@ -7,7 +7,7 @@ import uuid
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from verifier import logs, metrics
+from verifier.service import logs, metrics
 
 
 async def _send_json(send: Send, status: int, body: dict) -> None:

@@ -1,4 +1,4 @@
-"""Request bodies read as strict JSON (rl_client/strict_json.py) on the routes that take one.
+"""Request bodies read as strict JSON (rlvr_contract/strict_json.py) on the routes that take one.
 
 NaN, Infinity and nesting past the documented depth are 422s naming the field, in the shape of
 every other validation error, instead of values that slip through (or a 400 or 500).
@@ -12,7 +12,7 @@ from typing import Any
 from fastapi import HTTPException, Request, Response, status
 from fastapi.routing import APIRoute
 
-from rl_client import strict_json
+from rlvr_contract import strict_json
 
 
 class RefusedBody(HTTPException):

@@ -1,6 +1,6 @@
 """Execution back ends: where chunks of items get scored.
 
-Both back ends call the same `verifier.chunk.process_chunk` (and, for a `/run_code` program,
+Both back ends call the same `verifier.service.chunk.process_chunk` (and, for a `/run_code` program,
 `verifier.tools.run_code.run_tool_code`); they differ only in transport: a local process pool
 (embedded) or Celery over Redis (distributed, whose worker side is `celery_app.py`). This module
 is their interface; `factory.py` chooses one.
@@ -50,7 +50,7 @@ class Executor(Protocol):
 
 def infra_errors(items: list[dict[str, Any]], reason: str) -> list[dict[str, Any]]:
     """One `infra_error` result per item: the verifier failed, the policy did not."""
-    from rl_client.schemas import Result
+    from rlvr_contract.schemas import Result
 
     return [Result.infra_error(item.get("id"), reason).model_dump(mode="json") for item in items]
 

@@ -29,13 +29,13 @@ from celery.signals import (
 from celery.worker.request import Request
 from redis.exceptions import RedisError
 
-from verifier import logs
-from verifier.chunk import process_chunk
 from verifier.config import Settings
 from verifier.executors import infra_errors, liveness
 from verifier.kinds.code import configure as configure_code
 from verifier.kinds.code import warm_up as warm_up_code
 from verifier.kinds.math import warm_up as warm_up_math
+from verifier.service import logs
+from verifier.service.chunk import process_chunk
 from verifier.tools.run_code import run_tool_code
 from verifier.tools.session_routing import serve_sessions
 

@@ -35,7 +35,6 @@ import redis.asyncio as aioredis
 from kombu.exceptions import OperationalError
 from redis.exceptions import RedisError
 
-from verifier import logs, metrics
 from verifier.config import Settings
 from verifier.executors import (
     Busy,
@@ -45,6 +44,7 @@ from verifier.executors import (
     liveness,
 )
 from verifier.executors.celery_app import RUN_CODE_TASK, TASK_NAME, make_celery
+from verifier.service import logs, metrics
 from verifier.tools.run_code import sandbox_error
 
 log = logging.getLogger(__name__)

@@ -25,14 +25,14 @@ import time
 from multiprocessing.connection import Connection
 from typing import Any
 
-from verifier import logs, metrics
-from verifier.chunk import process_chunk
 from verifier.config import Settings
-from verifier.deadline import die_with_parent
 from verifier.executors import Busy, WorkerDied, deadline_passed, infra_errors
 from verifier.kinds.code import configure as configure_code
 from verifier.kinds.code import warm_up as warm_up_code
 from verifier.kinds.math import warm_up as warm_up_math
+from verifier.service import logs, metrics
+from verifier.service.chunk import process_chunk
+from verifier.service.deadline import die_with_parent
 from verifier.tools.run_code import run_tool_code, sandbox_error
 
 log = logging.getLogger(__name__)

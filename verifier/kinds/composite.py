@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from rl_client.schemas import CompositeItem, Result, Status
+from rlvr_contract.schemas import CompositeItem, Result, Status
 from verifier.config import Settings
 from verifier.kinds.kind import Kind, Kinds
 

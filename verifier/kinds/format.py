@@ -1,7 +1,7 @@
 """Format rewards: is the completion laid out as asked (reasoning block, answer tag, box).
 
 The answer region is read as every other kind reads it (`verifier.kinds.answer_region`), and the
-check runs in the calling thread's deadline helper (`verifier/deadline.py`) like the other
+check runs in the calling thread's deadline helper (`verifier/service/deadline.py`) like the other
 kinds' work on a response: whatever the response's shape, an item ends by its deadline.
 """
 
@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import re
 
-from rl_client.item_kinds import FormatItem
-from rl_client.schemas import Result, Status
+from rlvr_contract.item_kinds import FormatItem
+from rlvr_contract.schemas import Result, Status
 from verifier.config import setting_default
-from verifier.deadline import deadline_helper, early_result
 from verifier.kinds.answer_region import boxes, strip_thinking, tag_contents
 from verifier.kinds.kind import Kind, one_at_a_time
+from verifier.service.deadline import deadline_helper, early_result
 
 
 def follows_template(item: FormatItem) -> tuple[bool, str]:

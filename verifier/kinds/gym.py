@@ -3,8 +3,8 @@
 An item brings its entry (after a JSON round trip), or the seed and index from which the
 service regenerates it: `create_dataset(task, seed=seed, **config)[index]`. Building the
 dataset, generating and scoring run task code on request data, so all run in the deadline
-helper (`verifier/deadline.py`); building or generating that runs out of time is the dataset's
-problem (`infra_error`), a scorer that does is the response's (`timeout`).
+helper (`verifier/service/deadline.py`); building or generating that runs out of time is the
+dataset's problem (`infra_error`), a scorer that does is the response's (`timeout`).
 
 What a JSON round trip breaks, and how it is mended (checked for every registered task by
 `tests/test_kinds_gym.py`):
@@ -28,12 +28,12 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
-from rl_client.item_kinds import ReasoningGymItem
-from rl_client.schemas import Result, Status
+from rlvr_contract.item_kinds import ReasoningGymItem
+from rlvr_contract.schemas import Result, Status
 from verifier.config import Settings, setting_default
-from verifier.deadline import deadline_helper
 from verifier.kinds.answer_region import extract, strip_thinking, tag_contents
 from verifier.kinds.kind import Kind, one_at_a_time, settings_free
+from verifier.service.deadline import deadline_helper
 
 INSTALL_HINT = "install the service with the [gym] extra (pip install 'rlvr-verifier[gym]')"
 # Datasets and regenerated entries kept per helper process; a GRPO group shares one entry.

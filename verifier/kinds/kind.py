@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from rl_client.schemas import Result
+from rlvr_contract.schemas import Result
 from verifier.config import Settings
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from rl_client.item_kinds import LengthItem
-from rl_client.schemas import Result, Status
+from rlvr_contract.item_kinds import LengthItem
+from rlvr_contract.schemas import Result, Status
 from verifier.kinds.answer_region import strip_thinking
 from verifier.kinds.instructions.text import words
 from verifier.kinds.kind import Kind, one_at_a_time

@@ -1,7 +1,7 @@
 """Every reward kind, listed once; admission and scoring look an item's kind up here.
 
 Adding a kind is one module exposing a `Kind` (see `verifier.kinds.kind`), its tests, and its
-line in `KINDS` below; its item model is the contract's (`rl_client.schemas.ITEM_MODELS`), and
+line in `KINDS` below; its item model is the contract's (`rlvr_contract.schemas.ITEM_MODELS`), and
 tests/test_kinds_registry.py holds the two lists equal.
 """
 
@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-from rl_client.schemas import Result
+from rlvr_contract.schemas import Result
 from verifier.config import Settings
 from verifier.kinds import code, composite, gym, instructions, length, text
 from verifier.kinds import format as format_kind

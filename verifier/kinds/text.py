@@ -1,9 +1,9 @@
 """Text matching: exact, normalised (SQuAD), regex, token F1 and multiple-choice letters.
 
 The whole check (reading the answer region, then matching) runs in the calling thread's
-deadline helper (`verifier/deadline.py`), as every kind's work on a response does: a regex comes
-from the dataset and the text from the policy, and Python's `re` can backtrack for ever on such
-a pair; the rest is linear, but a deadline holds whatever the response's shape.
+deadline helper (`verifier/service/deadline.py`), as every kind's work on a response does: a
+regex comes from the dataset and the text from the policy, and Python's `re` can backtrack for
+ever on such a pair; the rest is linear, but a deadline holds whatever the response's shape.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ import re
 import string
 from collections import Counter, deque
 
-from rl_client.item_kinds import TextItem
-from rl_client.schemas import Result, Status
+from rlvr_contract.item_kinds import TextItem
+from rlvr_contract.schemas import Result, Status
 from verifier.config import setting_default
-from verifier.deadline import deadline_helper, early_result
 from verifier.kinds.answer_region import extract
 from verifier.kinds.kind import Kind, one_at_a_time, settings_free
+from verifier.service.deadline import deadline_helper, early_result
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation)

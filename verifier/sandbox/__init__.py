@@ -1,5 +1,5 @@
 """The sandbox: a jail per worker slot that runs hostile code (see backend.py; jail/ holds the
-programs that run inside it)."""
+isolation mechanism that runs inside it, harness/ what runs Python tests there)."""
 
 from verifier.sandbox.backend import (
     ArtefactStore,

@@ -6,7 +6,7 @@ ended. The code runner knows nothing else about the jail, so a backend is swappa
 (`docker_backend.py`, a class `DockerBackend` implementing `SandboxBackend`).
 
 The supervisor in `jail/supervisor.py` speaks the request/outcome format below over
-`protocol.py` framing; a container backend can run that same supervisor inside its container and
+`worker_jail.py` framing; a container backend can run that same supervisor inside its container and
 reuse `SupervisorClient` from `bubblewrap.py` for everything but the launch.
 """
 
@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from verifier.sandbox.protocol import PEER
+from verifier.sandbox.worker_jail import PEER
 
 # The jail's layout, the same for every backend: where its programs are, how its Python starts
 # (no site, no bytecode writing, UTF-8 mode), and the environment a run starts from.
@@ -25,16 +25,16 @@ JAIL_PYTHON_FLAGS = ("-s", "-S", "-B", "-X", "utf8")
 JAIL_ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp", "TMPDIR": "/tmp",
             "LANG": "C.UTF-8", "PYTHONHASHSEED": "0"}
 SANDBOX_DIR = Path(__file__).resolve().parent
-JAIL_DIR = SANDBOX_DIR / "jail"
-# Host modules the jail's programs import too (standard library only), and the Python harness
-# while it lives in this folder.
-JAIL_SHARED = (SANDBOX_DIR / "protocol.py", SANDBOX_DIR.parent / "lru.py")
+JAIL_DIR = SANDBOX_DIR / "jail"  # the isolation mechanism: launcher, supervisor, runners
+HARNESS_DIR = SANDBOX_DIR / "harness"  # what runs Python inside it: judge, contestant, ...
+# Host modules the jail's programs import too (standard library only).
+JAIL_SHARED = (SANDBOX_DIR / "worker_jail.py", SANDBOX_DIR.parent / "service" / "lru.py")
 
 
 def jail_files() -> dict[str, str]:
     """The files the jail gets a copy of, flat in JAIL_HARNESS (jail path -> host path): every
-    module of `jail/` and the shared ones."""
-    modules = [*JAIL_SHARED, *sorted(JAIL_DIR.glob("*.py"))]
+    module of `jail/` and `harness/`, and the shared ones."""
+    modules = [*JAIL_SHARED, *sorted(JAIL_DIR.glob("*.py")), *sorted(HARNESS_DIR.glob("*.py"))]
     return {f"{JAIL_HARNESS}/{path.name}": str(path) for path in modules
             if path.name != "__init__.py" and path.exists()}
 

@@ -27,7 +27,7 @@ import tempfile
 import threading
 from dataclasses import dataclass, replace
 
-from verifier.sandbox import protocol
+from verifier.sandbox import worker_jail
 from verifier.sandbox.backend import (
     JAIL_DIR,
     JAIL_ENV,
@@ -213,8 +213,8 @@ class SupervisorClient:
                                         stderr=self._stderr, close_fds=True,
                                         start_new_session=True)
         try:
-            hello, _ = protocol.read_message(self.process.stdout.fileno(), STARTUP_TIMEOUT_S)
-        except protocol.ProtocolError as exc:
+            hello, _ = worker_jail.read_message(self.process.stdout.fileno(), STARTUP_TIMEOUT_S)
+        except worker_jail.ProtocolError as exc:
             detail = self.stderr_text()
             self.close()
             raise SandboxUnavailable(f"the jail did not start: {exc}: {detail}") from exc
@@ -228,10 +228,10 @@ class SupervisorClient:
     def request(self, header: dict, blobs: dict[str, bytes], timeout_s: float
                 ) -> tuple[dict, dict[str, bytes]]:
         try:
-            protocol.write_message(self.process.stdin.fileno(), header, blobs)
+            worker_jail.write_message(self.process.stdin.fileno(), header, blobs)
         except OSError as exc:
-            raise protocol.ProtocolError(f"the jail is gone: {exc}") from exc
-        return protocol.read_message(self.process.stdout.fileno(), timeout_s)
+            raise worker_jail.ProtocolError(f"the jail is gone: {exc}") from exc
+        return worker_jail.read_message(self.process.stdout.fileno(), timeout_s)
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -294,7 +294,7 @@ class BubblewrapBackend:
                     return exchange(self._jail(), request, timeout, self._cgroup)
                 except SandboxUnavailable as exc:
                     return RunOutcome(error=str(exc))
-                except (protocol.ProtocolError, OSError) as exc:
+                except (worker_jail.ProtocolError, OSError) as exc:
                     failure = f"{exc}; {self._client.stderr_text() if self._client else ''}"
                     self._discard()
             return RunOutcome(error=f"the jail failed twice: {failure}")

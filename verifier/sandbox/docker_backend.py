@@ -32,7 +32,7 @@ import docker
 from docker.errors import DockerException
 from docker.utils.socket import STDERR, STDOUT, frames_iter
 
-from verifier.sandbox import protocol
+from verifier.sandbox import worker_jail
 from verifier.sandbox.backend import (
     JAIL_SHARED,
     SANDBOX_DIR,
@@ -81,10 +81,11 @@ for path, text in files.items():
     with open(target, "w") as out:
         out.write(text)
 sys.path.insert(0, {HARNESS_ROOT!r})
-from verifier.sandbox import bubblewrap, protocol
+from verifier.sandbox import bubblewrap
+from verifier.sandbox import worker_jail
 tools = bubblewrap.discover_tools({DEFAULT_JAIL_PYTHON!r})
 launcher, _ = bubblewrap.build_launch(tools, None, None)
-protocol.write_message(1, {{"tools": {{name: t.jail_path for name, t in tools.items()}}}})
+worker_jail.write_message(1, {{"tools": {{name: t.jail_path for name, t in tools.items()}}}})
 os.execv(launcher[0], launcher)
 """
 
@@ -182,14 +183,14 @@ class ContainerJail:
             self._pump.start()
             api.start(self.container_id)
             os.write(self._socket.fileno(), harness_payload())
-            announced, _ = protocol.read_message(self._stdout_r, STARTUP_TIMEOUT_S)
+            announced, _ = worker_jail.read_message(self._stdout_r, STARTUP_TIMEOUT_S)
             self.tools: dict[str, str] = announced["tools"]
-            hello, _ = protocol.read_message(self._stdout_r, STARTUP_TIMEOUT_S)
+            hello, _ = worker_jail.read_message(self._stdout_r, STARTUP_TIMEOUT_S)
             self.python_version = hello.get("python")
             self.bytecode_magic: str | None = hello.get("bytecode_magic")
             init_pid = api.inspect_container(self.container_id)["State"]["Pid"]
             self.cgroup = container_cgroup(init_pid) if settings.cgroup else None
-        except (protocol.ProtocolError, OSError, KeyError, DockerException) as exc:
+        except (worker_jail.ProtocolError, OSError, KeyError, DockerException) as exc:
             detail = self.stderr_text()
             self.close()
             raise SandboxUnavailable(f"runner container {image} did not start: {exc!r}: "
@@ -216,10 +217,10 @@ class ContainerJail:
     def request(self, header: dict, blobs: dict[str, bytes], timeout_s: float
                 ) -> tuple[dict, dict[str, bytes]]:
         try:
-            protocol.write_message(self._socket.fileno(), header, blobs)
+            worker_jail.write_message(self._socket.fileno(), header, blobs)
         except OSError as exc:
-            raise protocol.ProtocolError(f"the runner container is gone: {exc}") from exc
-        return protocol.read_message(self._stdout_r, timeout_s)
+            raise worker_jail.ProtocolError(f"the runner container is gone: {exc}") from exc
+        return worker_jail.read_message(self._stdout_r, timeout_s)
 
     def alive(self) -> bool:
         return self._pump.is_alive()
@@ -357,7 +358,7 @@ class DockerBackend:
                     return outcome
                 except SandboxUnavailable as exc:
                     return RunOutcome(error=str(exc))
-                except (protocol.ProtocolError, OSError) as exc:
+                except (worker_jail.ProtocolError, OSError) as exc:
                     # A replacement container has an empty artefact cache: a run that needs an
                     # artefact then answers `missing_artefact`, and the runner builds again.
                     jail = self._jails.pop(group, None)

@@ -18,16 +18,21 @@ import signal
 from dataclasses import replace
 from typing import Any
 
-from rl_client.schemas import Limits
-from rl_client.tool_schemas import CommandRunResult, CommandRunStatus, RunCodeResponse, RunStatus
+from rlvr_contract.schemas import Limits
+from rlvr_contract.tool_schemas import (
+    CommandRunResult,
+    CommandRunStatus,
+    RunCodeResponse,
+    RunStatus,
+)
 from verifier.config import Settings
 from verifier.kinds.code import process_settings, sandbox
 from verifier.kinds.code.bytecode import jail_bytecode
 from verifier.kinds.code.languages import MIB, Language, find_language, language_env
 from verifier.kinds.code.limits import COMPILE_MEMORY_MB, compile_limits, run_limits
-from verifier.lru import LRU
 from verifier.sandbox import ArtefactStore, RunOutcome, RunRequest, SandboxBackend, SandboxLimits
 from verifier.sandbox.backend import JAIL_ENV
+from verifier.service.lru import LRU
 
 COMPILE_FAILURES_KEPT = 256  # compile errors remembered by source: verl sends a program per case
 _compile_failures: LRU[str, dict[str, Any]] = LRU(COMPILE_FAILURES_KEPT)

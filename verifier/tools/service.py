@@ -15,7 +15,7 @@ import math
 import time
 from typing import Any
 
-from rl_client.tool_schemas import (
+from rlvr_contract.tool_schemas import (
     CellRunResult,
     CommandRunResult,
     CommandRunStatus,
@@ -28,13 +28,13 @@ from rl_client.tool_schemas import (
     SessionStatus,
     directory_clash,
 )
-from verifier import metrics
-from verifier.budget import RUN_SLACK_S
 from verifier.config import Settings
 from verifier.executors import Busy, Executor, ServiceUnavailable
 from verifier.kinds.code import admitted_languages
 from verifier.sandbox.bubblewrap import REPLY_GRACE_S, STARTUP_TIMEOUT_S
-from verifier.service import VerificationService
+from verifier.service import metrics
+from verifier.service.budget import RUN_SLACK_S
+from verifier.service.verification import VerificationService
 from verifier.tools.languages import UnknownLanguage, tool_language
 from verifier.tools.session_routing import SessionRouter
 from verifier.tools.sessions import BUSY_WAIT_S, SessionProblem

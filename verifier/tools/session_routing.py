@@ -38,10 +38,10 @@ import redis
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from verifier import logs
 from verifier.config import Settings
-from verifier.deadline import die_with_parent
 from verifier.executors import ServiceUnavailable, liveness
+from verifier.service import logs
+from verifier.service.deadline import die_with_parent
 from verifier.tools.sessions import SessionHost, SessionProblem
 
 log = logging.getLogger(__name__)

@@ -24,8 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from rl_client.schemas import Limits
-from rl_client.tool_schemas import (
+from rlvr_contract.schemas import Limits
+from rlvr_contract.tool_schemas import (
     SessionCreate,
     SessionCreated,
     SessionError,
@@ -39,8 +39,8 @@ from verifier.kinds.code.languages import MIB, find_language
 from verifier.kinds.code.limits import run_limits
 from verifier.sandbox.bubblewrap import REPLY_GRACE_S
 from verifier.sandbox.factory import backend_configuration
-from verifier.sandbox.protocol import ProtocolError
 from verifier.sandbox.session_jail import SessionJail
+from verifier.sandbox.worker_jail import ProtocolError
 from verifier.tools.run_code import fetched_files
 
 log = logging.getLogger(__name__)

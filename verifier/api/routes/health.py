@@ -8,7 +8,7 @@ from fastapi import APIRouter, Depends, Response
 from fastapi.responses import JSONResponse
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from rl_client.schemas import Health, Info
+from rlvr_contract.schemas import Health, Info
 from verifier import __version__
 from verifier.api.deps import ServiceDep, SettingsDep, require_api_key, require_browser_key
 from verifier.kinds.code import admitted_languages, installed_languages

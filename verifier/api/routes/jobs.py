@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 from fastapi import APIRouter, HTTPException, status
 from fastapi.responses import StreamingResponse
 
-from rl_client.schemas import JobCreated, JobState, VerifyRequest
+from rlvr_contract.schemas import JobCreated, JobState, VerifyRequest
 from verifier.api.deps import JobsDep, OwnerDep
 from verifier.api.strict_body import StrictJSONRoute
 

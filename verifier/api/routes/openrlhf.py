@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, HTTPException, Request, status
 
-from rl_client.integrations.openrlhf import openrlhf_items, openrlhf_scores
-from rl_client.schemas import OpenRLHFRequest, OpenRLHFResponse
+from rlvr_contract.openrlhf import openrlhf_items, openrlhf_scores
+from rlvr_contract.schemas import OpenRLHFRequest, OpenRLHFResponse
 from verifier.api.deps import ServiceDep, require_api_key
 from verifier.api.disconnect import unless_disconnected
 from verifier.api.strict_body import StrictJSONRoute
@@ -19,7 +19,7 @@ async def get_reward(request: OpenRLHFRequest, service: ServiceDep,
                      http: Request) -> OpenRLHFResponse:
     """OpenRLHF sends prompt+response concatenated in `query`; labels carry the reference.
 
-    Read as the adapter's file mode reads them (rl_client/integrations/openrlhf.py). OpenRLHF
+    Read as the adapter's file mode reads them (one reading: rlvr_contract/openrlhf.py). OpenRLHF
     cannot mask a sample, so an `infra_error` scores 0.0 here and is flagged in
     `extra_logs.infra_error` for the logs.
     """

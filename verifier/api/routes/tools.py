@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request, Response, status
 
-from rl_client.tool_schemas import (
+from rlvr_contract.tool_schemas import (
     RunCodeRequest,
     RunCodeResponse,
     RunJupyterRequest,

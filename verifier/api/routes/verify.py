@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import APIRouter, Depends, Request
 
-from rl_client.schemas import VerifyRequest, VerifyResponse
+from rlvr_contract.schemas import VerifyRequest, VerifyResponse
 from verifier.api.deps import ServiceDep, require_api_key
 from verifier.api.disconnect import unless_disconnected
 from verifier.api.strict_body import StrictJSONRoute

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from rl_client.schemas import AssertTests, CodeItem, CompressedTests, Result
+from rlvr_contract.schemas import AssertTests, CodeItem, CompressedTests, Result
 from verifier.config import Settings, load_settings
 from verifier.kinds.code import testset
 from verifier.kinds.code.asserts import BrokenTests, plan

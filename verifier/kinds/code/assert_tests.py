@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 from typing import NamedTuple
 
-from rl_client.schemas import AssertTests, Status
+from rlvr_contract.schemas import AssertTests, Status
 from verifier.kinds.code import dialects, harness
 from verifier.kinds.code.asserts import plan
 from verifier.kinds.code.dialects.core import CallsPlan

@@ -15,7 +15,7 @@ constant (a literal, or arithmetic on literals the worker computes as the tests 
 
 Asserts inside loops, `try` blocks or `while` stay in the tests (their constants are rarely
 constant, and a loop could record without end), as does every other form; those run in the
-judge (see verifier/sandbox/jail/judge.py), out of the solution's reach. Comments are dropped;
+judge (see verifier/sandbox/harness/judge.py), out of the solution's reach. Comments are dropped;
 line numbers are kept, so a failure names the line of the tests it came from.
 
 The plan also names what the judge should ask the solution's process for: the names the tests
@@ -44,8 +44,8 @@ import tokenize
 from dataclasses import dataclass
 from typing import Any
 
-from verifier.lru import LRU
-from verifier.sandbox.jail import values
+from verifier.sandbox.harness import values
+from verifier.service.lru import LRU
 
 SITE_FUNCTION = "__verifier_site__"
 _SLOT = object()  # where the recorded value goes among a site's operands

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from rl_client.schemas import CallTests, Status
+from rlvr_contract.schemas import CallTests, Status
 from verifier.kinds.code import harness
 from verifier.kinds.code.asserts import Call, one_value_each
 from verifier.kinds.code.compare import NotJSONLike, json_like, values_equal
 from verifier.kinds.code.submission import Jail, Submission
 from verifier.kinds.code.verdicts import TestVerdict, unfinished
 from verifier.sandbox import RunOutcome, RunRequest
-from verifier.sandbox.jail import values
+from verifier.sandbox.harness import values
 
 
 class CallTestRuns:

@@ -6,7 +6,7 @@ import json
 import math
 from typing import Any
 
-from rl_client.schemas import StdioTests
+from rlvr_contract.schemas import StdioTests
 
 
 def _lines(text: str) -> list[str]:

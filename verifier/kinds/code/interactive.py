@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from rl_client.schemas import Status
+from rlvr_contract.schemas import Status
 from verifier.kinds.code.judges import JudgeVerdict, PreparedJudge
 from verifier.sandbox import RunOutcome, RunRequest
 from verifier.sandbox.backend import JAIL_ENV, JAIL_PYTHON_FLAGS

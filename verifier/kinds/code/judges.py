@@ -32,7 +32,7 @@ import signal
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from rl_client.schemas import JudgeProgram, Limits, Status
+from rlvr_contract.schemas import JudgeProgram, Limits, Status
 from verifier.kinds.code.languages import Language
 from verifier.sandbox import RunOutcome, RunRequest, SandboxLimits
 from verifier.sandbox.backend import JAIL_ENV, JAIL_PYTHON_FLAGS, PeerRun

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import signal
 
-from rl_client.schemas import Limits, Status
+from rlvr_contract.schemas import Limits, Status
 from verifier.kinds.code.languages import MIB, Language, stack_mb
 from verifier.sandbox import RunOutcome, SandboxLimits
 

@@ -5,7 +5,7 @@ outputs stay in this process and are compared here: stdio outputs, `call` return
 the constants of every assert the tests' plan takes out of them (asserts.py). A verdict needs
 positive evidence: stdio tests a zero exit status *and* the expected output; assert tests the
 judge's records carrying the run's nonce, written only when the work is done, by a process the
-solution cannot reach (see verifier/sandbox/jail/judge.py); `call` tests and assert tests that
+solution cannot reach (see verifier/sandbox/harness/judge.py); `call` tests and assert tests that
 are only calls exactly one recorded value per call, each judged here (the one process that
 made the calls holds nothing it could forge a pass with, see asserts.py).
 
@@ -23,7 +23,7 @@ import signal
 import time
 from typing import Any
 
-from rl_client.schemas import (
+from rlvr_contract.schemas import (
     AssertTests,
     CallTests,
     CodeItem,
@@ -45,9 +45,9 @@ from verifier.kinds.code.stdio_tests import StdioTestRuns
 from verifier.kinds.code.submission import Submission, TestShape, case_count
 from verifier.kinds.code.subtasks import score_subtasks
 from verifier.kinds.code.verdicts import TestVerdict
-from verifier.lru import LRU
 from verifier.sandbox import ArtefactStore, RunOutcome, RunRequest, SandboxBackend
 from verifier.sandbox.backend import JAIL_ENV
+from verifier.service.lru import LRU
 
 COMPILE_MESSAGE_CHARS = 4000
 COMPILE_FAILURES_KEPT = 256  # failed compilations remembered (by source), not run again

@@ -13,7 +13,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from rl_client.schemas import JudgeProgram, Result, Status, StdioTests
+from rlvr_contract.schemas import JudgeProgram, Result, Status, StdioTests
 from verifier.kinds.code import harness, interactive
 from verifier.kinds.code.compare import stdout_matches
 from verifier.kinds.code.judges import OUTPUT, JudgeVerdict, PreparedJudge, prepare_judge
@@ -21,8 +21,8 @@ from verifier.kinds.code.languages import MIB, find_language
 from verifier.kinds.code.limits import limit_status, run_limits
 from verifier.kinds.code.submission import Jail, Submission
 from verifier.kinds.code.verdicts import TestVerdict, exit_message
-from verifier.lru import LRU
 from verifier.sandbox import RunOutcome, RunRequest
+from verifier.service.lru import LRU
 
 MAX_SUPPORT_FILE_BYTES = 4 * MIB  # a file of VERIFIER_SUPPORT_FILES_DIR
 REFERENCE_VERDICTS_KEPT = 256  # judge programs' verdicts on a test's reference answer

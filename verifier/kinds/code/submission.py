@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from rl_client.schemas import AssertTests, CodeItem, Limits, Result
+from rlvr_contract.schemas import AssertTests, CodeItem, Limits, Result
 from verifier.config import Settings
 from verifier.kinds.code.dialects.core import CallsPlan
 from verifier.kinds.code.harness import Report

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from rl_client.schemas import Subtask
+from rlvr_contract.schemas import Subtask
 
 
 @dataclass

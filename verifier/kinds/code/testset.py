@@ -25,16 +25,16 @@ from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from rl_client import strict_json
-from rl_client.dataset_shapes import tests_to_v1
-from rl_client.schemas import (
+from rlvr_contract import strict_json
+from rlvr_contract.dataset_shapes import tests_to_v1
+from rlvr_contract.schemas import (
     AssertTests,
     CallTests,
     CompressedTests,
     PlainTests,
     StdioTests,
 )
-from verifier.lru import LRU
+from verifier.service.lru import LRU
 
 DECODED_KEPT_BYTES = 256 * 1024 * 1024  # decoded test sets a worker process keeps (JSON size)
 CHECKED_KEPT = 4096  # digests of compressed sets the API has already checked

@@ -11,7 +11,7 @@ import signal
 from dataclasses import dataclass
 from typing import Any
 
-from rl_client.schemas import Limits, Status
+from rlvr_contract.schemas import Limits, Status
 from verifier.kinds.code import appended
 from verifier.kinds.code.languages import Language
 from verifier.kinds.code.limits import limit_status

@@ -1,7 +1,7 @@
 """Instruction-following constraints: IFEval's and the IF-RLVR training set's.
 
 `check_instructions` strips the reasoning block, then checks every constraint in the calling
-thread's deadline helper (`verifier/deadline.py`): a 200 kB response and language detection
+thread's deadline helper (`verifier/service/deadline.py`): a 200 kB response and language detection
 stay under the same hard limit as a math item. `loose` mode is IFEval's: a constraint holds if
 it holds for the answer, or for it without its first line, its last line, both, or its `*`s.
 """
@@ -12,15 +12,15 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from rl_client.item_kinds import InstructionsItem
-from rl_client.schemas import Result, Status
+from rlvr_contract.item_kinds import InstructionsItem
+from rlvr_contract.schemas import Result, Status
 from verifier.config import setting_default
-from verifier.deadline import deadline_helper, early_result
 from verifier.kinds.answer_region import strip_thinking
 from verifier.kinds.instructions import ifeval, ifrlvr  # noqa: F401  (they fill the registry)
 from verifier.kinds.instructions.registry import REGISTRY, Constraint, build
 from verifier.kinds.instructions.text import load_checkers
 from verifier.kinds.kind import Kind, one_at_a_time, settings_free
+from verifier.service.deadline import deadline_helper, early_result
 
 INSTRUCTION_IDS = sorted(REGISTRY)
 

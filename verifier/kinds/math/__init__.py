@@ -10,7 +10,7 @@ helper process compare them under a hard deadline (`isolation.py` runs `grade.py
 
 from __future__ import annotations
 
-from rl_client.schemas import MathItem, Result, Status
+from rlvr_contract.schemas import MathItem, Result, Status
 from verifier.config import setting_default
 from verifier.kinds.kind import Kind, one_at_a_time
 from verifier.kinds.math.extract import extract_answer

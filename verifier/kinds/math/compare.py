@@ -72,7 +72,7 @@ from sympy.functions.elementary.trigonometric import (
 )
 from sympy.sets.sets import Set
 
-from rl_client.schemas import MathOptions
+from rlvr_contract.schemas import MathOptions
 from verifier.kinds.math.numbers import consistent, exact_decimal, is_number, numbers_equal
 
 # Lists longer than this are compared only element for element as written (each pairing of

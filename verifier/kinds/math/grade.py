@@ -18,7 +18,7 @@ from typing import Any, NamedTuple
 from sympy import Eq, FiniteSet, Tuple, Union
 from sympy.sets.sets import Set
 
-from rl_client.schemas import MathOptions, Status
+from rlvr_contract.schemas import MathOptions, Status
 from verifier.kinds.math import setbuilder
 from verifier.kinds.math.compare import equates_different_values, equivalent
 from verifier.kinds.math.literal import (
@@ -36,7 +36,7 @@ from verifier.kinds.math.normalize import approximation, normalize, readings
 from verifier.kinds.math.numbers import consistent, is_number
 from verifier.kinds.math.parse import parse_latex
 from verifier.kinds.math.shape import hedge_words, is_list, nesting_depth, split_top_level
-from verifier.lru import LRU
+from verifier.service.lru import LRU
 
 # Predictions longer than this are not parsed: a final answer is a short expression.
 MAX_PREDICTION_CHARS = 1_000

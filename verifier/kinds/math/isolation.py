@@ -1,4 +1,4 @@
-"""Grading in the calling thread's killable helper process (`verifier/deadline.py`).
+"""Grading in the calling thread's killable helper process (`verifier/service/deadline.py`).
 
 Why a process: math-verify's own timeout is `signal.alarm`, which only works on a main thread;
 converting some parsed answers to strings never ends; a huge integer power runs in C where no
@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import threading
 
-from rl_client.schemas import MathOptions, Status
-from verifier.deadline import DEFAULT_MEMORY_MB, DeadlineHelper, enter_phase
-from verifier.lru import LRU
+from rlvr_contract.schemas import MathOptions, Status
+from verifier.service.deadline import DEFAULT_MEMORY_MB, DeadlineHelper, enter_phase
+from verifier.service.lru import LRU
 
 # References that could not be parsed in time, remembered so they do not cost a kill each time.
 SLOW_GOLD_MEMORY = 256

@@ -24,7 +24,7 @@ from sympy import Basic, Float, Integer, Mul, Pow, Rational, UnevaluatedExpr, fl
 from sympy.core.relational import Relational
 from sympy.sets.sets import Set
 
-from rl_client.schemas import MathOptions
+from rlvr_contract.schemas import MathOptions
 
 # Exact irrational values must agree to this many significant digits (compared at 60).
 EXACT_DIGITS = 40

@@ -8,7 +8,7 @@ tells the supervisor what it did (notes); it exits after the number of runs the 
 Between two runs every process of the namespace is killed and reaped, and /tmp, /dev/shm and the
 IPC namespace are new (its network namespace has no interface up, and runs can make Unix
 sockets only: nothing of theirs stays there, see namespaces.py); the runner's memory, which
-each run's fork copies, never holds a request's blobs or a program's output (see channel.py).
+each run's fork copies, never holds a request's blobs or a program's output (see runner_worker.py).
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import stat
 import struct
 import time
 
-import protocol
+import worker_jail
 from artefacts import (
     ARTEFACTS,
     UnusableArtefacts,
@@ -29,7 +29,6 @@ from artefacts import (
     place_artefact,
     store_artefacts,
 )
-from channel import HOST_LOCK, Channel, receive, send_reply
 from linux import (
     CLONE_NEWIPC,
     CLONE_NEWNET,
@@ -64,8 +63,9 @@ from program import (
     fork_program,
     prepare_launch,
 )
-from protocol import PEER
+from runner_worker import HOST_LOCK, Channel, receive, send_reply
 from watch import Program, watch
+from worker_jail import PEER
 from workfiles import open_beneath
 
 RUNNER_GRACE_S = 10.0  # beyond the run's wall limit, before the supervisor gives up on a runner
@@ -107,10 +107,10 @@ def runner_main(number: int, channel: Channel, proc: bool, board: Board) -> None
     served = 0
     while True:
         try:
-            spec, layout = protocol.read_header(channel.host_in)
+            spec, layout = worker_jail.read_header(channel.host_in)
             problem = _prepare_workdir(workdir, spec)  # before the request's files arrive
             inputs, receive_error = receive(channel.host_in, layout, _directories(spec))
-        except protocol.ProtocolError:
+        except worker_jail.ProtocolError:
             channel.note(eof=number)  # the worker closed the channel: the jail shuts down
             os._exit(0)
         served += 1

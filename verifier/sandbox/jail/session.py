@@ -37,14 +37,14 @@ import sys
 import time
 
 import notebook
-import protocol
 import warm_python
-from channel import receive, send_reply
+import worker_jail
 from linux import PR_SET_DUMPABLE, libc
 from namespaces import WORKDIR, fork_in_new_pid_namespace, kill_namespace, renew_ipc
 from privileges import drop_privileges
 from program import PIPE_BYTES, close_all_but, fork_program, rlimits_for
 from runner import collect_files, enter_own_namespaces, take_scratch
+from runner_worker import receive, send_reply
 
 ANSWER_SLACK_BYTES = 64 * 1024  # an answer's JSON beyond the result it carries
 FINAL_DRAIN_S = 0.2  # after the answer: for output already written, in pipes being drained
@@ -119,14 +119,14 @@ class SessionHost:
         self.interpreter: Interpreter | None = None
 
     def serve(self) -> None:
-        protocol.write_message(self.host_out, {"ready": True, "python": sys.version.split()[0]})
+        worker_jail.write_message(self.host_out, {"ready": True, "python": sys.version.split()[0]})
         while True:
             try:
-                spec, layout = protocol.read_header(self.host_in)
+                spec, layout = worker_jail.read_header(self.host_in)
                 restarted = self._check_interpreter()  # before the run's files are in place
                 self.workdir.limit(int(spec["tmpfs_bytes"]))
                 inputs, problem = receive(self.host_in, layout, replace=True)
-            except (protocol.ProtocolError, KeyError, TypeError, ValueError, OSError):
+            except (worker_jail.ProtocolError, KeyError, TypeError, ValueError, OSError):
                 os._exit(0)  # the worker closed the channel (or broke it): the session ends
             parts: list[tuple[str, int, int, int]] = []
             try:

@@ -27,10 +27,10 @@ lacks, and is not dumpable), cannot see the supervisor (another PID namespace), 
 mounts (no capability), and shares no writable file with any other run: /tmp, /dev/shm and /proc
 are its own, / and /dev are read-only, and the artefact cache is hidden under the fresh /tmp.
 Nor does it find an earlier run's data in the memory it inherits from the runner: requests and
-outputs pass through the runner only inside the kernel (see channel.py).
+outputs pass through the runner only inside the kernel (see runner_worker.py).
 
 The pieces: runner.py (a runner's loop), program.py (starting a program), watch.py (one run's
-output and end), channel.py, artefacts.py, namespaces.py, privileges.py, warm_python.py.
+output and end), runner_worker.py, artefacts.py, namespaces.py, privileges.py, warm_python.py.
 """
 
 from __future__ import annotations
@@ -47,13 +47,13 @@ import time
 import traceback
 from importlib.util import MAGIC_NUMBER
 
-import protocol
 import warm_python
+import worker_jail
 from artefacts import artefact_index
-from channel import Channel
 from linux import PR_SET_DUMPABLE, SYS_CLONE, libc
 from namespaces import fork_in_new_pid_namespace
 from runner import Board, runner_main
+from runner_worker import Channel
 
 WATCH_INTERVAL_S = 1.0  # how often the supervisor looks for a runner past its deadline
 
@@ -111,7 +111,7 @@ class Supervisor:
 
     def serve(self) -> None:
         self.prepare()
-        protocol.write_message(self.channel.host_out,
+        worker_jail.write_message(self.channel.host_out,
                                {"ready": True, "python": sys.version.split()[0],
                                 "bytecode_magic": MAGIC_NUMBER.hex()})
         while True:
@@ -152,7 +152,7 @@ class Supervisor:
         runner.reap()
         del self.runners[runner.number]
         if runner.board.busy_until():
-            protocol.write_message(self.channel.host_out,
+            worker_jail.write_message(self.channel.host_out,
                                    {"error": "the sandbox runner ended without an answer"})
         if all(r.took for r in self.runners.values()):
             self.prepare()  # no runner waits for the next request: one must

@@ -34,7 +34,7 @@ from verifier.kinds.code.dialects.racket import RacketDialect
 from verifier.kinds.code.dialects.ruby import RubyDialect
 from verifier.kinds.code.dialects.rust import RustDialect
 from verifier.kinds.code.dialects.scala import ScalaDialect
-from verifier.lru import LRU
+from verifier.service.lru import LRU
 
 DIALECTS: dict[str, Dialect] = {dialect.language: dialect for dialect in (
     BashDialect(), CDialect(), CppDialect(), CSharpDialect(), DDialect(), GoDialect(),

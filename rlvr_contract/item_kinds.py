@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import AliasChoices, BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from rl_client import strict_json
+from rlvr_contract import strict_json
 
 MAX_RESPONSE_CHARS = 200_000
 MAX_REFERENCE_CHARS = 100_000

@@ -33,8 +33,8 @@ import types
 import contestant
 import interpreter
 import judge
+import judge_contestant
 import values
-import wire
 from interpreter import reset_interpreter
 from linux import PR_SET_DUMPABLE, libc  # libc loaded in the warm interpreter, before any fork
 
@@ -114,7 +114,7 @@ def _run_judged() -> None:
     os.close(to_judge[1])
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     payload = _read_payload(len("assert\n"))
-    peer = wire.Peer(to_judge[0], to_contestant[1], judge.Judge(), MAX_MESSAGE)
+    peer = judge_contestant.Peer(to_judge[0], to_contestant[1], judge.Judge(), MAX_MESSAGE)
     judge.main(payload, peer, pid)
 
 

@@ -1,13 +1,14 @@
 """The contestant: the process that runs the solution in a judged Python run.
 
 Forked by the judge before the judge reads its payload, it closes the channel to the worker and
-the payload before anything else, so it never holds the tests, an expected value, the run's nonce
-or a way to write a record. It receives the solution's code over the pipe (wire.py), runs it as
-the module `solution`, then serves the judge's requests: the names the tests use, calls, attribute
-reads and writes, iteration. It holds no secret, so it needs no guard: the solution may do
-anything here (rebind builtins, patch modules, walk its frames), and all it can change is what
-this process answers, which the judge takes as the solution's answers. Only ctypes is refused,
-as one more fence around the judge (which is not dumpable: no ptrace, no /proc/PID/mem).
+the payload before anything else, so it never holds the tests, an expected value, the run's
+nonce or a way to write a record. It receives the solution's code over the pipe
+(judge_contestant.py), runs it as the module `solution`, then serves the judge's requests: the
+names the tests use, calls, attribute reads and writes, iteration. It holds no secret, so it
+needs no guard: the solution may do anything here (rebind builtins, patch modules, walk its
+frames), and all it can change is what this process answers, which the judge takes as the
+solution's answers. Only ctypes is refused, as one more fence around the judge (which is not
+dumpable: no ptrace, no /proc/PID/mem).
 The module's helpers (compiling and loading the solution, its traceback) serve the one-process
 `calls` runs as well (pyharness.py). Standard library only.
 """
@@ -25,26 +26,27 @@ import traceback
 import types
 
 import interpreter
+import judge_contestant
 import values
-import wire
 
 SOLUTION_PATH = "/tmp/solution.py"
 SOLUTION_FLAGS = __future__.annotations.compiler_flag
 TRACE_CHARS = 8000
 _HARNESS_FILES = frozenset(os.path.join(os.path.dirname(os.path.abspath(__file__)), name)
-                           for name in ("contestant.py", "wire.py", "values.py", "pyharness.py"))
+                           for name in ("contestant.py", "judge_contestant.py", "values.py",
+                                        "pyharness.py"))
 _MUTABLE = (list, dict, set, bytearray)
 
 
 def main(read_fd: int, write_fd: int, max_message: int) -> None:
     """Serve the judge until it closes the pipe. Never returns."""
     sys.addaudithook(refuse_ctypes)
-    peer = wire.Peer(read_fd, write_fd, Contestant(), max_message)
+    peer = judge_contestant.Peer(read_fd, write_fd, Contestant(), max_message)
     while True:
         try:
             message = peer.receive()
             peer.send(peer.serve(message))
-        except (wire.Broken, OSError):
+        except (judge_contestant.Broken, OSError):
             os._exit(0)  # the judge is done (or gone): nothing left to answer
         except SystemExit as exc:  # the solution exits: the process ends as python's would
             interpreter.flush_streams()
@@ -60,7 +62,7 @@ def refuse_ctypes(event: str, args: tuple) -> None:
         raise ImportError("ctypes is not available in the sandbox")
 
 
-class Remote(wire.Proxy):
+class Remote(judge_contestant.Proxy):
     """An object of the tests, seen from the solution: everything goes to the judge."""
 
     __slots__ = ()
@@ -93,7 +95,7 @@ class Contestant:
     def export_kind(self, obj: object) -> str:
         return "any"
 
-    def proxy(self, peer: wire.Peer, handle: int, type_name: str) -> Remote:
+    def proxy(self, peer: judge_contestant.Peer, handle: int, type_name: str) -> Remote:
         return Remote(peer, handle, type_name)
 
     # errors
@@ -113,7 +115,7 @@ class Contestant:
         return cls(f"the tests raised {fields[0]}" if fields else "the tests raised")
 
     # requests
-    def serve(self, peer: wire.Peer, op: str, args: list) -> list:
+    def serve(self, peer: judge_contestant.Peer, op: str, args: list) -> list:
         if op == "load":
             return self._load(peer, *args)
         handle, *rest = args
@@ -131,7 +133,7 @@ class Contestant:
             return ["=", peer.encode(next(target))]
         raise TypeError(f"unknown operation {op!r}")
 
-    def _load(self, peer: wire.Peer, code: str, names: list | None,
+    def _load(self, peer: judge_contestant.Peer, code: str, names: list | None,
               bytecode: str | None = None) -> list:
         """Run the solution as the module `solution`; answer the names the tests may use."""
         try:
@@ -176,7 +178,7 @@ def solution_module() -> types.ModuleType:
     return module
 
 
-def _describe(peer: wire.Peer, value: object) -> list:
+def _describe(peer: judge_contestant.Peer, value: object) -> list:
     """How the judge should bind a name of the solution's: a module or a standard-library
     object by its name (the judge then uses its own, untouched copy), else the value itself."""
     if isinstance(value, types.ModuleType):
@@ -191,7 +193,7 @@ def _describe(peer: wire.Peer, value: object) -> list:
     return ["v", peer.encode(value)]
 
 
-def _call(peer: wire.Peer, target, args_wire: list, kwargs_wire: list) -> list:
+def _call(peer: judge_contestant.Peer, target, args_wire: list, kwargs_wire: list) -> list:
     """Call for the judge; containers it passed and the call changed go back (in-place work)."""
     args, kwargs = peer.decode(args_wire), peer.decode(kwargs_wire)
     result = peer.encode(target(*args, **kwargs))

@@ -31,7 +31,7 @@ from multiprocessing import Pipe
 from multiprocessing.connection import Connection
 from typing import Any, Literal
 
-from rl_client.schemas import Result, Status
+from rlvr_contract.schemas import Result, Status
 
 # Address space a helper may add to what it inherits; an item needing more fails in the helper.
 DEFAULT_MEMORY_MB = 1024

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from rl_client.schemas import (
+from rlvr_contract.schemas import (
     AnyItem,
     AssertTests,
     CodeItem,

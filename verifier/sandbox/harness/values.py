@@ -3,7 +3,7 @@
 The judge of a Python run never unpickles, evaluates or calls what the solution made: it gets
 the solution's values in this form and rebuilds them as its own objects of exact builtin (or
 pristine standard-library) types, so no method the solution defined can run while the tests
-compare, hash or test them. What is not plain data crosses as a handle (see wire.py).
+compare, hash or test them. What is not plain data crosses as a handle (see judge_contestant.py).
 Standard library only; the worker imports this module too, to read the judge's records.
 
     None, bool, float, str, int within +-2**63    as themselves

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
-from rl_client import strict_json
+from rlvr_contract import strict_json
 
 # verl's math sources and open-instruct's math verifiers; a source starting with one of these
 # (case ignored) is math: "lighteval/MATH-Hard", "math_dapo", "aime_2024", ...

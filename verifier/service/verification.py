@@ -14,13 +14,13 @@ import time
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from rl_client.schemas import AnyItem, Result, Status
-from verifier import metrics
-from verifier.budget import budget_problem, clamp, item_cost
-from verifier.cache import ResultCache, cache_key
+from rlvr_contract.schemas import AnyItem, Result, Status
 from verifier.config import Settings
 from verifier.executors import Executor
 from verifier.kinds.registry import admission_problem
+from verifier.service import metrics
+from verifier.service.budget import budget_problem, clamp, item_cost
+from verifier.service.cache import ResultCache, cache_key
 
 log = logging.getLogger(__name__)
 

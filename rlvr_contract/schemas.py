@@ -1,7 +1,8 @@
 """HTTP contract v1 as pydantic models: the single source of truth.
 
-It lives in the client's package, which ships without the server (client/pyproject.toml), and
-is pydantic only. The API, the workers, the CLI and the client all speak these types.
+It lives in the contract package, which the client's wheel ships without the server
+(client/pyproject.toml), and is pydantic only. The API, the workers, the CLI and the client all
+speak these types; reading a dataset's labels into them is `labels.py`'s.
 """
 
 from __future__ import annotations
@@ -22,9 +23,9 @@ from pydantic import (
     model_validator,
 )
 
-from rl_client import strict_json
-from rl_client.dataset_shapes import looks_like_tests, tests_to_v1
-from rl_client.item_kinds import (
+from rlvr_contract import strict_json
+from rlvr_contract.dataset_shapes import tests_to_v1
+from rlvr_contract.item_kinds import (
     MAX_RESPONSE_CHARS,
     FormatItem,
     InstructionsItem,
@@ -349,46 +350,6 @@ _item_adapter: TypeAdapter[AnyItem] = TypeAdapter(Item)
 def parse_item(data: Any) -> AnyItem:
     """Validate one item from plain JSON data (raises pydantic.ValidationError)."""
     return _item_adapter.validate_python(data)
-
-
-def label_object(label: Any) -> dict[str, Any] | None:
-    """A label that is a JSON object (a dict, or a string holding one), else None.
-
-    The JSON is strict: NaN or nesting too deep is a ValueError saying where. Text that merely
-    starts with a brace and is no JSON is no object (a math answer may look like `{1, 2}`).
-    """
-    if isinstance(label, dict):
-        return label
-    if not isinstance(label, str) or not label.lstrip().startswith("{"):
-        return None
-    try:
-        decoded = strict_json.loads(label)
-    except strict_json.JSONRefused as exc:
-        raise ValueError(f"the label's JSON at {exc}") from None
-    except ValueError:
-        return None
-    return decoded if isinstance(decoded, dict) else None
-
-
-def item_from_label(response: str, label: str | dict[str, Any],
-                    default_kind: Literal["math", "code"] = "math") -> AnyItem:
-    """Build an item from a completion and a dataset label.
-
-    RL frameworks often carry one string label per sample: a math reference answer, or a JSON
-    string holding a whole item (`{"kind": "code", "tests": ...}`) so code tasks fit too.
-    """
-    decoded = label_object(label)
-    data: dict[str, Any] | None = None
-    if decoded is not None:
-        if {"kind", "tests", "answer"} & decoded.keys():
-            data = decoded
-        elif looks_like_tests(decoded):
-            data = {"kind": "code", "tests": decoded}
-    if data is None:
-        data = {"kind": "math", "answer": str(label)}
-    data = {**data, "response": response}
-    data.setdefault("kind", "code" if "tests" in data else default_kind)
-    return parse_item(data)
 
 
 # --------------------------------------------------------------------------- results

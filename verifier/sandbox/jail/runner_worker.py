@@ -4,7 +4,7 @@ Standard library only (see `__init__.py`). A runner serves many runs, and every 
 it: whatever a run's data left in the runner's memory, a later run could read in its own copy.
 So a request's blobs and a program's output never enter the runner's memory: the kernel moves
 them, with splice(2) from a pipe into a memfd or work-directory file, and with sendfile(2) from
-a memfd into the worker's channel. Only the headers (`protocol.py` framing) are read by Python.
+a memfd into the worker's channel. Only the headers (`worker_jail.py` framing) are read by Python.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 
-import protocol
+import worker_jail
 from namespaces import WORKDIR
 from workfiles import open_beneath
 
@@ -84,7 +84,7 @@ def receive(channel_fd: int, layout: list[tuple[str, int]],
             with open(os.devnull, "wb") as null:
                 moved += _move(channel_fd, null.fileno(), size - moved)[0]
         if moved < size:
-            raise protocol.ProtocolError("the peer closed the channel")
+            raise worker_jail.ProtocolError("the peer closed the channel")
     for fd in memfds.values():
         os.lseek(fd, 0, os.SEEK_SET)
     return memfds, error
@@ -98,7 +98,7 @@ def send_reply(channel_fd: int, reply: dict, parts: list[tuple[str, int, int, in
     the next run's memory baseline once it has the whole reply, and the memory cgroup must no
     longer hold this run's output then (see verifier/sandbox/cgroup.py)."""
     layout = [(name, size) for name, _, _, size in parts]
-    protocol.write_header(channel_fd, reply, [*layout, (END, 1)])
+    worker_jail.write_header(channel_fd, reply, [*layout, (END, 1)])
     for _, fd, offset, size in parts:
         while size:
             sent = os.sendfile(channel_fd, fd, offset, size)

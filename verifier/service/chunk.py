@@ -11,10 +11,10 @@ import time
 from collections import Counter
 from typing import Any
 
-from rl_client.schemas import Result, parse_item
-from verifier import logs
+from rlvr_contract.schemas import Result, parse_item
 from verifier.config import setting_default
 from verifier.kinds.registry import check_items
+from verifier.service import logs
 
 log = logging.getLogger(__name__)
 

@@ -15,8 +15,8 @@ from typing import Any, Protocol
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from rl_client.schemas import AnyItem
-from verifier.lru import LRU
+from rlvr_contract.schemas import AnyItem
+from verifier.service.lru import LRU
 
 KEY_PREFIX = "verifier:result:"
 

@@ -1,7 +1,7 @@
 """Where a job's state lives: in this process (embedded), or in Redis for every API replica.
 
 A record is the job's owner (a fingerprint of the API key that created it), its total, its
-status and error, and its results in finishing order. `verifier/jobs.py` runs the batch and
+status and error, and its results in finishing order. `verifier/service/jobs.py` runs the batch and
 writes the record; any replica reads it. In Redis a job is a hash (`verifier:job:ID`) and a
 stream of results (`verifier:job:ID:results`, closed by an end marker), both expiring
 `job_ttl_s` after their last write, so a follower on any replica blocks on the stream instead
@@ -24,7 +24,7 @@ from typing import Protocol
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from rl_client.schemas import IndexedResult, JobState, JobStatus, Result
+from rlvr_contract.schemas import IndexedResult, JobState, JobStatus, Result
 from verifier.executors import ServiceUnavailable
 
 log = logging.getLogger(__name__)

@@ -1,7 +1,7 @@
 """Asynchronous jobs: a batch scored in the background, polled or streamed as it finishes.
 
 A job runs in the API process that accepted it (its chunks may run on any worker); its record
-(`verifier/job_records.py`) lives in this process in embedded mode and in Redis in
+(`verifier/service/job_records.py`) lives in this process in embedded mode and in Redis in
 distributed mode, where every API replica answers for every job. A job belongs to the API key
 that created it: to any other key it does not exist. Finished jobs are kept for `job_ttl_s`.
 """
@@ -13,9 +13,9 @@ import logging
 import uuid
 from collections.abc import AsyncIterator, Sequence
 
-from rl_client.schemas import IndexedResult, JobState, JobStatus, Result
-from verifier.job_records import ENDED, JobRecords
-from verifier.service import AnyItem, VerificationService
+from rlvr_contract.schemas import IndexedResult, JobState, JobStatus, Result
+from verifier.service.job_records import ENDED, JobRecords
+from verifier.service.verification import AnyItem, VerificationService
 
 log = logging.getLogger(__name__)
 

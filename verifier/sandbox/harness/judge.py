@@ -2,8 +2,8 @@
 
 A run is two processes. The judge is the one the runner started; before it reads its payload it
 forks the contestant (contestant.py), which runs the solution and answers over a pipe
-(wire.py), and makes itself non-dumpable, so nothing of the solution can trace it, read its
-memory or open its descriptors. The judge alone holds the tests, the run's nonce and the
+(judge_contestant.py), and makes itself non-dumpable, so nothing of the solution can trace it,
+read its memory or open its descriptors. The judge alone holds the tests, the run's nonce and the
 channel to the worker (fd 3), and it writes the run's records there only when the work is done.
 
 The tests run here, on pristine builtins and modules (this process never ran solution code),
@@ -32,8 +32,8 @@ import signal
 import sys
 import types
 
+import judge_contestant
 import values
-import wire
 
 CHANNEL_FD = 3
 TESTS_FILE = "<tests>"
@@ -70,7 +70,7 @@ def _refused(operation: str):
     return refuse
 
 
-class Remote(wire.Proxy):
+class Remote(judge_contestant.Proxy):
     """An object of the solution's, seen from the tests (see the module doc)."""
 
     __slots__ = ()
@@ -102,20 +102,20 @@ for _name in [*_REFUSED.split(), *(form + op for op in _OPERATORS.split()  # noq
     setattr(Remote, f"__{_name}__", _refused(f"__{_name}__"))
 
 
-def _write_back(peer: wire.Peer, changes, args: tuple, kwargs: dict) -> None:
+def _write_back(peer: judge_contestant.Peer, changes, args: tuple, kwargs: dict) -> None:
     """Containers the tests passed and the solution changed in place change here too."""
     if type(changes) is not list:
-        raise wire.Broken("a malformed write-back")
+        raise judge_contestant.Broken("a malformed write-back")
     for change in changes:
         if type(change) is not list or len(change) != 2:
-            raise wire.Broken("a malformed write-back")
+            raise judge_contestant.Broken("a malformed write-back")
         key, encoded = change
         if type(key) is int and 0 <= key < len(args):
             original = args[key]
         elif type(key) is str and key in kwargs:
             original = kwargs[key]
         else:
-            raise wire.Broken("a write-back to an argument that was not passed")
+            raise judge_contestant.Broken("a write-back to an argument that was not passed")
         new, kind = peer.decode(encoded), type(original)
         if type(new) is not kind:
             continue
@@ -147,7 +147,7 @@ class Judge:
             return "iterator"
         raise values.NotPlain(f"a {kind.__name__} cannot be handed to the solution")
 
-    def proxy(self, peer: wire.Peer, handle: int, type_name: str) -> Remote:
+    def proxy(self, peer: judge_contestant.Peer, handle: int, type_name: str) -> Remote:
         return Remote(peer, handle, type_name)
 
     # errors
@@ -169,7 +169,7 @@ class Judge:
         return exc
 
     # the solution's requests on the tests' objects
-    def serve(self, peer: wire.Peer, op: str, args: list) -> list:
+    def serve(self, peer: judge_contestant.Peer, op: str, args: list) -> list:
         handle, *rest = args
         if op == "call":
             target = peer.exported(handle, ("callable", "object"))
@@ -206,7 +206,7 @@ class Judge:
 class _Run:
     """The judge's side of one run: the pipe, the records it will write, how it ends."""
 
-    def __init__(self, payload: dict, peer: wire.Peer, policy: Judge) -> None:
+    def __init__(self, payload: dict, peer: judge_contestant.Peer, policy: Judge) -> None:
         self.payload, self.peer, self.policy = payload, peer, policy
         self.nonce = payload["nonce"]
         self.records: list[dict] = []
@@ -226,7 +226,7 @@ class _Run:
         if reply[0] == "L" and len(reply) == 2 and type(reply[1]) is dict:
             return reply[1]
         self.peer.value(reply)  # raises what the solution raised
-        raise wire.Broken("an answer of the wrong shape")
+        raise judge_contestant.Broken("an answer of the wrong shape")
 
     def asserts(self) -> None:
         """`assert` tests, run here on the solution's names."""
@@ -255,7 +255,7 @@ class _Run:
 
     def _bind(self, description) -> object:
         if type(description) is not list or not description:
-            raise wire.Broken("a malformed name")
+            raise judge_contestant.Broken("a malformed name")
         kind, *rest = description
         if kind == "m" and len(rest) == 2 and type(rest[0]) is str:
             module = _import(rest[0])
@@ -267,7 +267,7 @@ class _Run:
             return found if found is not None else self.peer.decode(rest[2])
         if kind == "v" and len(rest) == 1:
             return self.peer.decode(rest[0])
-        raise wire.Broken("a malformed name")
+        raise judge_contestant.Broken("a malformed name")
 
     def _site(self, site: int, value: object) -> None:
         """An assert the worker judges: record the value the solution's code computed (each
@@ -301,13 +301,13 @@ def _import(name: str) -> types.ModuleType | None:
 # --------------------------------------------------------------------------- the process
 
 
-def main(payload: dict, peer: wire.Peer, contestant: int) -> None:
+def main(payload: dict, peer: judge_contestant.Peer, contestant: int) -> None:
     """Judge the run, write its records, end (mirroring the contestant if it died). Never
     returns."""
     run = _Run(payload, peer, peer.policy)
     try:
         run.asserts()
-    except wire.Broken as exc:
+    except judge_contestant.Broken as exc:
         emit(run.records)
         _end_like_contestant(contestant, str(exc))
     except AssertionError as exc:

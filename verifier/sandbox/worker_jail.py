@@ -4,7 +4,8 @@ Standard library only: this file is also imported inside the jail by the supervi
 is a 4-byte big-endian length, a JSON header, then the raw bytes of each blob the header names
 (`"blobs": [[name, length], ...]`). Payloads (code, stdin, stdout) travel as raw bytes, never
 base64, and the receiver never unpickles anything. Inside the jail, blobs are moved between the
-channel and files by the kernel (see jail/channel.py), so they never enter the runner's memory.
+channel and files by the kernel (see jail/runner_worker.py), so they never enter the runner's
+memory.
 """
 
 from __future__ import annotations

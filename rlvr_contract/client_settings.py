@@ -1,10 +1,11 @@
 """The client's settings: the `VERIFIER_*` variables a client process reads, in one model.
 
 The service's own variables are `verifier/config.py`'s; the client cannot import it (it installs
-without the server). Read when a client (or an adapter's reward function) is made, since a
-trainer may set them between calls; a bad value is an error naming the variable, never a silent
-default. Arguments passed to the client win over these. The README's client table mirrors this
-class (tests/test_settings.py holds them together).
+without the server). This model is in the contract so that the service knows every name of the
+`VERIFIER_*` namespace (verifier.config.known_variables). Read when a client (or an adapter's
+reward function) is made, since a trainer may set them between calls; a bad value is an error
+naming the variable, never a silent default. Arguments passed to the client win over these. The
+README's client table mirrors this class (tests/test_settings.py holds them together).
 """
 
 from __future__ import annotations
