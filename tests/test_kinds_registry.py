@@ -13,7 +13,8 @@ from rlvr_contract.schemas import ITEM_MODELS, KINDS, Result, parse_item
 from verifier import kinds as kinds_package
 from verifier.config import Settings
 from verifier.kinds import composite
-from verifier.kinds.registry import BY_NAME, REGISTRY, check_item
+from verifier.kinds.kind import Cost
+from verifier.kinds.registry import BY_NAME, REGISTRY, check_item, item_cost
 from verifier.kinds.registry import KINDS as REGISTERED
 
 NOT_KINDS = {"kind", "registry", "answer_region"}  # the kinds' shared parts
@@ -46,6 +47,9 @@ class Recording:
         self.batches.append([item.kind for item in items])
         return REGISTRY.check_items(items, timeout_s)
 
+    def item_cost(self, item: Any, settings: Settings) -> Cost:
+        return REGISTRY.item_cost(item, settings)
+
 
 def test_composites_score_their_parts_in_one_batch() -> None:
     items = [parse_item({
@@ -61,3 +65,24 @@ def test_composites_score_their_parts_in_one_batch() -> None:
     assert [r.model_dump(exclude={"elapsed_ms"}) for r in batched] == \
         [r.model_dump(exclude={"elapsed_ms"}) for r in one_by_one]
     assert [r.status.value for r in batched] == ["wrong", "wrong", "correct"]
+
+
+def test_each_kind_says_its_own_cost() -> None:
+    """The budget is the kind's to say: a deadline, a gym entry's build on top, a code item's
+    limits per case, a composite's parts added up (a gym part included)."""
+    settings = Settings(math_timeout_s=2.0, gym_generate_timeout_s=5.0)
+    math = {"kind": "math", "answer": "2"}
+    gym = {"kind": "reasoning_gym", "task": "basic_arithmetic", "entry": {"answer": "2"}}
+    assert item_cost(parse_item({**math, "response": "2"}), settings) == Cost(2.0, 2.0)
+    assert item_cost(parse_item({**gym, "response": "2"}), settings) == Cost(7.0, 7.0)
+    composite_item = parse_item({"kind": "composite", "response": "2", "graders": [
+        {"grader": math}, {"grader": gym}, {"grader": {"kind": "format"}}]})
+    assert item_cost(composite_item, settings) == Cost(11.0, 11.0)
+    code = {"kind": "code", "language": "python", "response": "print(1)",
+            "limits": {"time_s": 1.5}}
+    one_case = item_cost(parse_item({**code, "tests": {"type": "stdio", "cases": [
+        {"input": "", "output": "1"}]}}), settings)
+    three_cases = item_cost(parse_item({**code, "tests": {"type": "stdio", "cases": [
+        {"input": "", "output": "1"}] * 3}}), settings)
+    assert one_case.time_s == 1.5 and three_cases.time_s == 4.5
+    assert three_cases.wall_s > one_case.wall_s > one_case.time_s

@@ -16,7 +16,7 @@ from typing import Any
 
 from rlvr_contract.schemas import CompositeItem, Result, Status
 from verifier.config import Settings
-from verifier.kinds.kind import Kind, Kinds
+from verifier.kinds.kind import Cost, Kind, Kinds
 
 _BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
@@ -125,4 +125,11 @@ def combine(item: CompositeItem, part_results: list[Result]) -> Result:
                   detail={"parts": parts, **({"formula": item.formula} if item.formula else {})})
 
 
-KIND = Kind("composite", CompositeItem, check=check_composites, admission=admission_problem)
+def _cost(item: CompositeItem, settings: Settings, kinds: Kinds) -> Cost:
+    """The parts' costs added up: a worker scores them one after another."""
+    costs = [kinds.item_cost(part.grader, settings) for part in item.graders]
+    return Cost(sum(cost.time_s for cost in costs), sum(cost.wall_s for cost in costs))
+
+
+KIND = Kind("composite", CompositeItem, check=check_composites, admission=admission_problem,
+            cost=_cost)

@@ -32,7 +32,7 @@ from rlvr_contract.item_kinds import ReasoningGymItem
 from rlvr_contract.schemas import Result, Status
 from verifier.config import Settings, setting_default
 from verifier.kinds.answer_region import extract, strip_thinking, tag_contents
-from verifier.kinds.kind import Kind, one_at_a_time, settings_free
+from verifier.kinds.kind import Cost, Kind, Kinds, one_at_a_time, settings_free
 from verifier.service.deadline import deadline_helper
 
 INSTALL_HINT = "install the service with the [gym] extra (pip install 'rlvr-verifier[gym]')"
@@ -241,5 +241,11 @@ def _grid(rows: list[Any]) -> tuple[Any, ...]:
     return tuple(tuple(row) if isinstance(row, list) else row for row in rows)
 
 
+def _cost(item: ReasoningGymItem, settings: Settings, kinds: Kinds) -> Cost:
+    """Building the entry has its own deadline, before the answer's."""
+    deadline = settings.math_timeout_s + settings.gym_generate_timeout_s
+    return Cost(deadline, deadline)
+
+
 KIND = Kind("reasoning_gym", ReasoningGymItem, check=one_at_a_time(check_reasoning_gym),
-            admission=settings_free(admission_problem))
+            admission=settings_free(admission_problem), cost=_cost)

@@ -25,9 +25,22 @@ class Kinds(Protocol):
 
     def check_items(self, items: Sequence[Any], timeout_s: float) -> list[Result]: ...
 
+    def item_cost(self, item: Any, settings: Settings) -> Cost: ...
+
+
+@dataclass(frozen=True)
+class Cost:
+    """What one admitted item may cost a worker, worked out before anything runs: `time_s`, the
+    CPU time its limits grant (admission's budget per item and per request), and `wall_s`, the
+    longest it may hold a worker (its share of the chunk's deadline)."""
+
+    time_s: float
+    wall_s: float
+
 
 Admission = Callable[[Any, Settings | None, Kinds], str | None]
 Check = Callable[[Sequence[Any], float, Kinds], list[Result]]
+CostOf = Callable[[Any, Settings, Kinds], Cost]
 
 
 def admitted(item: Any, settings: Settings | None, kinds: Kinds) -> str | None:
@@ -35,16 +48,22 @@ def admitted(item: Any, settings: Settings | None, kinds: Kinds) -> str | None:
     return None
 
 
+def one_deadline(item: Any, settings: Settings, kinds: Kinds) -> Cost:
+    """The cost of a kind scored under the per-item deadline alone."""
+    return Cost(settings.math_timeout_s, settings.math_timeout_s)
+
+
 @dataclass(frozen=True)
 class Kind:
     """One reward kind: its name (`item.kind`), its item model (the contract's), what admission
-    asks beyond the model ("field.path: why", or None; cheap), and how a batch is scored
-    (results in the items' order; never raises)."""
+    asks beyond the model ("field.path: why", or None; cheap), how a batch is scored (results
+    in the items' order; never raises), and what an admitted item may cost a worker."""
 
     name: str
     item_model: type[BaseModel]
     check: Check
     admission: Admission = admitted
+    cost: CostOf = one_deadline
 
 
 def one_at_a_time(check: Callable[[Any, float], Result]) -> Check:

@@ -16,7 +16,7 @@ from verifier.config import Settings
 from verifier.kinds import code, composite, gym, instructions, length, text
 from verifier.kinds import format as format_kind
 from verifier.kinds import math as math_kind
-from verifier.kinds.kind import Kind
+from verifier.kinds.kind import Cost, Kind
 
 KINDS: tuple[Kind, ...] = (math_kind.KIND, code.KIND, instructions.KIND, text.KIND, gym.KIND,
                            format_kind.KIND, length.KIND, composite.KIND)
@@ -49,10 +49,15 @@ class _Registry:
                 results[index] = result
         return [result for result in results if result is not None]
 
+    def item_cost(self, item: Any, settings: Settings) -> Cost:
+        """What an admitted item may cost a worker (see `verifier.kinds.kind.Cost`)."""
+        return BY_NAME[item.kind].cost(item, settings, self)
+
 
 REGISTRY = _Registry()
 admission_problem = REGISTRY.admission_problem
 check_items = REGISTRY.check_items
+item_cost = REGISTRY.item_cost
 
 
 def check_item(item: Any, timeout_s: float) -> Result:

@@ -17,9 +17,9 @@ from typing import Any
 from rlvr_contract.schemas import AnyItem, Result, Status
 from verifier.config import Settings
 from verifier.executors import Executor
-from verifier.kinds.registry import admission_problem
+from verifier.kinds.registry import admission_problem, item_cost
 from verifier.service import metrics
-from verifier.service.budget import budget_problem, clamp, item_cost
+from verifier.service.budget import budget_problem, clamp
 from verifier.service.cache import ResultCache, cache_key
 
 log = logging.getLogger(__name__)

@@ -31,9 +31,9 @@ from rlvr_contract.tool_schemas import (
 from verifier.config import Settings
 from verifier.executors import Busy, Executor, ServiceUnavailable
 from verifier.kinds.code import admitted_languages
+from verifier.kinds.code.cost import RUN_SLACK_S
 from verifier.sandbox.bubblewrap import REPLY_GRACE_S, STARTUP_TIMEOUT_S
 from verifier.service import metrics
-from verifier.service.budget import RUN_SLACK_S
 from verifier.service.verification import VerificationService
 from verifier.tools.languages import UnknownLanguage, tool_language
 from verifier.tools.session_routing import SessionRouter

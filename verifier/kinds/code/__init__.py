@@ -16,6 +16,7 @@ from rlvr_contract.schemas import AssertTests, CodeItem, CompressedTests, Result
 from verifier.config import Settings, load_settings
 from verifier.kinds.code import testset
 from verifier.kinds.code.asserts import BrokenTests, plan
+from verifier.kinds.code.cost import code_cost
 from verifier.kinds.code.languages import LANGUAGES, find_language, language_names
 from verifier.kinds.code.runner import CodeRunner, unsupported_tests
 from verifier.kinds.kind import Kind, Kinds
@@ -162,4 +163,4 @@ def _admission(item: CodeItem, settings: Settings | None, kinds: Kinds) -> str |
     return check_code_item(item, settings)
 
 
-KIND = Kind("code", CodeItem, check=_check_batch, admission=_admission)
+KIND = Kind("code", CodeItem, check=_check_batch, admission=_admission, cost=code_cost)
