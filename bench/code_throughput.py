@@ -16,10 +16,10 @@
    an `if` after the tests, which changes nothing they do, makes them more than calls); through
    the service (POST /v1/verify, the programs distinct in each round so none is a cache hit);
    and, the baseline, each program with its tests run as a bare `python3 prog.py`, two at a
-   time. The modes alternate over the rounds; medians; `ratio_service_vs_bare` is the goal's
-   figure (at least 3). The CPU each costs per program is measured too (the bare processes';
-   the server's, its workers' and their jails'): on a machine shared with other work, its
-   ratio moves far less than the rates do.
+   time. The modes alternate over the rounds, after one that warms each up (uncounted);
+   medians; `ratio_service_vs_bare` is the goal's figure (at least 3). The CPU each costs per
+   program is measured too (the bare processes'; the server's, its workers' and their
+   jails'): on a machine shared with other work, its ratio moves far less than the rates do.
 5. judged_20_tests: one problem of 20 tests judged three ways, Python submissions (all distinct)
    per second through the spawn pool of 2 and the per-test overhead (wall time per test minus
    the solution's CPU time, p50): plain stdio comparison; a C++ checker (tests/judging, compiled
@@ -287,24 +287,27 @@ def bench_humaneval(pool: ProcessPoolExecutor, service: Service | None, rounds: 
     cpu_ms: dict[str, list[float]] = {"bare": [], "service": []}  # per program
     correct: dict[str, int] = {}
     variant = 0
-    for _ in range(rounds):
+    for round_ in range(rounds + 1):  # the first round warms every mode up, uncounted
         for mode in modes:
             variant += 1
             items = humaneval_items(judged=mode == "judged", variant=variant)
             if mode == "bare":
                 before = _children_cpu_s()
-                rates[mode].append(_humaneval_bare_rate(items))
-                cpu_ms[mode].append((_children_cpu_s() - before) * 1e3 / len(items))
+                rate, cpu = _humaneval_bare_rate(items), _children_cpu_s() - before
             elif mode == "service":
                 before = _tree_cpu_s(service.pid)
-                rates[mode].append(service.rate(items, correct["as_shipped"]))
-                cpu_ms[mode].append((_tree_cpu_s(service.pid) - before) * 1e3 / len(items))
+                rate = service.rate(items, correct["as_shipped"])
+                cpu = _tree_cpu_s(service.pid) - before
             else:
                 started = time.perf_counter()
                 results = [r for chunk in pool.map(_score_chunk, _chunks(items, 8))
                            for r in chunk]
-                rates[mode].append(len(items) / (time.perf_counter() - started))
+                rate, cpu = len(items) / (time.perf_counter() - started), 0.0
                 correct[mode] = sum(status == "correct" for status, _, _ in results)
+            if round_:
+                rates[mode].append(rate)
+                if mode in cpu_ms:
+                    cpu_ms[mode].append(cpu * 1e3 / len(items))
     rate = {mode: statistics.median(rates[mode]) for mode in modes}
     report = {"programs": 164, "correct": correct["as_shipped"],
               "correct_judged": correct["judged"], "bare_python3_per_s": round(rate["bare"], 2),
