@@ -14,7 +14,7 @@ from verifier import kinds as kinds_package
 from verifier.config import Settings
 from verifier.kinds import composite
 from verifier.kinds.kind import Cost
-from verifier.kinds.registry import BY_NAME, REGISTRY, check_item, item_cost
+from verifier.kinds.registry import BY_NAME, REGISTRY, check_item, clamp_item, item_cost
 from verifier.kinds.registry import KINDS as REGISTERED
 
 NOT_KINDS = {"kind", "registry", "answer_region"}  # the kinds' shared parts
@@ -39,6 +39,7 @@ class Recording:
 
     def __init__(self) -> None:
         self.batches: list[list[str]] = []
+        self.clamped: list[str] = []
 
     def admission_problem(self, item: Any, settings: Settings | None = None) -> str | None:
         return REGISTRY.admission_problem(item, settings)
@@ -49,6 +50,10 @@ class Recording:
 
     def item_cost(self, item: Any, settings: Settings) -> Cost:
         return REGISTRY.item_cost(item, settings)
+
+    def clamp_item(self, item: Any, settings: Settings) -> None:
+        self.clamped.append(item.kind)
+        REGISTRY.clamp_item(item, settings)
 
 
 def test_composites_score_their_parts_in_one_batch() -> None:
@@ -86,3 +91,26 @@ def test_each_kind_says_its_own_cost() -> None:
         {"input": "", "output": "1"}] * 3}}), settings)
     assert one_case.time_s == 1.5 and three_cases.time_s == 4.5
     assert three_cases.wall_s > one_case.wall_s > one_case.time_s
+
+
+def test_each_kind_lowers_its_own_limits() -> None:
+    """Clamping to the server's maxima is the kind's to do: a code item's case limits and its
+    judges' come down, a composite has each part clamped, and the other kinds have none."""
+    settings = Settings(max_case_time_s=2.0, max_case_memory_mb=256)
+    high = {"time_s": 30.0, "memory_mb": 4096}
+    checker = {"language": "python", "code": "print(1)", "limits": high}
+    code = parse_item({"kind": "code", "language": "python", "response": "print(1)",
+                       "limits": high, "tests": {"type": "stdio", "checker": checker,
+                                                 "cases": [{"input": "", "output": "1"}]}})
+    clamp_item(code, settings)
+    for limits in (code.limits, code.tests.checker.limits):
+        assert (limits.time_s, limits.memory_mb) == (2.0, 256)
+    math = parse_item({"kind": "math", "response": "2", "answer": "2"})
+    before = math.model_dump()
+    clamp_item(math, settings)
+    assert math.model_dump() == before
+    recording = Recording()
+    composite_item = parse_item({"kind": "composite", "response": "2", "graders": [
+        {"grader": {"kind": "math", "answer": "2"}}, {"grader": {"kind": "format"}}]})
+    composite.KIND.clamp(composite_item, settings, recording)
+    assert recording.clamped == ["math", "format"]

@@ -131,5 +131,10 @@ def _cost(item: CompositeItem, settings: Settings, kinds: Kinds) -> Cost:
     return Cost(sum(cost.time_s for cost in costs), sum(cost.wall_s for cost in costs))
 
 
+def _clamp(item: CompositeItem, settings: Settings, kinds: Kinds) -> None:
+    for part in item.graders:
+        kinds.clamp_item(part.grader, settings)
+
+
 KIND = Kind("composite", CompositeItem, check=check_composites, admission=admission_problem,
-            cost=_cost)
+            cost=_cost, clamp=_clamp)

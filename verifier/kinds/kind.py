@@ -27,6 +27,8 @@ class Kinds(Protocol):
 
     def item_cost(self, item: Any, settings: Settings) -> Cost: ...
 
+    def clamp_item(self, item: Any, settings: Settings) -> None: ...
+
 
 @dataclass(frozen=True)
 class Cost:
@@ -41,6 +43,7 @@ class Cost:
 Admission = Callable[[Any, Settings | None, Kinds], str | None]
 Check = Callable[[Sequence[Any], float, Kinds], list[Result]]
 CostOf = Callable[[Any, Settings, Kinds], Cost]
+Clamp = Callable[[Any, Settings, Kinds], None]
 
 
 def admitted(item: Any, settings: Settings | None, kinds: Kinds) -> str | None:
@@ -53,17 +56,23 @@ def one_deadline(item: Any, settings: Settings, kinds: Kinds) -> Cost:
     return Cost(settings.math_timeout_s, settings.math_timeout_s)
 
 
+def unclamped(item: Any, settings: Settings, kinds: Kinds) -> None:
+    """A kind whose items carry no limits that the server's maxima bound."""
+
+
 @dataclass(frozen=True)
 class Kind:
     """One reward kind: its name (`item.kind`), its item model (the contract's), what admission
     asks beyond the model ("field.path: why", or None; cheap), how a batch is scored (results
-    in the items' order; never raises), and what an admitted item may cost a worker."""
+    in the items' order; never raises), what an admitted item may cost a worker, and how its
+    limits are lowered to the server's maxima (in place, before it is cached or scored)."""
 
     name: str
     item_model: type[BaseModel]
     check: Check
     admission: Admission = admitted
     cost: CostOf = one_deadline
+    clamp: Clamp = unclamped
 
 
 def one_at_a_time(check: Callable[[Any, float], Result]) -> Check:

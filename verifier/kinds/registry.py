@@ -53,11 +53,16 @@ class _Registry:
         """What an admitted item may cost a worker (see `verifier.kinds.kind.Cost`)."""
         return BY_NAME[item.kind].cost(item, settings, self)
 
+    def clamp_item(self, item: Any, settings: Settings) -> None:
+        """Lower an admitted item's limits to the server's maxima, in place."""
+        BY_NAME[item.kind].clamp(item, settings, self)
+
 
 REGISTRY = _Registry()
 admission_problem = REGISTRY.admission_problem
 check_items = REGISTRY.check_items
 item_cost = REGISTRY.item_cost
+clamp_item = REGISTRY.clamp_item
 
 
 def check_item(item: Any, timeout_s: float) -> Result:

@@ -17,9 +17,9 @@ from typing import Any
 from rlvr_contract.schemas import AnyItem, Result, Status
 from verifier.config import Settings
 from verifier.executors import Executor
-from verifier.kinds.registry import admission_problem, item_cost
+from verifier.kinds.registry import admission_problem, clamp_item, item_cost
 from verifier.service import metrics
-from verifier.service.budget import budget_problem, clamp
+from verifier.service.budget import budget_problem
 from verifier.service.cache import ResultCache, cache_key
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,7 @@ def _admitted_cost(item: AnyItem, settings: Settings) -> tuple[str | None, float
     problem = admission_problem(item, settings)
     if problem:
         return problem, 0.0
-    clamp(item, settings)
+    clamp_item(item, settings)
     cost = item_cost(item, settings)
     return budget_problem(cost, settings), cost.time_s
 

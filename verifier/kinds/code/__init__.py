@@ -18,6 +18,7 @@ from verifier.kinds.code import testset
 from verifier.kinds.code.asserts import BrokenTests, plan
 from verifier.kinds.code.cost import code_cost
 from verifier.kinds.code.languages import LANGUAGES, find_language, language_names
+from verifier.kinds.code.limits import clamp_limits
 from verifier.kinds.code.runner import CodeRunner, unsupported_tests
 from verifier.kinds.kind import Kind, Kinds
 from verifier.sandbox import SandboxBackend, SandboxUnavailable
@@ -163,4 +164,5 @@ def _admission(item: CodeItem, settings: Settings | None, kinds: Kinds) -> str |
     return check_code_item(item, settings)
 
 
-KIND = Kind("code", CodeItem, check=_check_batch, admission=_admission, cost=code_cost)
+KIND = Kind("code", CodeItem, check=_check_batch, admission=_admission, cost=code_cost,
+            clamp=clamp_limits)

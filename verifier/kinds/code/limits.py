@@ -1,4 +1,5 @@
-"""The limits of a code item's runs: what the jail enforces, and which limit a run hit.
+"""The limits of a code item's runs: the server's maxima, what the jail enforces, and which
+limit a run hit.
 
 The jail caps each run a little above the item's limits (the runtime's own share, slack for
 what is reserved but unused); the verdict is then decided here, against the item's own limits,
@@ -9,8 +10,10 @@ from __future__ import annotations
 
 import signal
 
-from rlvr_contract.schemas import Limits, Status
+from rlvr_contract.schemas import CodeItem, Limits, Status, StdioTests
+from verifier.config import Settings
 from verifier.kinds.code.languages import MIB, Language, stack_mb
+from verifier.kinds.kind import Kinds
 from verifier.sandbox import RunOutcome, SandboxLimits
 
 RUN_NPROC = 64 + 8  # the program's processes and threads, plus the jail's own few
@@ -23,6 +26,25 @@ OOM_SIGNATURES = ("MemoryError", "std::bad_alloc", "java.lang.OutOfMemoryError",
                   "OutOfMemory", "not enough memory", "Allowed memory size of", "Out of memory",
                   "NoMemoryError", "cannot allocate vector", "Heap exhausted", "Out_of_memory",
                   "xrealloc: cannot allocate", "xmalloc: cannot allocate")
+
+
+def clamp_limits(item: CodeItem, settings: Settings, kinds: Kinds) -> None:
+    """Lower the item's case limits (and its judge programs') to the server's maxima, in place:
+    the verdict is the one under the limits applied."""
+    item.limits = _clamped(item.limits, settings)
+    if isinstance(item.tests, StdioTests):
+        for program in (item.tests.checker, item.tests.interactor):
+            if program is not None:
+                program.limits = _clamped(program.limits, settings)
+
+
+def _clamped(limits: Limits, settings: Settings) -> Limits:
+    if limits.time_s <= settings.max_case_time_s and \
+            limits.memory_mb <= settings.max_case_memory_mb:
+        return limits
+    return limits.model_copy(update={"time_s": min(limits.time_s, settings.max_case_time_s),
+                                     "memory_mb": min(limits.memory_mb,
+                                                      settings.max_case_memory_mb)})
 
 
 def run_limits(language: Language, limits: Limits, output_bytes: int) -> SandboxLimits:
