@@ -339,3 +339,48 @@ def test_judged_outside_as_the_language_judges(language):
         verdicts.setdefault(case, {})[mode] = result.reward
     assert {case: found for case, found in verdicts.items()
             if found["outside"] != found["in_process"]} == {}
+
+
+# Right solutions in legal styles that the driver of plain calls must not trip over: a value of
+# a type the language's `==` compares by value (Ruby's Rational), the solution's own global
+# settings (Perl's output separators and lexical bignum, R's options, bash readonly names the
+# driver's variables had).
+ODD_BUT_RIGHT = {
+    "ruby Rational": ("ruby", "def f(xs)\n  xs.sum.quo(xs.size)\nend\n",
+                      "raise 'x' unless f([2, 3]) == 2.5\nraise 'x' unless f([3, 3]) == 3\n"
+                      "raise 'x' unless f([1, 0, 0]) == 0.3333333333333333\n"),
+    "perl output separators": ("perl", "$, = ','; $\\ = \"\\n\";\n"
+                                       "sub f { my ($a, $b) = @_; return ($a + $b) / 2; }\n",
+                               "die 'x' unless f(2, 3) == 2.5;\n"),
+    "r negative scipen": ("r", "options(scipen = -100)\nf <- function(a, b) (a + b) / 2\n",
+                          "stopifnot(isTRUE(all.equal(f(2, 3), 2.5)))\n"),
+    "bash readonly names": ("bash", "readonly hex=1 byte=2 index=3 value=4\n"
+                                    "f() {\n    echo $(( $1 + $2 ))\n}\n",
+                            "set -e\n[[ $(f 1 2) = 3 ]]\n"),
+}
+# Wrong ones that must still fail, and end before their deadline: an integral Rational is no
+# Integer as a hash key; `use bignum` once made the driver's own constants endless.
+ODD_BUT_WRONG = {
+    "ruby Rational hash key": ("ruby", "def g(x)\n  {Rational(1) => 2}\nend\n",
+                               "raise 'x' unless g(1) == {1 => 2}\n"),
+    "ruby Rational off by one": ("ruby", "def f(xs)\n  (xs.sum + 1).quo(xs.size)\nend\n",
+                                 "raise 'x' unless f([2, 3]) == 2.5\n"),
+    "perl bignum": ("perl", "use bignum;\nsub f { my ($a, $b) = @_; return ($a + $b) / 2; }\n",
+                    "die 'x' unless f(2, 3) == 2.5;\n"),
+}
+
+
+def test_right_solutions_in_odd_styles_pass_outside():
+    cases = list(ODD_BUT_RIGHT.values())
+    results = run_code_items([_item(language, solution, tests)
+                              for language, solution, tests in cases])
+    assert {name: (r.status.value, r.detail.get("judged")) for name, r in zip(
+        ODD_BUT_RIGHT, results, strict=True)} == {
+        name: ("correct", "outside") for name in ODD_BUT_RIGHT}, results
+
+
+def test_wrong_solutions_in_odd_styles_fail_in_time():
+    results = run_code_items([_item(language, solution, tests)
+                              for language, solution, tests in ODD_BUT_WRONG.values()])
+    assert {name: r.status.value for name, r in zip(ODD_BUT_WRONG, results, strict=True)} == {
+        name: "wrong" for name in ODD_BUT_WRONG}, results

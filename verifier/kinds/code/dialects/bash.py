@@ -15,7 +15,8 @@ trailing newlines (a command substitution's), with the quoted literal, byte for 
 that fails fails the test even where the tests forgot `set -e` (bash would carry on).
 Arguments and expected values are quoted strings without expansions ("..." without `$` or
 backquotes, '...') or plain words without glob characters; the driver copies the arguments and
-records what each call printed as its bytes (in bash itself; through `od` when long).
+records what each call printed as its bytes (in bash itself; through `od` when long),
+in variables of its own names (not a readonly `value` or `index` of the solution's).
 """
 
 from __future__ import annotations
@@ -49,17 +50,18 @@ _DOUBLE_QUOTED_ESCAPE = re.compile(r"\\([\\\"`$\n])")
 
 _DRIVER_HEAD = r"""
 __verifier_record() {
-    local LC_ALL=C value=$2 hex= byte index
-    if (( ${#value} > 512 )); then
-        hex=$(printf '%s' "$value" | command od -An -v -tx1 | command tr -d ' \n')
+    local LC_ALL=C __verifier_text=$2 __verifier_hex= __verifier_byte __verifier_at
+    if (( ${#__verifier_text} > 512 )); then
+        __verifier_hex=$(printf '%s' "$__verifier_text" | command od -An -v -tx1 \
+            | command tr -d ' \n')
     else
-        for (( index = 0; index < ${#value}; index++ )); do
-            printf -v byte '%d' "'${value:index:1}"
-            printf -v byte '%02x' $(( byte & 255 ))
-            hex+=$byte
+        for (( __verifier_at = 0; __verifier_at < ${#__verifier_text}; __verifier_at++ )); do
+            printf -v __verifier_byte '%d' "'${__verifier_text:__verifier_at:1}"
+            printf -v __verifier_byte '%02x' $(( __verifier_byte & 255 ))
+            __verifier_hex+=$__verifier_byte
         done
     fi
-    printf '[%s,["b","%s"]]\n' "$1" "$hex" >&3
+    printf '[%s,["b","%s"]]\n' "$1" "$__verifier_hex" >&3
 }
 """
 

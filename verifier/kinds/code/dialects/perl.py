@@ -86,6 +86,7 @@ _DRIVER_HEAD = r"""
 ;{
 BEGIN { ${^WARNING_BITS} = undef; $^H &= ~0x602; }
 my $__verifier_record = do {
+    BEGIN { $^H &= ~0x1F001; %^H = (); }  # no `use integer`, `use bignum` of the solution
     open(my $out, '>&=', 3) or die "no channel: $!";
     binmode $out;
     select((select($out), $| = 1)[0]);
@@ -127,6 +128,7 @@ my $__verifier_record = do {
     sub {
         my ($site, $value) = @_;
         $budget = 1000000;
+        local ($\, $,);
         print {$out} '[' . $site . ',' . $put->($value, 0) . "]\n";
     };
 };

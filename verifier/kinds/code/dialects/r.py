@@ -110,7 +110,7 @@ _DRIVER_HEAD = r"""
     jit <- compiler::enableJIT(0)
     on.exit(compiler::enableJIT(jit))
     budget <<- 1000000
-    writeBin(charToRaw(paste0('[', site, ',', put(value, 0), ']\n')), out)
+    writeBin(charToRaw(paste0('[', sprintf('%d', site), ',', put(value, 0), ']\n')), out)
     flush(out)
   }
 }, envir = new.env(parent = baseenv()))

@@ -13,13 +13,15 @@ Expected values are Ruby literals: nil, true, false, integers, floats, strings (
 "..." without interpolation), symbols, arrays and hashes (`{k => v}`, `{k: v}`). `==` is
 Ruby's: an Integer equals the same Float, arrays element by element, hashes by keys (`eql?`:
 1 and 1.0 are different keys) and values, strings by their characters (a binary string with
-other bytes than ASCII equals no text). The driver's serialiser is made of syntax and module
+other bytes than ASCII equals no text), a Rational (`x.quo(y)`, `1/3r`) by its value, and
+against a Float as that Float. The driver's serialiser is made of syntax and module
 functions (`Kernel.format`, `->`), so a solution's top-level methods do not reach it.
 """
 
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 from typing import Any
 
 from verifier.kinds.code.dialects.core import (
@@ -48,7 +50,7 @@ from verifier.kinds.code.dialects.scripts import (
     texts,
     top_level,
 )
-from verifier.kinds.code.dialects.values import Map
+from verifier.kinds.code.dialects.values import Map, OfType
 
 _tokenize = lexer([
     ("comment", r"\#[^\n]*|(?<![^\n])=begin\b.*?\n=end\b[^\n]*"),
@@ -71,6 +73,7 @@ _ESCAPES: list[Escape] = [
         character(int(code, 16)) for code in (found[1] or found[2]).split())),
     (re.compile("([^A-Za-z0-9])", re.S), lambda found: found[1]),
 ]
+_NUMBERS = (int, float, Fraction)
 _CONSTANT = {"assert_nil": None, "assert_true": True, "assert_false": False}
 _BUILTINS = frozenset({"assert", "assert_equal", "raise", "puts", "print", "p", "method",
                        "require", "exit", "fail", "eval", "send", "lambda", "proc"})
@@ -98,6 +101,10 @@ _DRIVER_HEAD = r"""
     when true then 'true'
     when false then 'false'
     when Integer then value.to_s
+    when Rational
+      if value.denominator == 1 then '["y","Rational",' + value.numerator.to_s + ']'
+      else '["q","' + value.numerator.to_s + '","' + value.denominator.to_s + '"]'
+      end
     when Float
       if value.nan? then '["f","nan"]'
       elsif value.infinite? then value > 0 ? '["f","inf"]' : '["f","-inf"]'
@@ -348,11 +355,24 @@ def _key(value: Any) -> Any:
     return (type(value).__name__, value)
 
 
+def _rational(value: Any) -> Any:
+    """A Rational as a number (Fraction): the driver writes an integral one with its type, so
+    that as a hash key it stays apart from the Integer (`eql?`), as in Ruby."""
+    if isinstance(value, OfType) and value.type == "Rational" and type(value.value) is int:
+        return Fraction(value.value)
+    return value
+
+
 def equal(actual: Any, expected: Any) -> bool:
-    """Ruby's `==` on the model."""
+    """Ruby's `==` on the model; a Rational equals a Float when it converts to it (Ruby
+    compares them as Floats), other numbers by their exact values."""
+    actual, expected = _rational(actual), _rational(expected)
     if actual is None or expected is None or type(actual) is bool or type(expected) is bool:
         return type(actual) is type(expected) and actual == expected
-    if type(actual) in (int, float) and type(expected) in (int, float):
+    if type(actual) in _NUMBERS and type(expected) in _NUMBERS:
+        if Fraction in (type(actual), type(expected)) and float in (type(actual),
+                                                                    type(expected)):
+            return float(actual) == float(expected)
         return actual == expected
     if type(actual) in (str, bytes, tuple) or type(expected) in (str, bytes, tuple):
         return type(actual) is type(expected) and actual == expected
