@@ -344,7 +344,7 @@ def test_judged_outside_as_the_language_judges(language):
 # Right solutions in legal styles that the driver of plain calls must not trip over: a value of
 # a type the language's `==` compares by value (Ruby's Rational), the solution's own global
 # settings (Perl's output separators and lexical bignum, R's options, bash readonly names the
-# driver's variables had).
+# driver's variables had), Lua's standard library changed after the solution's functions.
 ODD_BUT_RIGHT = {
     "ruby Rational": ("ruby", "def f(xs)\n  xs.sum.quo(xs.size)\nend\n",
                       "raise 'x' unless f([2, 3]) == 2.5\nraise 'x' unless f([3, 3]) == 3\n"
@@ -357,6 +357,12 @@ ODD_BUT_RIGHT = {
     "bash readonly names": ("bash", "readonly hex=1 byte=2 index=3 value=4\n"
                                     "f() {\n    echo $(( $1 + $2 ))\n}\n",
                             "set -e\n[[ $(f 1 2) = 3 ]]\n"),
+    "lua standard library reassigned": (
+        "lua", "function f(a, b) return a + b end\nfunction g(s) return {s, 2.5} end\n"
+               "type, next = 'x', 1\nstring.format, string.rep, math.type = nil, nil, nil\n"
+               "getmetatable('').__index = {}\ngetmetatable(io.stdout).__index.write = nil\n",
+        "assert(f(2, 3) == 5)\nlu = require('luaunit')\nfunction test_g()\n"
+        "  lu.assertEquals(g('ab'), {'ab', 2.5})\nend\nos.exit(lu.LuaUnit.run())\n"),
 }
 # Wrong ones that must still fail, and end before their deadline: an integral Rational is no
 # Integer as a hash key; `use bignum` once made the driver's own constants endless.

@@ -12,13 +12,19 @@ Expected values are Lua literals (tables of literals, strings with Lua's escapes
 MultiPL-E writes Python's None: an unset global, nil). luaunit's assertEquals compares tables
 deeply (keys and values, whatever the order) and anything else with `==` (an integer equals
 the same float); a table compared with `==` is a new table, equal to nothing, so such a check
-is not plain calls. The driver writes a table as a map of its raw pairs, a string as its bytes.
+is not plain calls. The driver writes a table as a map of its raw pairs, a string as its bytes,
+through a serialiser made before the solution runs (a prelude on the solution's first line) from
+the standard library as it was: a solution reassigning `type` or patching `string.format`, the
+string metatable or file methods changes nothing of the records.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import math
 import re
+import secrets
 from typing import Any
 
 from verifier.kinds.code import appended
@@ -73,11 +79,17 @@ _CONSTANT = {"assertTrue": True, "assert_true": True, "assertFalse": False,
              "assert_false": False, "assertNil": None, "assert_nil": None}
 
 
-_DRIVER_HEAD = r"""local __verifier_record
-do
+# The serialiser, made before the solution runs (the prelude, on the solution's first line so
+# its lines keep their numbers): the channel and every function it uses are its upvalues, taken
+# from the standard library as it was, so a solution reassigning `type`, patching
+# `string.format` or the string metatable, does not reach them. The prelude's one local has a
+# name drawn per program (an HMAC of its text, as `harden`'s names are), which the solution
+# cannot know, so it can neither reassign it nor shadow it; the driver's head binds it.
+_SERIALISER = r"""local RECORD = (function()
   local out = io.open('/proc/self/fd/3', 'wb')
+  local write, flush = out.write, out.flush
   local type, next, format, byte = type, next, string.format, string.byte
-  local concat, mtype = table.concat, math.type
+  local find, rep, concat, mtype = string.find, string.rep, table.concat, math.type
   local huge, budget = math.huge, 0
   local function put(value, depth, parts)
     budget = budget - 1
@@ -91,7 +103,7 @@ do
       elseif value == -huge then parts[#parts + 1] = '["f","-inf"]'
       else
         local text = format('%.17g', value)
-        if not text:find('[.e]') then text = text .. '.0' end
+        if not find(text, '[.e]') then text = text .. '.0' end
         parts[#parts + 1] = text
       end
     elseif kind == 'string' then
@@ -99,7 +111,7 @@ do
       for first = 1, length, 4096 do
         local last = first + 4095
         if last > length then last = length end
-        hex[#hex + 1] = format(('%02x'):rep(last - first + 1), byte(value, first, last))
+        hex[#hex + 1] = format(rep('%02x', last - first + 1), byte(value, first, last))
       end
       parts[#parts + 1] = '["b","' .. concat(hex) .. '"]'
     elseif kind == 'table' and depth < 100 and budget > 0 then
@@ -115,16 +127,19 @@ do
       parts[#parts + 1] = '["x","' .. kind .. '"]'
     end
   end
-  __verifier_record = function(site, value)
+  return function(site, value)
     budget = 1000000
     local parts = {'[', format('%d', site), ','}
     put(value, 0, parts)
     parts[#parts + 1] = ']\n'
-    out:write(concat(parts))
-    out:flush()
+    write(out, concat(parts))
+    flush(out)
   end
-end
-"""
+end)(); """
+_SERIALISER_LINE = " ".join(line.strip() for line in _SERIALISER.split("\n")) + " "
+# The driver's first line, which `program` gives the prelude's name.
+_DRIVER_HEAD = "local __verifier_record = __verifier_serialiser\n"
+_TAG_KEY = secrets.token_bytes(32)
 
 
 # In-process tests: the prelude (on the solution's first line, so its lines keep their numbers)
@@ -209,6 +224,20 @@ class LuaDialect(ScriptDialect):
 
     def plan(self, tests: str) -> CallsPlan:
         return _Frame(tests, _tokenize(tests)).plan(_DRIVER_HEAD)
+
+    def program(self, solution: str, plan: CallsPlan) -> str:
+        """The serialiser made first (on the solution's first line, or its second after a
+        `#` line the interpreter skips; after a byte order mark), the solution, the driver."""
+        tag = hmac.new(_TAG_KEY, f"{solution}\0{plan.driver}".encode("utf-8", "surrogatepass"),
+                       hashlib.sha256).hexdigest()[:16]
+        name = f"__verifier_{tag}"
+        prelude = _SERIALISER_LINE.replace("RECORD", name, 1)
+        driver = f"local __verifier_record = {name}\n{plan.driver[len(_DRIVER_HEAD):]}"
+        bom = "\ufeff" if solution.startswith("\ufeff") else ""  # skipped, as the `#` line
+        first, _, rest = solution[len(bom):].partition("\n")
+        if first.startswith("#"):
+            return f"{bom}{first}\n{prelude}{rest}\n{driver}"
+        return f"{bom}{prelude}{solution[len(bom):]}\n{driver}"
 
     def harden(self, solution: str, tests: str, tag: str) -> str | None:
         """The appended program, the tests' global names (assert, error, os, string,
