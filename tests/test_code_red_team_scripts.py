@@ -344,7 +344,8 @@ def test_judged_outside_as_the_language_judges(language):
 # Right solutions in legal styles that the driver of plain calls must not trip over: a value of
 # a type the language's `==` compares by value (Ruby's Rational), the solution's own global
 # settings (Perl's output separators and lexical bignum, R's options, bash readonly names the
-# driver's variables had), Lua's standard library changed after the solution's functions.
+# driver's variables had), Lua's standard library changed after the solution's functions, a
+# Ruby method_missing that answers every conversion.
 ODD_BUT_RIGHT = {
     "ruby Rational": ("ruby", "def f(xs)\n  xs.sum.quo(xs.size)\nend\n",
                       "raise 'x' unless f([2, 3]) == 2.5\nraise 'x' unless f([3, 3]) == 3\n"
@@ -363,6 +364,11 @@ ODD_BUT_RIGHT = {
                "getmetatable('').__index = {}\ngetmetatable(io.stdout).__index.write = nil\n",
         "assert(f(2, 3) == 5)\nlu = require('luaunit')\nfunction test_g()\n"
         "  lu.assertEquals(g('ab'), {'ab', 2.5})\nend\nos.exit(lu.LuaUnit.run())\n"),
+    "ruby method_missing": ("ruby", "class Object\n  def method_missing(*) 0 end\n"
+                                    "  def respond_to_missing?(*) true end\nend\n"
+                                    "def f(a, b)\n  a + b\nend\n",
+                            "raise 'x' unless f(2, 3) == 5\n"
+                            "raise 'x' unless f('a', 'b') == 'ab'\n"),
 }
 # Wrong ones that must still fail, and end before their deadline: an integral Rational is no
 # Integer as a hash key; `use bignum` once made the driver's own constants endless.

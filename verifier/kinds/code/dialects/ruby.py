@@ -15,7 +15,9 @@ Ruby's: an Integer equals the same Float, arrays element by element, hashes by k
 1 and 1.0 are different keys) and values, strings by their characters (a binary string with
 other bytes than ASCII equals no text), a Rational (`x.quo(y)`, `1/3r`) by its value, and
 against a Float as that Float. The driver's serialiser is made of syntax and module
-functions (`Kernel.format`, `->`), so a solution's top-level methods do not reach it.
+functions (`Kernel.format`, `->`), so a solution's top-level methods do not reach it, and it
+opens its channel with an Integer mode, which Ruby converts with no call a solution's
+`method_missing` could answer.
 """
 
 from __future__ import annotations
@@ -81,7 +83,10 @@ _BUILTINS = frozenset({"assert", "assert_equal", "raise", "puts", "print", "p", 
 
 _DRIVER_HEAD = r"""
 ;__verifier_record = ->() {
-  out = IO.new(3, 'wb')
+  # The mode as an Integer (O_WRONLY), binary set apart: a String mode is asked for #to_int,
+  # which a solution's Object#method_missing or respond_to_missing? may answer.
+  out = IO.new(3, 1)
+  out.binmode
   out.sync = true
   budget = 0
   text = ->(string) {
