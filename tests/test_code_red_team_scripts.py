@@ -345,7 +345,8 @@ def test_judged_outside_as_the_language_judges(language):
 # a type the language's `==` compares by value (Ruby's Rational), the solution's own global
 # settings (Perl's output separators and lexical bignum, R's options, bash readonly names the
 # driver's variables had), Lua's standard library changed after the solution's functions, a
-# Ruby method_missing that answers every conversion.
+# Ruby method_missing that answers every conversion, bash aliases of the driver's words (and a
+# function the solution gives as an alias, which the tests would call).
 ODD_BUT_RIGHT = {
     "ruby Rational": ("ruby", "def f(xs)\n  xs.sum.quo(xs.size)\nend\n",
                       "raise 'x' unless f([2, 3]) == 2.5\nraise 'x' unless f([3, 3]) == 3\n"
@@ -369,6 +370,13 @@ ODD_BUT_RIGHT = {
                                     "def f(a, b)\n  a + b\nend\n",
                             "raise 'x' unless f(2, 3) == 5\n"
                             "raise 'x' unless f('a', 'b') == 'ab'\n"),
+    "bash aliases": ("bash", "printf() { echo no; }\nshopt -s expand_aliases\n"
+                             "alias printf=echo if=: for=: local=: :=false\n"
+                             "f() {\n    echo $(( $1 + $2 ))\n}\n",
+                     "set -e\n[[ $(f 1 2) = 3 ]]\n[[ $(f 1 1) != 3 ]]\n"),
+    "bash function by an alias": ("bash", "shopt -s expand_aliases\nalias f=g\n"
+                                          "g() {\n    echo $(( $1 + $2 ))\n}\n",
+                                  "set -e\n[[ $(f 1 2) = 3 ]]\n"),
 }
 # Wrong ones that must still fail, and end before their deadline: an integral Rational is no
 # Integer as a hash key; `use bignum` once made the driver's own constants endless.

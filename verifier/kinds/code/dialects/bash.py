@@ -16,7 +16,8 @@ that fails fails the test even where the tests forgot `set -e` (bash would carry
 Arguments and expected values are quoted strings without expansions ("..." without `$` or
 backquotes, '...') or plain words without glob characters; the driver copies the arguments and
 records what each call printed as its bytes (in bash itself; through `od` when long),
-in variables of its own names (not a readonly `value` or `index` of the solution's).
+in variables of its own names (not a readonly `value` or `index` of the solution's), with a
+function read while the solution's aliases are not expanded (they are again for the calls).
 """
 
 from __future__ import annotations
@@ -48,21 +49,28 @@ _NAME = re.compile(r"[ \t]*(?P<name>[A-Za-z_][A-Za-z0-9_]*)[ \t]*;?[ \t]*")
 _SKIPPED = re.compile(r"[ \t]*(?:#.*|set[ \t]+-e[ \t]*(?:#.*)?)?")
 _DOUBLE_QUOTED_ESCAPE = re.compile(r"\\([\\\"`$\n])")
 
+# Bash expands aliases as it reads a command: the driver's own function is read with
+# expand_aliases off (its first word quoted, so no alias of the solution's stands for it), then
+# the solution's setting is back for the wrappers and the calls, which the tests would have read
+# with it. Its printf is the builtin, whatever function a solution names so.
 _DRIVER_HEAD = r"""
+\builtin shopt -q expand_aliases && __verifier_aliases=y || __verifier_aliases=
+\builtin shopt -u expand_aliases
 __verifier_record() {
     local LC_ALL=C __verifier_text=$2 __verifier_hex= __verifier_byte __verifier_at
     if (( ${#__verifier_text} > 512 )); then
-        __verifier_hex=$(printf '%s' "$__verifier_text" | command od -An -v -tx1 \
+        __verifier_hex=$(builtin printf '%s' "$__verifier_text" | command od -An -v -tx1 \
             | command tr -d ' \n')
     else
         for (( __verifier_at = 0; __verifier_at < ${#__verifier_text}; __verifier_at++ )); do
-            printf -v __verifier_byte '%d' "'${__verifier_text:__verifier_at:1}"
-            printf -v __verifier_byte '%02x' $(( __verifier_byte & 255 ))
+            builtin printf -v __verifier_byte '%d' "'${__verifier_text:__verifier_at:1}"
+            builtin printf -v __verifier_byte '%02x' $(( __verifier_byte & 255 ))
             __verifier_hex+=$__verifier_byte
         done
     fi
-    printf '[%s,["b","%s"]]\n' "$1" "$__verifier_hex" >&3
+    builtin printf '[%s,["b","%s"]]\n' "$1" "$__verifier_hex" >&3
 }
+[[ -z $__verifier_aliases ]] || builtin shopt -s expand_aliases
 """
 
 
@@ -200,8 +208,8 @@ class _Frame:
             callee = call.split()[0]
             if callee in self.wrappers:
                 call = f"__verifier_call_{callee}{call[len(callee):]}"
-            lines.append(f"__verifier_value=$({call}) || :")
-            lines.append(f'__verifier_record {site} "$__verifier_value"')
+            lines.append(f"__verifier_value=$({call}) || \\:")
+            lines.append(f'\\__verifier_record {site} "$__verifier_value"')
         if seen != len(self.sites):
             raise NotPlainCalls("checks the tests never run")
         return "\n".join([*lines, ""])
