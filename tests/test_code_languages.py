@@ -240,6 +240,24 @@ def test_a_compile_step_that_leaves_no_file_is_the_programs_failure():
         assert not outcome.stored and "no main" in outcome.unusable_artefacts, outcome
 
 
+def test_a_compile_step_that_leaves_an_unreadable_or_huge_tree_is_the_programs_failure():
+    """A build that leaves its program unreadable (a preprocessor of `{-# OPTIONS_GHC -F -pgmF
+    #-}` or a splice can chmod it), or nested too deep (past Python's recursion) is refused as the
+    compile step's own result (compile_error), not reported as the sandbox failing to store it
+    (infra_error)."""
+    backend = get_backend(process_settings())
+    python = backend.tools()["python"]
+    for script in ("open('main', 'w').write('x')\nimport os\nos.chmod('main', 0)",
+                   "import os\nos.makedirs('main/a')\nos.chmod('main', 0)",
+                   "import os\nos.mkdir('main')\nos.chdir('main')\nfor _ in range(1500):\n"
+                   "    os.mkdir('a')\n    os.chdir('a')"):
+        outcome = backend.run(RunRequest(
+            argv=[python, *JAIL_PYTHON_FLAGS, "-c", script], limits=compile_limits(10),
+            store=ArtefactStore(secrets.token_hex(16), ("main",)), runner_runs=1))
+        assert outcome.exit_code == 0 and outcome.error is None, (script, outcome)
+        assert not outcome.stored and outcome.unusable_artefacts, (script, outcome)
+
+
 MACROS = "#define A0 x\n" + "".join(f"#define A{i + 1} A{i} A{i}\n" for i in range(30))
 # A compiler that runs out of time (2 s here) or floods its diagnostics (over the output cap).
 COMPILER_LIMITS = {

@@ -20,6 +20,7 @@ ARTEFACTS = "/tmp/.artefacts"
 CACHE_MAX_BYTES = 512 * 1024 * 1024
 CACHE_MAX_ENTRIES = 256
 STORE_MAX_BYTES = CACHE_MAX_BYTES // 4  # one compile run's artefacts
+MAX_DEPTH = 32  # directories nested in them
 
 
 def artefact_index() -> LRU[str, int]:
@@ -68,24 +69,35 @@ def cached(cache_fd: int, key: str) -> bool:
         return False
 
 
-def _copy_entry(name: str, src_fd: int, dst_fd: int, budget: list[int]) -> bool:
+def _copy_entry(name: str, src_fd: int, dst_fd: int, budget: list[int], depth: int = 0) -> bool:
     """Copy one regular file or directory (recursively) between two directory fds, within the
-    byte budget. Returns False, copying nothing, for anything else (links, devices...) and
-    for nothing at all."""
+    byte budget. Returns False, copying nothing, for anything else (links,
+    devices...) and for nothing at all. What the source holds is the program's doing (a Template
+    Haskell splice or a preprocessor can write, chmod and nest what it likes): one it cannot
+    read or nested too deep is UnusableArtefacts, never a failure of ours."""
     try:
         info = os.stat(name, dir_fd=src_fd, follow_symlinks=False)
     except FileNotFoundError:
         return False
+    if depth > MAX_DEPTH:
+        raise UnusableArtefacts(f"the build left directories nested deeper than {MAX_DEPTH}")
     if stat.S_ISDIR(info.st_mode):
-        os.mkdir(name, 0o755, dir_fd=dst_fd)
-        sub_src = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=src_fd)
-        sub_dst = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=dst_fd)
+        sub_src = _open_source(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, src_fd)
         try:
-            for entry in os.listdir(sub_src):
-                _copy_entry(entry, sub_src, sub_dst, budget)
+            try:
+                entries = os.listdir(sub_src)
+            except OSError as exc:
+                raise UnusableArtefacts(f"the build left {name!r}, which cannot be read "
+                                        f"({exc.strerror})") from None
+            os.mkdir(name, 0o755, dir_fd=dst_fd)
+            sub_dst = os.open(name, os.O_RDONLY | os.O_DIRECTORY, dir_fd=dst_fd)
+            try:
+                for entry in entries:
+                    _copy_entry(entry, sub_src, sub_dst, budget, depth + 1)
+            finally:
+                os.close(sub_dst)
         finally:
             os.close(sub_src)
-            os.close(sub_dst)
         return True
     if not stat.S_ISREG(info.st_mode):
         return False
@@ -93,16 +105,28 @@ def _copy_entry(name: str, src_fd: int, dst_fd: int, budget: list[int]) -> bool:
     if budget[0] < 0:
         raise UnusableArtefacts(f"the compiled program is larger than the artefact cache allows "
                                 f"({STORE_MAX_BYTES >> 20} MiB)")
-    src = os.open(name, os.O_RDONLY | os.O_NOFOLLOW, dir_fd=src_fd)
-    dst = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, info.st_mode & 0o755,
-                  dir_fd=dst_fd)
+    src = _open_source(name, os.O_RDONLY | os.O_NOFOLLOW, src_fd)
     try:
-        while os.sendfile(dst, src, None, 1 << 24):
-            pass
+        dst = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL, info.st_mode & 0o755,
+                      dir_fd=dst_fd)
+        try:
+            while os.sendfile(dst, src, None, 1 << 24):
+                pass
+        finally:
+            os.close(dst)
     finally:
         os.close(src)
-        os.close(dst)
     return True
+
+
+def _open_source(name: str, flags: int, src_fd: int) -> int:
+    """An entry of the copy's source, opened; one the program made unreadable (chmod 000) is
+    UnusableArtefacts."""
+    try:
+        return os.open(name, flags, dir_fd=src_fd)
+    except OSError as exc:
+        raise UnusableArtefacts(f"the build left {name!r}, which cannot be read "
+                                f"({exc.strerror})") from None
 
 
 def place_artefact(spec: dict, cache_fd: int, directory: str = WORKDIR) -> None:
