@@ -250,6 +250,7 @@ class HaskellDialect(Dialect):
             last = token.end
         rewritten.append(tests[last:])
         pragmas, header, body = split_header(solution)
+        pragmas = _OPTIONS.sub(_safe_options, pragmas)
         imports = "".join(f"import qualified {module} as {alias}\n"
                           for module in ("Prelude", "Control.Monad", "Data.List"))
         program = appended.assemble(
@@ -257,6 +258,19 @@ class HaskellDialect(Dialect):
                            f"{_implicit_prelude(pragmas, header)}{body}", "".join(rewritten))
         epilogue = appended.APPENDED[self.language].epilogue
         return program.replace(epilogue, _EPILOGUE.replace("P.", f"{alias}."))
+
+
+# A file-header OPTIONS pragma, and the flags of one kept: extensions, warnings, optimisation,
+# -f flags. The others can run programs of the solution's while it compiles: `-F -pgmF sh`
+# runs a preprocessor that rewrites the whole file, the tests in it; `-pgmL`, `-optc`, plugins.
+_OPTIONS = re.compile(r"\{-#\s*OPTIONS(?:_GHC)?\b(.*?)#-\}", re.I | re.S)
+_SAFE_FLAG = re.compile(r"-(?:X\w+|W[\w-]*|O\d?|f(?!plugin)[\w-]+)")
+
+
+def _safe_options(found: re.Match[str]) -> str:
+    """An OPTIONS pragma of the solution with only flags that run nothing (see _OPTIONS)."""
+    kept = [flag for flag in found.group(1).split() if _SAFE_FLAG.fullmatch(flag)]
+    return "{-# OPTIONS_GHC " + " ".join(kept) + " #-}" if kept else ""
 
 
 def _implicit_prelude(pragmas: str, header: str) -> str:
