@@ -199,6 +199,18 @@ def test_expected_values_are_out_of_the_solutions_reach():
     assert result.status.value == "wrong", result
 
 
+def test_an_expected_value_in_a_variable_is_out_of_the_solutions_reach():
+    # The tests' variables the calls take go to the driver; one they compare with does not.
+    tests = ('#include <cassert>\n#include <string>\nint main() {\n    std::string x = "x";\n'
+             '    std::string e = "zq-expected-91";\n    assert(f(x) == e);\n}\n')
+    result = run_code_items([_item("cpp", FINDER, tests)])[0]
+    assert (result.status.value, result.detail["judged"]) == ("wrong", "outside"), result
+    right = ('#include <string>\nstd::string f(std::string x) { return "zq-expected-"'
+             ' + std::to_string(91); }\n')
+    right = run_code_items([_item("cpp", right, tests)])[0]
+    assert right.status.value == "correct", right
+
+
 def test_a_solution_with_macros_of_its_own_still_passes():
     # Competitive programmers' headers: the driver undefines what it uses.
     header = ("#include <bits/stdc++.h>\nusing namespace std;\n#define int long long\n"

@@ -100,6 +100,7 @@ class _Scope:
     opaque: set[str] = field(default_factory=set)  # declared with a type not understood
     as_arguments: set[str] = field(default_factory=set)
     as_expected: set[str] = field(default_factory=set)
+    references: dict[str, set[str]] = field(default_factory=dict)  # the variables each's uses
 
 
 class CFamilyDialect(Dialect):
@@ -209,6 +210,7 @@ class CFamilyDialect(Dialect):
     def _main(self, tests: str, body: list[Token], comparators: dict[str, Comparator]
               ) -> tuple[list[str], list[Site]]:
         lines: list[str] = []
+        declared: list[str | None] = []  # per line, the variable it declares
         sites: list[Site] = []
         scope = _Scope()
         position = 0
@@ -228,17 +230,23 @@ class CFamilyDialect(Dialect):
                     token_at(statement, 1), "(") and closing(statement, 1) == len(statement) - 1:
                 site = self._site(tests, statement[2:-1], head.line, scope, comparators)
                 lines.append(self.record.format(site=len(sites), call=site.call))
+                declared.append(None)
                 sites.append(site)
             else:
-                self._declaration(statement, scope, comparators)
+                declared.append(self._declaration(statement, scope, comparators))
                 lines.append(source_of(tests, statement) + ";")
-        if scope.as_arguments & scope.as_expected:
+        needed = _needed(scope)
+        if needed & scope.as_expected:
             raise NotPlainCalls("a variable both passed to a call and expected")
-        return lines, sites
+        # Only what the calls take enters the driver: a variable the tests compare with is
+        # the worker's, and its literal never reaches the jail (as no expected value does).
+        return [line for line, name in zip(lines, declared, strict=True)
+                if name is None or name in needed], sites
 
     def _declaration(self, statement: list[Token], scope: _Scope,
-                     comparators: dict[str, Comparator]) -> None:
-        """`T x = LITERAL`, `T x{...}`, or `auto candidate = f`; else not plain calls."""
+                     comparators: dict[str, Comparator]) -> str | None:
+        """`T x = LITERAL`, `T x{...}`, or `auto candidate = f`; else not plain calls. The
+        variable declared (None: an alias)."""
         head = statement[0]
         if head.text in _FLOW or head.kind != "name":
             raise NotPlainCalls(f"line {head.line}: a statement that is not plain calls")
@@ -260,14 +268,16 @@ class CFamilyDialect(Dialect):
         if (head.text == "auto" and len(initial) == 1 and initial[0].kind == "name"
                 and initial[0].text not in scope.variables.keys() | comparators.keys()):
             scope.aliases.add(name)
-            return
+            return None
+        scope.references[name] = {t.text for t in initial if t.text in scope.variables}
         literal = LiteralParser(initial, self.cpp, scope.variables).whole()
         try:
             value = model(literal) if head.text == "auto" else convert(literal, declared)
         except NotPlainCalls:
             scope.opaque.add(name)  # a type this dialect does not model: arguments only
-            return
+            return name
         scope.variables[name] = Typed(value, declared if head.text != "auto" else literal.type)
+        return name
 
     # ------------------------------------------------------------------- checks
 
@@ -531,6 +541,18 @@ _GUARD_NAMES = frozenset({"__asm__", "volatile", "static", "long", "int", "char"
                           "register", "return", "do", "while", "for", "__builtin_trap",
                           "result", "number", "line", "text", "length", "digits", "reversed",
                           "condition", "x0", "x1", "x2", "x8", "a", "b", "c"})
+
+
+def _needed(scope: _Scope) -> set[str]:
+    """The variables the calls take, and those their initialisers use, all the way down."""
+    needed = set(scope.as_arguments)
+    waiting = list(needed)
+    while waiting:
+        for used in scope.references.get(waiting.pop(), ()):
+            if used not in needed:
+                needed.add(used)
+                waiting.append(used)
+    return needed
 
 
 def _statement_end(tokens: list[Token], position: int) -> int:
