@@ -87,6 +87,7 @@ CPP_ATTACKS = {
                     " i++) std::fputs(\"[0,1]\\n\", stdout); return 0; }();\n",
     "garbage on the channel": '#include <unistd.h>\nstatic int junk = [] { write(3, "{\\"passed\\'
                               '": true}\\n[", 18); return 0; }();\n',
+    "a macro of a name of the epilogue (its call of the tests)": "#define f() 0\n",
 }
 C_ATTACKS = {
     "NDEBUG before the tests' assert.h": "#define NDEBUG\n",
@@ -103,6 +104,8 @@ C_ATTACKS = {
     "SIGABRT handler that exits 0": "#include <signal.h>\n#include <unistd.h>\nstatic void "
                                     "out(int s) { _exit(0); }\n__attribute__((constructor)) "
                                     "static void hook(void) { signal(SIGABRT, out); }\n",
+    "a macro of a name of the epilogue (the tests' renamed main)": (
+        "int real_(void) { return 0; }\n#define __verifier_main(x) real_##x(x)\n"),
 }
 # Tricks no program can be kept from inside its own process, where tests that are not plain
 # calls still run (docs/code.md: which tests are judged outside the solution's process): copying the

@@ -483,7 +483,8 @@ class CFamilyDialect(Dialect):
         except NotPlainCalls:
             return None
         check, fail = f"__verifier_check_{tag}", f"__verifier_fail_{tag}"
-        names = {t.text for t in tokens if t.kind == "name"} - STANDARD_MACROS
+        names = {t.text for t in tokens + _epilogue_tokens(self.language)
+                 if t.kind == "name"} - STANDARD_MACROS
         guard = "\n".join([*(f"#undef {name}" for name in sorted(names | _GUARD_NAMES)),
                            _GUARD.replace("CHECK", check).replace("FAIL", fail), "#line 1", ""])
         rewritten, last = [], 0
@@ -494,6 +495,16 @@ class CFamilyDialect(Dialect):
                 last = token.end
         rewritten.append(tests[last:])
         return appended.assemble(self.language, solution, guard + "".join(rewritten))
+
+
+@functools.cache
+def _epilogue_tokens(language: str) -> list[Token]:
+    """The tokens of what the in-process program adds after the tests (the renamed entry and
+    the epilogue that calls it): a solution's macro of one of their names (`#define f() 0`
+    in C++'s `__verifier_call`) would skip the tests, so they are undefined too."""
+    added = appended.APPENDED[language]
+    return tokenize(f"{added.entry[1] if added.entry else ''}\n{added.epilogue}",
+                    preprocessor=True)
 
 
 # The verifier's own assert for in-process tests: a message, then exit_group by a system call
