@@ -344,6 +344,15 @@ def test_expected_values_are_out_of_the_solutions_reach():
     assert (result.status.value, result.detail["judged"]) == ("wrong", "outside"), result
 
 
+def test_go_main_comparing_a_string_judges_the_text():
+    # `if F(x) != "ab" { panic(...) }`: the string equality Go has (it was judged as a number).
+    _installed("go")
+    tests = "func main() {\n    if Name(1) != \"ab\" { panic(\"no\") }\n}\n"
+    results = run_code_items([_item("go", f"package main\nfunc Name(x int) string {{ return "
+                                           f"\"{text}\" }}\n", tests) for text in ("ab", "ba")])
+    assert [r.status.value for r in results] == ["correct", "wrong"], results
+
+
 def test_go_testify_tests_that_are_not_plain_calls_run_with_the_real_testify():
     # HumanEval-X's shape with a loop: a test binary with testify from the host's Go sources
     # (golang-github-stretchr-testify-dev), the verifier's TestMain reporting.

@@ -147,8 +147,7 @@ class GoDialect(Dialect):
                 return printed is not None and (printed == sprint_v(check.expected)) != (
                     check.negated)
             if check.kind == "equal" and check.how == "==":
-                return keyed.primitive_equal(_scalar(value), _scalar(check.expected)) != (
-                    check.negated)
+                return _constant_equal(value, check.expected) != check.negated
             if check.kind == "equal":
                 return keyed.equal(value, check.expected, "deep") != check.negated
             if check.kind == "truth":
@@ -169,6 +168,15 @@ class GoDialect(Dialect):
             return _in_process(solution, tests, tag)
         except NotPlainCalls:
             return None
+
+
+def _constant_equal(value: Any, expected: Any) -> bool:
+    """Go's `==` of a result with a constant: a string by its text (of whatever string type:
+    primitive_equal compares numbers and bools only), the rest as _scalar has them."""
+    if isinstance(expected, OfType) and type(expected.value) is str:
+        return (isinstance(value, OfType) and type(value.value) is str
+                and value.value == expected.value)
+    return keyed.primitive_equal(_scalar(value), _scalar(expected))
 
 
 def _scalar(value: Any) -> Any:
