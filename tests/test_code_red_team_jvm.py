@@ -353,6 +353,19 @@ def test_go_main_comparing_a_string_judges_the_text():
     assert [r.status.value for r in results] == ["correct", "wrong"], results
 
 
+def test_go_bytes_that_are_no_utf8_equal_no_text():
+    # Go's range reads a byte that is no UTF-8 as U+FFFD; "\xff" still is not "\uFFFD" in Go.
+    _installed("go")
+    tests = {"testify": ("func TestName(t *testing.T) {\n    assert := assert.New(t)\n"
+                         "    assert.Equal(\"a\\uFFFD\", Name(1))\n}\n"),
+             "main": "func main() {\n    if Name(1) != \"a\\uFFFD\" { panic(\"no\") }\n}\n"}
+    right, wrong = ("package main\nfunc Name(x int) string { return \"a\\uFFFD\" }\n",
+                    "package main\nfunc Name(x int) string { return \"a\\xff\" }\n")
+    results = run_code_items([_item("go", solution, shape) for shape in tests.values()
+                              for solution in (right, wrong)])
+    assert [r.status.value for r in results] == ["correct", "wrong"] * 2, results
+
+
 def test_go_testify_tests_that_are_not_plain_calls_run_with_the_real_testify():
     # HumanEval-X's shape with a loop: a test binary with testify from the host's Go sources
     # (golang-github-stretchr-testify-dev), the verifier's TestMain reporting.

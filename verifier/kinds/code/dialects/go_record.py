@@ -6,9 +6,11 @@ spells it), and so is each element held in an interface (`[]interface {}`'s): te
 `assert.Equal` (reflect.DeepEqual) tells `int` from `int64` and a nil slice from an empty one,
 and MultiPL-E's `fmt.Sprintf("%v")` prints a float32 by its own shortest digits. Numbers are
 written exactly (a float by strconv's shortest round-trip digits), strings as JSON (non-ASCII
-as \\uXXXX); a nil slice or map is null; a pointer, struct, func or channel is a value that
-equals nothing. Depth is bounded. The imports it uses have names of the verifier's own
-(`IMPORTS`), and it calls no method a solution's type could define (no String(), no Error()).
+as \\uXXXX, a byte that is no UTF-8 as the lone surrogate \\udcXX, which equals no text, not
+the U+FFFD Go's range reads it as); a nil slice or map is null; a pointer, struct, func or
+channel is a value that equals nothing. Depth is bounded. The imports it uses have names of
+the verifier's own (`IMPORTS`), and it calls no method a solution's type could define (no
+String(), no Error()).
 """
 
 from __future__ import annotations
@@ -19,8 +21,17 @@ IMPORTS = {"__verifier_reflect": "reflect", "__verifier_strconv": "strconv",
 GO_RECORDER = r"""
 func __verifierText(out []byte, text string) []byte {
 	out = append(out, '"')
-	for _, r := range text {
+	for at, r := range text {
 		switch {
+		case r == 0xFFFD && (len(text)-at < 3 || text[at:at+3] != "\uFFFD"):
+			// A byte that is no UTF-8, which range reads as U+FFFD: a lone surrogate of its
+			// own (as Python's surrogateescape), so that it equals no string of valid text.
+			out = append(out, '\\', 'u', 'd', 'c')
+			digits := __verifier_strconv.FormatInt(int64(text[at]), 16)
+			if len(digits) < 2 {
+				out = append(out, '0')
+			}
+			out = append(out, digits...)
 		case r == '"' || r == '\\':
 			out = append(out, '\\', byte(r))
 		case r >= 32 && r < 127:
