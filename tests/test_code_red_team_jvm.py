@@ -223,6 +223,13 @@ GO_ATTACKS = {
     "a var assert of its own": "var assert = 1\n",
     "String() on what it returns": ("type shown []int\n"
                                     "func (shown) String() string { return \"[3 6]\" }\n"),
+    "-test.run added to os.Args from init": ("func init() { os.Args = append(os.Args, "
+                                             "\"-test.run=^NONE$\") }\n"),
+    "testing flags set from init": ("import (\n    \"flag\"\n    \"testing\"\n)\n"
+                                    "func init() {\n    testing.Init()\n"
+                                    "    flag.Set(\"test.run\", \"^NONE$\")\n"
+                                    "    flag.Set(\"test.count\", \"0\")\n"
+                                    "    flag.Set(\"test.list\", \"NONE\")\n}\n"),
     "record forged from init": ("func init() {\n    data, _ := os.ReadFile(\"/proc/self/fd/4\")\n"
                                 "    os.WriteFile(\"/proc/self/fd/3\", data, 0)\n"
                                 "    os.WriteFile(\"/proc/self/fd/3\", []byte(\"[0,true]\\n\"), 0)"

@@ -419,8 +419,31 @@ func main() {
 	}
 }
 """
+# The testing flags that choose which tests run (or none: -test.list only lists them), as
+# the test binary registers them, taken before any code of the solution runs (the first
+# variable the program initialises); TestMain sets them back, so a solution's init that sets
+# -test.run (or adds it to os.Args) does not leave its failing tests unrun.
+_TEST_FLAGS = """
+var __verifier_test_flags_TAG = func() map[string]__verifier_flag.Value {
+	__verifier_testing.Init()
+	found := map[string]__verifier_flag.Value{}
+	for _, name := range []string{"test.run", "test.skip", "test.list", "test.count"} {
+		if flag := __verifier_flag.Lookup(name); flag != nil {
+			found[name] = flag.Value
+		}
+	}
+	return found
+}()
+"""
+_TEST_FLAG_DEFAULTS = """
+	__verifier_os.Args = __verifier_os.Args[:1]
+	for name, value := range __verifier_test_flags_TAG {
+		if value.Set(map[string]string{"test.count": "1"}[name]) != nil {
+			__verifier_os.Exit(2)
+		}
+	}"""
 _EPILOGUE_TEST = f"""
-{GO_TEST_MAIN} {{
+{GO_TEST_MAIN} {{{_TEST_FLAG_DEFAULTS}
 	if __verifier_m.Run() != 0 {{
 		__verifier_os.Stderr.WriteString("Assertion failed: a test of the tests failed\\n")
 		__verifier_os.Exit(1)
@@ -455,8 +478,11 @@ def _in_process(solution: str, tests: str, tag: str) -> str:
         return _REFUSED.replace("NAMES", ", ".join(shadowed))
     own |= {"__verifier_os": "os"}
     if is_test:
-        own["__verifier_testing"] = "testing"
-        return assemble([solution_file, rewritten], own, _EPILOGUE_TEST)
+        own |= {"__verifier_testing": "testing", "__verifier_flag": "flag"}
+        flags = _TEST_FLAGS.replace("TAG", tag)
+        first = GoFile((), flags, tuple(tokenize(flags)))
+        return assemble([first, solution_file, rewritten], own,
+                        _EPILOGUE_TEST.replace("TAG", tag))
     entry = f"__verifierMain_{tag}"
     renamed = _renamed_main(rewritten, entry)
     if renamed is rewritten:
