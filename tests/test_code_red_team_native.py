@@ -297,3 +297,15 @@ def test_a_wrong_value_is_wrong_and_names_its_line(language: str):
                 if "candidate" in text and ("3" in text.split("candidate")[1]))
     assert result.detail["tests"][0]["message"] == (
         f"the assertion at line {line} of the tests failed")
+
+
+def test_rust_results_behind_rc_arc_or_cow_are_judged_as_what_they_point_to():
+    # `Rc<str> == "ab".into()`, `Cow<str> == "ab"` compile in Rust: the driver records them too.
+    tests = "fn main() {\n    let candidate = f;\n    assert_eq!(candidate(1), \"ab\");\n}\n"
+    results = run_code_items([_item("rust", f"fn f(_x: i64) -> {kind} {{ {value} }}\n", tests)
+                              for kind, value in (
+                                  ("std::borrow::Cow<'static, str>", "\"ab\".into()"),
+                                  ("std::rc::Rc<str>", "\"ab\".into()"),
+                                  ("std::sync::Arc<String>", "std::sync::Arc::new(\"ab\".into())"),
+                                  ("std::rc::Rc<str>", "\"ba\".into()"))])
+    assert [r.status.value for r in results] == ["correct"] * 3 + ["wrong"], results

@@ -404,6 +404,16 @@ mod __verifier_calls {
     impl<T: Record + ?Sized> Record for Box<T> {
         #[inline] fn put(&self, out: &mut String) { (**self).put(out); }
     }
+    impl<T: Record + ?Sized> Record for __verifier_calls_std::rc::Rc<T> {
+        #[inline] fn put(&self, out: &mut String) { (**self).put(out); }
+    }
+    impl<T: Record + ?Sized> Record for __verifier_calls_std::sync::Arc<T> {
+        #[inline] fn put(&self, out: &mut String) { (**self).put(out); }
+    }
+    impl<'a, T: Record + __verifier_calls_std::borrow::ToOwned + ?Sized> Record
+            for __verifier_calls_std::borrow::Cow<'a, T> {
+        #[inline] fn put(&self, out: &mut String) { (**self).put(out); }
+    }
     fn items<'a, T: Record + 'a, I: __verifier_calls_std::iter::Iterator<Item = &'a T>>(
             out: &mut String, tag: &str, values: I) {
         out.push_str(tag);
