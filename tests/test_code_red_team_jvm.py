@@ -373,6 +373,14 @@ def test_go_bytes_that_are_no_utf8_equal_no_text():
     assert [r.status.value for r in results] == ["correct", "wrong"] * 2, results
 
 
+def test_go_a_source_that_ends_in_import_is_a_compile_error():
+    # Reading its imports ran past its end (an IndexError: infra_error).
+    _installed("go")
+    results = run_code_items([_item("go", "package main\nimport", tests)
+                              for tests in GO_TESTS.values()])
+    assert [r.status.value for r in results] == ["compile_error"] * len(GO_TESTS), results
+
+
 def test_go_testify_tests_that_are_not_plain_calls_run_with_the_real_testify():
     # HumanEval-X's shape with a loop: a test binary with testify from the host's Go sources
     # (golang-github-stretchr-testify-dev), the verifier's TestMain reporting.

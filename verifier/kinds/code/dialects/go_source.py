@@ -80,6 +80,8 @@ def split_file(source: str) -> GoFile:
             if at(tokens, end) is not None and tokens[end].kind != "string":
                 end += 1
             specs = tokens[position + 1:end + 1]
+            if end >= len(tokens):  # `import` ends the source
+                raise NotPlainCalls("an import without its path")
         imports += _specs(specs)
         cut.append((start, tokens[end].end))
         position = end + 1
