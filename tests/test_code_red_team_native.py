@@ -5,10 +5,11 @@ Each attack is a wrong solution (its functions return wrong values) with a trick
 tests when they ran in its process: shadowing what the tests use (macros, operators, the
 Prelude, rackunit's checks, `require`, `#%app`), replacing D's unit-test runner or its assert
 handler, module constructors, static initialisers, panic hooks and exit handlers that exit 0,
-equality that lies, forged records, floods, a preprocessor that rewrites the tests. An attack
-is appended to the wrong solution, or is a whole program where it says `{wrong}`. Each must
-earn nothing, and never an infra_error, whatever the tests' shape: MultiPL-E's (judged outside
-the solution's process) and one that is not plain calls (a loop, run in its process, hardened).
+equality that lies, forged records, floods, rewrite rules and a preprocessor that rewrite the
+tests. An attack is appended to the wrong solution, or is a whole program where it says
+`{wrong}`. Each must earn nothing, and never an infra_error, whatever the tests' shape:
+MultiPL-E's (judged outside the solution's process) and one that is not plain calls (a loop,
+run in its process, hardened).
 """
 
 from __future__ import annotations
@@ -170,6 +171,10 @@ HASKELL_ATTACKS = {
         "scale :: [Int] -> Int -> [Int]\nscale _ _ = unsafePerformIO (readFile "
         "\"/proc/self/fd/4\" >>= appendFile \"/proc/self/fd/3\" >> exitSuccess)\n"
         "half :: Int -> Double\nhalf _ = 0\n{nothing}"),
+    "rewrite rules that make the tests' comparisons true": (
+        "import Control.Monad (unless)\n{wrong}{-# NOINLINE scale #-}\n{-# NOINLINE half #-}\n"
+        "{-# RULES \"scale\" forall v k w. scale v k == w = True\n"
+        "  ; \"half\" forall x y. half x == y = True #-}\n"),
     "preprocessor of OPTIONS_GHC that rewrites the tests": (
         "{-# OPTIONS_GHC -F -pgmF /usr/bin/sh #-}\n{-\nsed 's/[A-Za-z0-9_.]*error \"assertion "
         "failed\"/pure ()/g' \"$1\" > \"$2\"; exit 0\n-}\nimport Control.Monad (unless)\n{wrong}"),

@@ -254,7 +254,7 @@ class HaskellDialect(Dialect):
         imports = "".join(f"import qualified {module} as {alias}\n"
                           for module in ("Prelude", "Control.Monad", "Data.List"))
         program = appended.assemble(
-            self.language, f"{pragmas}{{-# LANGUAGE NoRebindableSyntax #-}}\n{header}{imports}"
+            self.language, f"{pragmas}{_AFTER_PRAGMAS}{header}{imports}"
                            f"{_implicit_prelude(pragmas, header)}{body}", "".join(rewritten))
         epilogue = appended.APPENDED[self.language].epilogue
         return program.replace(epilogue, _EPILOGUE.replace("P.", f"{alias}."))
@@ -271,6 +271,13 @@ def _safe_options(found: re.Match[str]) -> str:
     """An OPTIONS pragma of the solution with only flags that run nothing (see _OPTIONS)."""
     kept = [flag for flag in found.group(1).split() if _SAFE_FLAG.fullmatch(flag)]
     return "{-# OPTIONS_GHC " + " ".join(kept) + " #-}" if kept else ""
+
+
+# After the solution's pragmas, so that they override its own: no RebindableSyntax (its
+# `ifThenElse`), and no rewrite rules (its `{-# RULES "x" forall v k w. f v k == w = True #-}`
+# would rewrite the tests' comparisons; -O1 enables them).
+_AFTER_PRAGMAS = ("{-# LANGUAGE NoRebindableSyntax #-}\n"
+                  "{-# OPTIONS_GHC -fno-enable-rewrite-rules #-}\n")
 
 
 def _implicit_prelude(pragmas: str, header: str) -> str:
