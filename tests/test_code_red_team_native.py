@@ -5,8 +5,8 @@ Each attack is a wrong solution (its functions return wrong values) with a trick
 tests when they ran in its process: shadowing what the tests use (macros, operators, the
 Prelude, rackunit's checks, `require`, `#%app`), replacing D's unit-test runner or its assert
 handler, module constructors, static initialisers, panic hooks and exit handlers that exit 0,
-equality that lies, forged records, floods, rewrite rules and a preprocessor that rewrite the
-tests. An attack is appended to the wrong solution, or is a whole program where it says
+equality that lies, forged records, floods, macros, rewrite rules and a preprocessor that rewrite
+the tests. An attack is appended to the wrong solution, or is a whole program where it says
 `{wrong}`. Each must earn nothing, and never an infra_error, whatever the tests' shape:
 MultiPL-E's (judged outside the solution's process) and one that is not plain calls (a loop,
 run in its process, hardened).
@@ -171,6 +171,8 @@ HASKELL_ATTACKS = {
         "scale :: [Int] -> Int -> [Int]\nscale _ _ = unsafePerformIO (readFile "
         "\"/proc/self/fd/4\" >>= appendFile \"/proc/self/fd/3\" >> exitSuccess)\n"
         "half :: Int -> Double\nhalf _ = 0\n{nothing}"),
+    "CPP macro of a name the tests use": ("{-# LANGUAGE CPP #-}\nimport Control.Monad (unless)\n"
+                                          "{wrong}#define error const (pure ())\n"),
     "rewrite rules that make the tests' comparisons true": (
         "import Control.Monad (unless)\n{wrong}{-# NOINLINE scale #-}\n{-# NOINLINE half #-}\n"
         "{-# RULES \"scale\" forall v k w. scale v k == w = True\n"

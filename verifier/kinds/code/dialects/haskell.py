@@ -253,11 +253,17 @@ class HaskellDialect(Dialect):
         pragmas = _OPTIONS.sub(_safe_options, pragmas)
         imports = "".join(f"import qualified {module} as {alias}\n"
                           for module in ("Prelude", "Control.Monad", "Data.List"))
+        tests_text, ours = "".join(rewritten), _EPILOGUE.replace("P.", f"{alias}.")
+        after = _AFTER_PRAGMAS
+        if _CPP.search(pragmas):  # its macros would reach the tests: undefined before them
+            after += "{-# LANGUAGE CPP #-}\n"
+            tests_text = "".join(f"#undef {name}\n" for name in sorted(set(
+                _MACRO_NAME.findall(f"{tests_text} {ours} verifierMain")))) + tests_text
         program = appended.assemble(
-            self.language, f"{pragmas}{_AFTER_PRAGMAS}{header}{imports}"
-                           f"{_implicit_prelude(pragmas, header)}{body}", "".join(rewritten))
+            self.language, f"{pragmas}{after}{header}{imports}"
+                           f"{_implicit_prelude(pragmas, header)}{body}", tests_text)
         epilogue = appended.APPENDED[self.language].epilogue
-        return program.replace(epilogue, _EPILOGUE.replace("P.", f"{alias}."))
+        return program.replace(epilogue, ours)
 
 
 # A file-header OPTIONS pragma, and the flags of one kept: extensions, warnings, optimisation,
@@ -265,6 +271,12 @@ class HaskellDialect(Dialect):
 # runs a preprocessor that rewrites the whole file, the tests in it; `-pgmL`, `-optc`, plugins.
 _OPTIONS = re.compile(r"\{-#\s*OPTIONS(?:_GHC)?\b(.*?)#-\}", re.I | re.S)
 _SAFE_FLAG = re.compile(r"-(?:X\w+|W[\w-]*|O\d?|f(?!plugin)[\w-]+)")
+
+
+# A solution that turns CPP on (a LANGUAGE pragma, -XCPP) can `#define error const (pure ())`
+# and so rewrite the tests: every name in them is undefined before them.
+_CPP = re.compile(r"(?<!No)CPP\b")
+_MACRO_NAME = re.compile(r"(?<![\w'])[A-Za-z_]\w*(?![\w'])", re.A)
 
 
 def _safe_options(found: re.Match[str]) -> str:
