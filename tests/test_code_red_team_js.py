@@ -130,3 +130,17 @@ def test_expected_values_are_out_of_the_solutions_reach():
              "  assert.deepEqual(candidate(), 'zq-expected-91');\n}\ntest();\n")
     result = run_code_items([_item("javascript", finder, tests)])[0]
     assert result.status.value == "wrong", result
+
+
+def test_expected_values_the_tests_name_are_out_of_the_solutions_reach():
+    # A literal variable the tests compare with (`let want = ...`) is no argument of a call:
+    # the driver does not declare it, so the program's own source does not hold it.
+    finder = ("const src = require('fs').readFileSync(__filename, 'latin1');\n"
+              "function f() { const m = src.match(new RegExp('zq-' + 'expected-[0-9]+'));"
+              " return m ? m[0] : 'nothing'; }\n")
+    tests = ("const assert = require('node:assert');\nfunction test() {\n  let candidate = f;\n"
+             "  let want = 'zq-expected-91';\n  assert.deepEqual(candidate(), want);\n}\ntest();\n")
+    results = run_code_items([_item(language, finder, tests)
+                              for language in ("javascript", "typescript")])
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("wrong", "outside")] * 2, results

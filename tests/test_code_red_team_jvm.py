@@ -381,6 +381,37 @@ def test_go_a_source_that_ends_in_import_is_a_compile_error():
     assert [r.status.value for r in results] == ["compile_error"] * len(GO_TESTS), results
 
 
+def test_expected_values_the_tests_name_are_out_of_the_solutions_reach():
+    # Kotlin's shape that names each expected value (`var v0 : String = ...`) and a Java
+    # `main` binding one: the driver declares no variable that no call takes, so neither the
+    # compiled class the solution reads nor anything else in the jail holds the value.
+    for language in ("java", "kotlin"):
+        _installed(language)
+    java = ("import java.util.*;\nimport java.nio.file.*;\nclass Problem {\n"
+            "    public static String name(long x) throws Exception {\n"
+            "        for (Path p : (Iterable<Path>) Files.walk(Paths.get(\".\"))::iterator) {\n"
+            "            if (!Files.isRegularFile(p)) continue;\n"
+            "            String text = new String(Files.readAllBytes(p), \"ISO-8859-1\");\n"
+            "            java.util.regex.Matcher m = java.util.regex.Pattern.compile("
+            "\"zq-\" + \"expected-[0-9]+\").matcher(text);\n"
+            "            if (m.find()) return m.group();\n        }\n"
+            "        return \"nothing\";\n    }\n")
+    java_tests = ("    public static void main(String[] args) throws Exception {\n"
+                  "    String want = \"zq-expected-91\";\n"
+                  "    assert(name((1l)).equals(want));\n    }\n\n}\n")
+    kotlin = ("fun name(x: Long): String {\n"
+              "    for (f in java.io.File(\".\").walk()) { if (!f.isFile) continue\n"
+              "        val m = Regex(\"zq-\" + \"expected-[0-9]+\").find("
+              "String(f.readBytes(), Charsets.ISO_8859_1))\n"
+              "        if (m != null) return m.value }\n    return \"nothing\"\n}\n")
+    kotlin_tests = ("fun main() {\n    var x0 : String = name(1L);\n"
+                    "    var v0 : String = \"zq-expected-91\";\n    assert(x0 == v0)\n}\n")
+    results = run_code_items([_item("java", java, java_tests),
+                              _item("kotlin", kotlin, kotlin_tests)])
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("wrong", "outside")] * 2, results
+
+
 def test_go_testify_tests_that_are_not_plain_calls_run_with_the_real_testify():
     # HumanEval-X's shape with a loop: a test binary with testify from the host's Go sources
     # (golang-github-stretchr-testify-dev), the verifier's TestMain reporting.

@@ -61,6 +61,7 @@ from verifier.kinds.code.dialects.lexer import (
     source_of,
     split_top,
     tokenize,
+    used_declarations,
 )
 from verifier.kinds.code.dialects.rewrite import checks_rewritten
 from verifier.kinds.code.dialects.shapes import Scope, ShapeReader, Spelling, judged, unwrapped
@@ -287,6 +288,7 @@ class JavaDialect(Dialect):
         lines: list[str] = []
         sites: list[Site] = []
         pending: dict[str, list[Site]] = {}  # HumanEval-X's list of checks, before its `if`
+        declared: dict[int, str] = {}  # the lines declaring literal variables
         for statement in statements(entry.body):
             head = statement[0]
             if head.text == "assert":
@@ -304,15 +306,18 @@ class JavaDialect(Dialect):
                     sites.append(site)
                     lines.append(_record(len(sites) - 1, site.call))
             else:
+                known = len(scope.variables)
                 found = self._declaration(tests, statement, scope)
                 if isinstance(found, tuple):
                     pending[found[0]] = found[1]
                 else:
+                    if len(scope.variables) > known:
+                        declared[len(lines)] = list(scope.variables)[-1]
                     lines.append(found)
         if pending:
             raise NotPlainCalls("a list of checks that is never checked")
-        driver = "\n".join([tests[:entry.body_start], *lines, tests[entry.body_end:],
-                            JAVA_RECORDER])
+        driver = "\n".join([tests[:entry.body_start], *used_declarations(lines, declared),
+                            tests[entry.body_end:], JAVA_RECORDER])
         return CallsPlan(sites_within_bounds(sites), driver)
 
     @staticmethod

@@ -57,6 +57,7 @@ from verifier.kinds.code.dialects.lexer import (
     split_top,
     tokenize,
     unwrapped,
+    used_declarations,
 )
 from verifier.kinds.code.dialects.values import UNDEFINED, BigInt, Record
 
@@ -112,6 +113,7 @@ class _Scope:
     strict: bool = False
     as_arguments: set[str] = field(default_factory=set)
     as_expected: set[str] = field(default_factory=set)
+    declared: dict[int, str] = field(default_factory=dict)  # the lines declaring variables
 
 
 class JavaScriptDialect(Dialect):
@@ -154,7 +156,8 @@ class JavaScriptDialect(Dialect):
         if scope.as_arguments & scope.as_expected:
             raise NotPlainCalls("a variable both passed to a call and expected")
         return CallsPlan(sites_within_bounds(sites), "\n".join(
-            [_DRIVER, *lines, "__verifier_write(3, __verifier_records.join(''));", "})();", ""]))
+            [_DRIVER, *used_declarations(lines, scope.declared),
+             "__verifier_write(3, __verifier_records.join(''));", "})();", ""]))
 
     def _statement(self, tests: str, statement: list[Token], scope: _Scope, lines: list[str],
                    sites: list[Site]) -> None:
@@ -186,6 +189,7 @@ class JavaScriptDialect(Dialect):
             scope.aliases.add(name)
         else:
             scope.variables[name] = _Literals(value, scope.variables).whole()
+            scope.declared[len(lines)] = name
         lines.append(source_of(tests, statement) + ";")
 
     def _site(self, tests: str, statement: list[Token], scope: _Scope) -> Site:

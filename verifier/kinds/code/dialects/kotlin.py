@@ -45,6 +45,7 @@ from verifier.kinds.code.dialects.lexer import (
     source_of,
     split_top,
     tokenize,
+    used_declarations,
 )
 from verifier.kinds.code.dialects.rewrite import checks_rewritten
 from verifier.kinds.code.dialects.shapes import Scope, ShapeReader, Spelling, judged, unwrapped
@@ -187,6 +188,7 @@ class KotlinDialect(Dialect):
         lines: list[str] = []
         sites: list[Site | None] = []
         results: dict[str, int] = {}  # a name holding a call's result: its site
+        declared: dict[int, str] = {}  # the lines declaring literal variables
         for statement in line_statements(entry.body):
             head = statement[0]
             if head.text in _CHECKS and is_punct(at(statement, 1), "(") and closing(
@@ -200,13 +202,16 @@ class KotlinDialect(Dialect):
                 self._check(tests, condition, head.line, scope, results, sites, lines,
                             negate=True)
             elif head.text in ("var", "val"):
+                known = len(scope.variables)
                 self._declaration(tests, statement, scope, results, sites, lines)
+                if len(scope.variables) > known:
+                    declared[len(lines) - 1] = list(scope.variables)[-1]
             else:
                 raise NotPlainCalls(f"line {head.line}: a statement that is not plain calls")
         if any(site is None for site in sites):
             raise NotPlainCalls("a call whose result is never checked")
-        driver = "\n".join([tests[:entry.body_start], *lines, tests[entry.body_end:],
-                            KOTLIN_RECORDER])
+        driver = "\n".join([tests[:entry.body_start], *used_declarations(lines, declared),
+                            tests[entry.body_end:], KOTLIN_RECORDER])
         return CallsPlan(sites_within_bounds([s for s in sites if s is not None]), driver)
 
     @staticmethod

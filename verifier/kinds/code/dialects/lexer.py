@@ -146,3 +146,19 @@ def unwrapped(tokens: list[Token]) -> list[Token]:
     while len(tokens) >= 2 and is_punct(tokens[0], "(") and closing(tokens, 0) == len(tokens) - 1:
         tokens = tokens[1:-1]
     return tokens
+
+
+def used_declarations(lines: list[str], declared: dict[int, str]) -> list[str]:
+    """A driver's lines without the declarations of the tests' literal variables
+    (`declared`: a line's index, the name it declares) that no line kept after them names.
+    A variable holding only an expected value (Kotlin's `var v0 : Long = 3L`, `let want =
+    [1]`) is then never in the program the jail runs, where the solution could read it from
+    its source or compiled class; one a call takes, directly or in another's value, stays."""
+    named: set[str] = set()
+    kept: list[str] = []
+    for index in range(len(lines) - 1, -1, -1):
+        if index in declared and declared[index] not in named:
+            continue
+        named |= {token.text for token in tokenize(lines[index]) if token.kind == "name"}
+        kept.append(lines[index])
+    return kept[::-1]
