@@ -147,6 +147,27 @@ def test_expected_values_never_enter_the_driver():
                                                                for s in found.sites]
 
 
+
+@pytest.mark.parametrize(("language", "tests"), [
+    ("c", 'int main() {\n const char *want = "zq-expected-91";\n long k = 2;\n'
+          ' assert(strcmp(f(k), want) == 0);\n}\n'),
+    ("cpp", 'int main() {\n std::string want = "zq-expected-91";\n long k = 2;\n'
+            ' assert(f(k) == want);\n}\n'),
+    ("java", '    public static void main(String[] args) {\n    long k = 2l;\n'
+             '    String want = "zq-expected-91";\n    assert(f(k).equals(want));\n    }\n}\n'),
+    ("kotlin", 'fun main() {\n    var arg00 : Long = 2L\n    var x0 : String = f(arg00);\n'
+               '    var v0 : String = "zq-expected-91";\n    assert(x0 == v0)\n}\n'),
+    ("javascript", "const assert = require('node:assert');\nfunction test() {\n"
+                   "  let k = 2;\n  let want = 'zq-expected-91';\n"
+                   "  assert.deepEqual(f(k), want);\n}\ntest();\n"),
+])
+def test_expected_values_the_tests_name_never_enter_the_driver(language: str, tests: str):
+    # A literal variable only compared with is not declared by the driver; one a call takes is.
+    found = plan(language, tests)
+    assert "zq-expected-91" not in found.driver and "k = 2" in found.driver.replace(
+        "arg00 : Long = 2L", "k = 2")
+
+
 CPP = DIALECTS["cpp"]
 
 
