@@ -381,6 +381,28 @@ def test_go_a_source_that_ends_in_import_is_a_compile_error():
     assert [r.status.value for r in results] == ["compile_error"] * len(GO_TESTS), results
 
 
+def test_right_solutions_with_a_main_of_their_own_pass():
+    # A demo `main` in the solution's class (HumanEval-X's Solution, whose tests' Main the
+    # dataset runs) or in a class or object before the tested one: the run still starts at the
+    # tests' `main`, in every shape, and the solution's is never the entry.
+    for language in ("java", "scala"):
+        _installed(language)
+    demo = "    public static void main(String[] args) { System.out.println(1); }\n"
+    solution = ("import java.util.*;\nclass Solution {\n" + demo
+                + JAVA_RIGHT.replace("public static", "public"))
+    humaneval_x = JAVA_TESTS["humaneval_x"].replace("Problem", "Solution").replace(
+        "}\npublic class Main", "public class Main", 1)
+    helper = "import java.util.*;\nclass Helper {\n" + demo + "}\nclass Problem {\n" + JAVA_RIGHT
+    scala = ("object Helper { def main(args: Array[String]): Unit = println(1) }\n"
+             "object Problem {\n" + SCALA_RIGHT)
+    items = [_item("java", solution + "}\n", humaneval_x),
+             *(_item("java", helper, tests) for tests in JAVA_TESTS.values()
+               if "Main" not in tests),
+             *(_item("scala", scala, tests) for tests in SCALA_TESTS.values())]
+    results = run_code_items(items)
+    assert [r.status.value for r in results] == ["correct"] * len(items), results
+
+
 def test_expected_values_the_tests_name_are_out_of_the_solutions_reach():
     # Kotlin's shape that names each expected value (`var v0 : String = ...`) and a Java
     # `main` binding one: the driver declares no variable that no call takes, so neither the

@@ -348,6 +348,9 @@ class JavaDialect(Dialect):
             scope.variables[name] = JavaReader(unwrapped(value), scope.variables).whole()
         return source_of(tests, statement) + ";"
 
+    def program(self, solution: str, plan: CallsPlan) -> str:
+        return f"{appended.solution_mains_renamed(self.language, solution)}\n{plan.driver}"
+
     def holds(self, check: Check, value: Any) -> bool:
         return judged(check, value)
 

@@ -181,6 +181,9 @@ class ScalaDialect(Dialect):
                             SCALA_RECORDER])
         return CallsPlan(sites_within_bounds(sites), driver)
 
+    def program(self, solution: str, plan: CallsPlan) -> str:
+        return f"{appended.solution_mains_renamed(self.language, solution)}\n{plan.driver}"
+
     def holds(self, check: Check, value: Any) -> bool:
         if check.kind == "equal" and check.how == "cooperative":
             try:
