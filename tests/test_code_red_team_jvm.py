@@ -403,6 +403,25 @@ def test_right_solutions_with_a_main_of_their_own_pass():
     assert [r.status.value for r in results] == ["correct"] * len(items), results
 
 
+def test_a_character_the_tests_write_as_a_surrogate_pair_is_that_character():
+    # `"\\uD83D\\uDE00"` is one character (U+1F600) in a JVM string, as the recorded value's
+    # is: a right solution returning it passes, one returning half of it does not.
+    for language in ("java", "kotlin"):
+        _installed(language)
+    java_tests = ("    public static void main(String[] args) {\n"
+                  "    assert(face((1l)).equals(\"\\uD83D\\uDE00\"));\n"
+                  "    assert(face((1l)).equals(\"\\uD83D\" + \"\\uDE00\"));\n    }\n\n}\n")
+    kotlin_tests = "fun main() {\n    assert(face(1L) == \"\\uD83D\\uDE00\")\n}\n"
+    faces = {"right": "new String(Character.toChars(0x1F600))", "wrong": "\"\\uD83D\""}
+    items = [
+        *(_item("java", "class Problem {\n    public static String face(long x) { return "
+                + face + "; }\n", java_tests) for face in faces.values()),
+        *(_item("kotlin", f"fun face(x: Long): String = {face}\n", kotlin_tests)
+          for face in ("String(Character.toChars(0x1F600))", "\"\\uD83D\""))]
+    results = run_code_items(items)
+    assert [r.status.value for r in results] == ["correct", "wrong"] * 2, results
+
+
 def test_expected_values_the_tests_name_are_out_of_the_solutions_reach():
     # Kotlin's shape that names each expected value (`var v0 : String = ...`) and a Java
     # `main` binding one: the driver declares no variable that no call takes, so neither the

@@ -72,6 +72,7 @@ from verifier.kinds.code.dialects.typed import (
     integer_value,
     of_float,
     unescape,
+    utf16_joined,
 )
 from verifier.kinds.code.dialects.values import Map, OfType, SetOf, Some
 
@@ -149,7 +150,7 @@ class JavaReader(TypedReader):
 
     def arithmetic(self, operator: str, left: Any, right: Any) -> Any:
         if operator == "+" and type(left) is str and type(right) is str:
-            return left + right  # "abc" + "def"
+            return utf16_joined(left + right)  # "abc" + "def"
         return super().arithmetic(operator, left, right)
 
     def promoted(self, left: str, right: str) -> str:

@@ -29,6 +29,13 @@ _ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "0": "\0", "\\": "\\", '"': '"', "'
 INTEGER_RANGES = {"int8": 8, "int16": 16, "int32": 32, "int64": 64}
 
 
+def utf16_joined(text: str) -> str:
+    """Surrogate pairs (`"\\uD83D\\uDE00"`) joined into the character they are, as a string of
+    UTF-16 units (Java's, Kotlin's, Scala's, C#'s) arrives in its recorded JSON; lone
+    surrogates stay."""
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "surrogatepass")
+
+
 def unescape(body: str, escapes: str = "ntr0\\\"'bf", unicode: bool = True,
              extended: bool = False) -> str:
     """A string literal's body with its escapes resolved (`escapes`: the one-letter escapes
@@ -60,7 +67,7 @@ def unescape(body: str, escapes: str = "ntr0\\\"'bf", unicode: bool = True,
             raise NotPlainCalls("an escape of a byte or an invalid code point")
         out.append(chr(code))
         position += 1 + len(found.group())
-    return "".join(out)
+    return utf16_joined("".join(out))
 
 
 @dataclass(frozen=True)
