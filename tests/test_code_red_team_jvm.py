@@ -422,6 +422,22 @@ def test_a_character_the_tests_write_as_a_surrogate_pair_is_that_character():
     assert [r.status.value for r in results] == ["correct", "wrong"] * 2, results
 
 
+def test_stdio_programs_run_from_their_entry_point():
+    # A Scala companion object before `object Main extends App`, a Kotlin `object` holding a
+    # `@JvmStatic fun main`: right programs, run from the object that has the entry point.
+    for language in ("scala", "kotlin"):
+        _installed(language)
+    tests = {"type": "stdio", "cases": [{"input": "3\n", "output": "6\n"}]}
+    programs = [
+        ("scala", "case class P(x: Int)\nobject P { def zero = P(0) }\nobject Main extends App {\n"
+                  "  println(P(scala.io.StdIn.readLine().trim.toInt * 2).x)\n}\n"),
+        ("kotlin", "package a.b\nobject Main {\n    @JvmStatic fun main(args: Array<String>) {\n"
+                   "        println(readLine()!!.trim().toInt() * 2)\n    }\n}\n")]
+    results = run_code_items([CodeItem(language=language, response=code, limits=LIMITS,
+                                       tests=tests) for language, code in programs])
+    assert [r.status.value for r in results] == ["correct"] * len(programs), results
+
+
 def test_expected_values_the_tests_name_are_out_of_the_solutions_reach():
     # Kotlin's shape that names each expected value (`var v0 : String = ...`) and a Java
     # `main` binding one: the driver declares no variable that no call takes, so neither the

@@ -152,24 +152,34 @@ def _jvm_library_run(library: str, main: Callable[[str], str]
 
 
 _SCALA_MAIN = re.compile(r"\bobject\s+(\w+)")
+_SCALA_APP = re.compile(r"\bobject\s+(\w+)\s+extends\s+App\b")
 # Leading blanks of its own line only: `^\s*` would rescan every blank line below each line.
 _KOTLIN_PACKAGE = re.compile(r"^[^\S\n]*package\s+([\w.]+)", re.M)
+_KOTLIN_TOP_MAIN = re.compile(r"^fun\s+main\s*\(", re.M)
 
 
 def scala_main_object(code: str) -> str:
     """The object whose `main` to run: the innermost object around the first `def main(`,
-    else the first object."""
+    else the first object that `extends App` (a companion or case object may come before
+    it), else the first object."""
     found = _enclosing_main(code, ("object", "class", "trait"), lambda w, i: w[i - 1] == "def")
     if found:
         return found
-    first = _SCALA_MAIN.search(code)
+    first = _SCALA_APP.search(code) or _SCALA_MAIN.search(code)
     return first.group(1) if first else "Main"
 
 
 def kotlin_main_class(code: str) -> str:
-    """Top-level functions of main.kt live in class MainKt (of the file's package)."""
+    """Top-level functions of main.kt live in class MainKt (of the file's package); without a
+    top-level `fun main(`, the object (or class) around the first `fun main(`
+    (`object Main { @JvmStatic fun main(...) }`) is the one to run."""
     package = _KOTLIN_PACKAGE.search(code)
-    return f"{package.group(1)}.MainKt" if package else "MainKt"
+    prefix = f"{package.group(1)}." if package else ""
+    if not _KOTLIN_TOP_MAIN.search(code):
+        found = _enclosing_main(code, ("object", "class"), lambda w, i: w[i - 1] == "fun")
+        if found:
+            return prefix + found
+    return prefix + "MainKt"
 
 
 # The verifier's TestMain (dialects/go.py) makes a Go program a test binary: its `func TestX(t
