@@ -304,7 +304,7 @@ def test_humaneval_x_js_shape():
     checks = [site.check for site in plan("javascript", HUMANEVAL_X_JS).sites]
     assert [(c.kind, c.how, c.negated) for c in checks] == [
         ("equal", "===", False), ("equal", "stringify", False), ("close", "", False),
-        ("close", "", False), ("truth", "", True), ("equal", "===", True)]
+        ("close", "+", False), ("truth", "", True), ("equal", "===", True)]
     assert checks[1].expected == ["(()())", [1, 3]]  # (0, 1) is the comma operator's 1
     assert checks[3].expected == -1 and checks[3].strict is False
 

@@ -144,3 +144,13 @@ def test_expected_values_the_tests_name_are_out_of_the_solutions_reach():
                               for language in ("javascript", "typescript")])
     assert [(r.status.value, r.detail["judged"]) for r in results] == [
         ("wrong", "outside")] * 2, results
+
+
+def test_a_tolerance_on_a_sum_concatenates_as_javascript_does():
+    # `Math.abs(f(3) + 1.5)`: `+` joins a string (or an array's text) with 1.5's, so a value
+    # of the right number but the wrong type is NaN there, as in node.
+    tests = "const testF = () => {\n  console.assert(Math.abs(f(3) + 1.5) < 1e-9)\n}\ntestF()\n"
+    bodies = ["-n / 2", "String(-n / 2)", "[-n / 2]"]
+    results = run_code_items([_item("javascript", f"const f = (n) => {body};\n", tests)
+                              for body in bodies])
+    assert [r.status.value for r in results] == ["correct", "wrong", "wrong"], results

@@ -273,7 +273,8 @@ class JavaScriptDialect(Dialect):
                     raise NotPlainCalls(f"line {line}: a difference with something else")
                 value = -expected if token.text == "+" else expected
                 return Site(line, call, Check("close", value, tolerance=float(tolerance),
-                                              strict=operator in ("<", ">")))
+                                              strict=operator in ("<", ">"),
+                                              how="+" if token.text == "+" else ""))
         raise NotPlainCalls(f"line {line}: Math.abs of something else than CALL - K")
 
     def _either(self, tests: str, first: list[Token], second: list[Token], scope: _Scope,
@@ -316,7 +317,7 @@ class JavaScriptDialect(Dialect):
             if check.kind == "truth":
                 return jsvalues.truthy(value) != check.negated
             if check.kind == "close":
-                difference = abs(jsvalues.to_number(value) - check.expected)
+                difference = abs(_inside_abs(value, check))
                 return difference < check.tolerance if check.strict else (
                     difference <= check.tolerance)
             if check.kind == "equal":
@@ -388,6 +389,16 @@ const NAME = (() => {
     Array: Object.freeze(copy(Array)), String: Object.freeze(copy(String)) });
 })();
 """
+
+
+def _inside_abs(value: Any, check: Check) -> float:
+    """What `Math.abs` is given: `CALL - K`, or for `CALL + K` (`how` "+", `expected` -K) the
+    sum, where `+` concatenates a string, or an object's string form, with K's text
+    (`"-1.5" + 1.5` is "-1.51.5": NaN) before ToNumber reads it."""
+    if check.how == "+" and (type(value) is str or not jsvalues._primitive(value)):
+        return jsvalues.to_number(jsvalues.to_string(value)
+                                  + jsvalues.number_string(-check.expected))
+    return jsvalues.to_number(value) - check.expected
 
 
 def _equal(how: str, value: Any, expected: Any) -> bool:
