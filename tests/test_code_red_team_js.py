@@ -154,3 +154,13 @@ def test_a_tolerance_on_a_sum_concatenates_as_javascript_does():
     results = run_code_items([_item("javascript", f"const f = (n) => {body};\n", tests)
                               for body in bodies])
     assert [r.status.value for r in results] == ["correct", "wrong", "wrong"], results
+
+
+@pytest.mark.parametrize("language", ["javascript", "typescript"])
+def test_a_solution_that_starts_with_a_shebang_runs_in_process(language):
+    # The prologue went before the `#!` line, which is then a SyntaxError: a right solution
+    # was rejected by tests that are not plain calls.
+    tests = _typescript(TESTS["loop"]) if language == "typescript" else TESTS["loop"]
+    items = [_item(language, f"#!/usr/bin/env node\n{head}{solution}", tests)
+             for head in ("", "'use strict';\n") for solution in (RIGHT, WRONG)]
+    assert [r.status.value for r in run_code_items(items)] == ["correct", "wrong"] * 2

@@ -357,8 +357,11 @@ class JavaScriptDialect(Dialect):
             last = end
         rewritten.append(tests[last:])
         prologue = _PROLOGUE.replace("NAME", name)
-        head = re.match(r"""\s*(['"])use strict\1;?""", solution)
-        cut = head.end() if head else 0
+        # After a `#!` line (node and tsc take one only at the very start) and a directive.
+        shebang = re.match(r"#![^\n]*", solution)
+        start = shebang.end() if shebang else 0
+        head = re.compile(r"""\s*(['"])use strict\1;?""").match(solution, start)
+        cut = head.end() if head else start
         return appended.assemble(self.language, f"{solution[:cut]}{prologue}{solution[cut:]}",
                                  "".join(rewritten))
 
