@@ -481,3 +481,34 @@ def test_go_testify_tests_that_are_not_plain_calls_run_with_the_real_testify():
                               _item("go", "package main\n" + GO_WRONG, tests)])
     assert [(r.status.value, r.detail.get("judged")) for r in results] == [
         ("correct", "in_process"), ("wrong", "in_process")], results
+
+
+def test_java_jdk_names_the_tests_call_are_not_the_solutions():
+    # A class `Math`, `Objects` or `Arrays` of the solution's (or a field `Math`) is what the
+    # in-process tests' `Math.abs(...) < 1e-9`, `Objects.equals(...)`, `Arrays.asList(...)`
+    # meant: a wrong solution passed them. Such a program is refused; a right one still passes.
+    _installed("java")
+    right = ("    public static double half(long x) { return x / 2.0; }\n"
+             "    public static boolean even(long x) { return x % 2 == 0; }\n")
+    wrong = right.replace("x / 2.0", "x * 7.0").replace("== 0", "== 1")
+    loop = ("    public static void main(String[] args) {\n    for (long k = 1; k < 3; k++) {\n"
+            "        assert(Math.abs(half(k) - k / 2.0) < 1e-9);\n"
+            "        assert(Objects.equals(even(2 * k), true));\n    }\n    }\n\n}\n")
+    main = ("}\npublic class Main {\n    public static void main(String[] args) {\n"
+            "        Problem s = new Problem();\n        for (long k = 1; k < 3; k++) {\n"
+            "            List<Boolean> correct = Arrays.asList("
+            "Math.abs(s.half(k) - k / 2.0) < 1e-9, s.even(2 * k));\n"
+            "            if (correct.contains(false)) { throw new AssertionError(); }\n"
+            "        }\n    }\n}\n")
+    fakes = ("class Math { static double abs(double x) { return 0; } }\n"
+             "class Objects { static boolean equals(Object a, Object b) { return true; } }\n"
+             "class Arrays { @SafeVarargs static <T> java.util.List<T> asList(T... a) {"
+             " return new java.util.ArrayList<T>(); } }\n")
+    field = ("    static final class Fake { double abs(double x) { return 0; } }\n"
+             "    static final Fake Math = new Fake();\n")
+    items = [_item("java", f"import java.util.*;\n{top}class Problem {{\n{member}{body}", tests)
+             for top, member, body, tests in (
+                 ("", "", right, loop), ("", "", right, main), (fakes, "", wrong, loop),
+                 (fakes, "", wrong, main), ("", field, wrong.replace("== 1", "== 0"), loop))]
+    assert [r.status.value for r in run_code_items(items)] == [
+        "correct", "correct", "runtime_error", "runtime_error", "runtime_error"]

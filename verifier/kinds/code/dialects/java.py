@@ -358,8 +358,11 @@ class JavaDialect(Dialect):
     def harden(self, solution: str, tests: str, tag: str) -> str | None:
         try:
             rewritten = _checked(tests, f"__VerifierCheck_{tag}")
+            shadowed = sorted(_declared_jdk_names(solution) & _names(tests))
         except NotPlainCalls:
             return None
+        if shadowed:
+            return _REFUSED.replace("NAMES", ", ".join(shadowed))
         return appended.assemble(self.language, solution, rewritten + _CHECK.replace(
             "__VerifierCheck", f"__VerifierCheck_{tag}"))
 
@@ -425,3 +428,53 @@ def _checked(tests: str, check: str) -> str:
         position += 1
     out.append(tests[last:])
     return checks_rewritten("".join(out), (), f"{check}.check", frozenset({"AssertionError"}))
+
+
+# The JDK's types the tests call by their simple name (java.lang's, and those of the packages
+# MultiPL-E's and HumanEval-X's Java imports on demand). A type or field of the solution's of one
+# of these names is what the tests' `Math.abs(...)`, `Objects.equals(...)`, `Arrays.asList(...)`
+# mean (a class of the compilation unit comes before an on-demand import, a field before a
+# type): the solution would judge itself, so such a program is not run.
+_JDK_NAMES = frozenset({
+    "Math", "StrictMath", "Objects", "Arrays", "Collections", "Collectors", "List",
+    "ArrayList", "LinkedList", "Map", "HashMap", "TreeMap", "LinkedHashMap", "Set", "HashSet",
+    "TreeSet", "LinkedHashSet", "Optional", "Integer", "Long", "Double", "Float", "Short",
+    "Byte", "Boolean", "Character", "String", "StringBuilder", "Object", "System", "Runtime",
+    "Thread", "Random", "Iterator", "Iterable", "Comparator", "Stream", "IntStream",
+    "LongStream", "DoubleStream", "BigInteger", "BigDecimal", "Number", "AssertionError",
+    "Exception", "RuntimeException", "Error", "Throwable", "Pair", "Triplet", "Quartet",
+    "Unit",
+})
+_REFUSED = """class VerifierRefused {
+    public static void main(String[] args) {
+        System.err.println("the solution declares NAMES, which the tests use: they would not be \
+the JDK's, so the tests cannot run in its process");
+        System.exit(1);
+    }
+}
+"""
+
+
+_NOT_TYPES = frozenset({"throws", "instanceof", "new", "return", "case", "extends", "implements",
+                        "super", "throw", "yield", "else", "import", "package"})
+
+
+def _names(code: str) -> set[str]:
+    return {t.text for t in tokenize(code) if t.kind == "name"}
+
+
+def _declared_jdk_names(solution: str) -> set[str]:
+    """The JDK names the solution declares as a type or as a field (or variable)."""
+    tokens = tokenize(solution)
+    found: set[str] = set()
+    for index, token in enumerate(tokens):
+        if token.kind != "name" or token.text not in _JDK_NAMES or index == 0:
+            continue
+        before = tokens[index - 1]
+        after = tokens[index + 1] if index + 1 < len(tokens) else None
+        if before.text in ("class", "interface", "enum", "record") or (
+                (before.kind == "name" and before.text not in _NOT_TYPES
+                 or is_punct(before, ">", "]")) and after is not None
+                and is_punct(after, "=", ";", ",")):
+            found.add(token.text)
+    return found
