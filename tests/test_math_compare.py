@@ -276,6 +276,10 @@ NUMBERS_GUARDS = [  # the digits an answer shows still count
     ("0.333", unboxed("\\frac{1}{3} \\approx 0.333"), C),
     ("3.14", unboxed("\\pi \\approx 3.14"), C),
     ("0.333", unboxed("\\frac{1}{4} \\approx 0.333"), W),
+    ("0.4", unboxed("\\frac{1}{2} \\approx 0.4"), W),  # one unit off: 0.5 and 0.4 at once
+    ("0.4", unboxed("\\frac{1}{3} \\approx 0.4"), W),
+    ("7.3", unboxed("\\frac{37}{5} \\approx 7.3"), W),
+    ("0.67", unboxed("\\frac{2}{3} \\approx 0.67"), C),
     ("3.14", unboxed("\\pi \\approx 3.15"), W),
     ("\\pi", unboxed("\\pi \\approx 3.14"), C),
     ("3", unboxed("3 \\approx 4"), C),  # the exact value counts (math-verify's own cases)

@@ -33,7 +33,7 @@ from verifier.kinds.math.literal import (
     time_of_day,
 )
 from verifier.kinds.math.normalize import approximation, normalize, readings
-from verifier.kinds.math.numbers import consistent, is_number
+from verifier.kinds.math.numbers import is_number, rounds_to
 from verifier.kinds.math.parse import parse_latex
 from verifier.kinds.math.shape import hedge_words, is_list, nesting_depth, split_top_level
 from verifier.service.lru import LRU
@@ -186,7 +186,7 @@ def _states_the_rounded_reference(prediction: str, gold: Gold,
     """`\\frac{1}{3} \\approx 0.333` against the decimal reference 0.333: the rounded value it
     states is the reference, and its exact value rounds to that."""
     stated = _stated_values(prediction)
-    if stated is None or not consistent(*stated):
+    if stated is None or not rounds_to(*stated):
         return False
     return any(reading.expr is not None and is_number(reading.expr)
                and equivalent(reading.expr, stated[1], options) for reading in gold.readings)

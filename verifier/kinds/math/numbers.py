@@ -157,10 +157,10 @@ def _digits_tolerance(gold: Basic, digits: int) -> Basic:
     return Rational(1, 2) * Rational(10) ** (exponent - digits + 1)
 
 
-def consistent(left: Basic, right: Basic) -> bool:
+def consistent(left: Basic, right: Basic, ulps: Rational = Rational(1)) -> bool:
     """Whether two sides of an equation a completion states can both hold: the same value, a
-    decimal side to within one unit of its last digit (`\\frac{1}{3} = 0.33`). `3 = 4` states
-    two answers at once."""
+    decimal side to within `ulps` units of its last digit (`\\frac{1}{3} = 0.33`). `3 = 4`
+    states two answers at once."""
     readings_left, readings_right = readings(left), readings(right)
     for one in readings_left:
         for other in readings_right:
@@ -171,9 +171,16 @@ def consistent(left: Basic, right: Basic) -> bool:
                 if exact_one == exact_other:
                     return True
                 continue
-            slack = max(one.ulp or 0, other.ulp or 0)
+            slack = max(one.ulp or 0, other.ulp or 0) * ulps
             scale = max(abs(exact_one), abs(exact_other))
             if abs(exact_one - exact_other) <= max(slack, scale * _RELATIVE_SLACK, _ABSOLUTE_ZERO):
                 return True
     return False
+
+
+def rounds_to(exact: Basic, rounded: Basic) -> bool:
+    """Whether the decimal `rounded` is `exact` rounded to the digits it shows: within half a
+    unit of its last digit. One unit (`consistent`) let `\\frac{1}{2} \\approx 0.4` score as
+    both 0.5 and 0.4: two answers at once."""
+    return consistent(exact, rounded, Rational(1, 2))
 
