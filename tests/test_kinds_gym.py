@@ -149,3 +149,24 @@ def test_an_empty_answer_tag_is_scored_by_the_task_and_no_tag_is_no_answer() -> 
     missing = gym.check_reasoning_gym(ReasoningGymItem(
         response="I give up", task="countdown", seed=SEED, index=1), timeout_s=TIMEOUT_S)
     assert (missing.status, missing.reward) == (Status.no_answer, 0.0)
+
+
+@pytest.mark.parametrize("answer", ["nan", "NaN", "nan+nanj", "(nan)", "nan+1i", "inf"])
+def test_an_answer_that_is_not_a_finite_number_scores_nothing(answer: str) -> None:
+    """complex_arithmetic's scorer, `min(1.0, exp(-distance))`, gave "nan" 1.0 (min(1.0,
+    nan) is 1.0): a policy answering "nan" everywhere earned full reward."""
+    item = ReasoningGymItem(response=f"<answer>{answer}</answer>", task="complex_arithmetic",
+                            seed=SEED, index=0)
+    result = gym.check_reasoning_gym(item, timeout_s=TIMEOUT_S)
+    assert (result.status, result.reward) == (Status.wrong, 0.0), result
+
+
+def test_complex_arithmetic_still_scores_its_gold_and_near_answers() -> None:
+    dataset = gym._dataset("complex_arithmetic", {}, SEED)
+    entry = dataset[0]
+    near = complex(*entry["metadata"]["result"]) + 0.5
+    for answer in (entry["answer"], f"{near.real}+{near.imag}i"):
+        item = ReasoningGymItem(response=f"<answer>{answer}</answer>",
+                                task="complex_arithmetic", seed=SEED, index=0)
+        result = gym.check_reasoning_gym(item, timeout_s=TIMEOUT_S)
+        assert result.reward == pytest.approx(dataset.score_answer(answer, entry)), answer

@@ -14,6 +14,8 @@ What a JSON round trip breaks, and how it is mended (checked for every registere
   turned back into specs (each sub-task's name is checked at admission like a task's).
 - game_of_life_halting: its scorer accepts any non-empty answer (`bool(answer)`); replaced by
   one that wants the right True or False (`SCORER_FIXES`).
+- complex_arithmetic: its scorer gives "nan" 1.0 (`min(1.0, nan)`); an answer that is not a
+  finite number scores 0.0 (`SCORER_FIXES`).
 - boxnet, graph_color, propositional_logic, rubiks_cube, rush_hour: many answers are right, so
   the entry's `answer` is null and the scorer checks the proposed solution itself; nothing to
   mend (their metadata carry an example solution, or a solver finds one; see the test).
@@ -21,9 +23,11 @@ What a JSON round trip breaks, and how it is mended (checked for every registere
 
 from __future__ import annotations
 
+import cmath
 import dataclasses
 import functools
 import json
+import math
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
@@ -205,9 +209,22 @@ def _same_truth_value(answer: str, entry: dict[str, Any]) -> float:
     return float(answer.strip().strip(".").lower() == str(entry["answer"]).strip().lower())
 
 
+def _finite_complex_distance(answer: str, entry: dict[str, Any]) -> float:
+    """complex_arithmetic's own scorer is `min(1.0, exp(-distance))`, and `min(1.0, nan)` is
+    1.0, so the answer "nan" scored 1.0 on every item; here an answer that is not a finite
+    number scores 0.0, and any other as the task scores it."""
+    from reasoning_gym.algebra.complex_arithmetic import ComplexArithmeticDataset
+
+    parsed = ComplexArithmeticDataset.parse_string_to_complex(answer)
+    if parsed is None or not cmath.isfinite(parsed):
+        return 0.0
+    return min(1.0, math.exp(-abs(parsed - complex(*entry["metadata"]["result"]))))
+
+
 # Tasks whose published scorer is replaced, and why (see each function).
 SCORER_FIXES: dict[str, Callable[[str, dict[str, Any]], float]] = {
-    "game_of_life_halting": _same_truth_value}
+    "game_of_life_halting": _same_truth_value,
+    "complex_arithmetic": _finite_complex_distance}
 
 
 def _entry(task: str, config: dict[str, Any], seed: int | None, index: int | None,
