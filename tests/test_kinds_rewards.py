@@ -127,6 +127,12 @@ def test_catastrophic_regex_times_out_and_holds_no_worker(verifier_url: str) -> 
     ({"kind": "text", "match": "regex", "answer": "(unclosed", "response": "x"}, "items.0.answer"),
     ({"kind": "composite", "response": "x", "graders": [{"grader": {"kind": "format"}}],
       "formula": "__import__('os').system('true')"}, "items.0.formula"),
+    # a bare `max` (no part of that name) and a number past a float's range were accepted, then
+    # failed every time they were scored: infra_error instead of a 422
+    ({"kind": "composite", "response": "x", "graders": [{"grader": {"kind": "format"}}],
+      "formula": "format + max"}, "items.0.formula"),
+    ({"kind": "composite", "response": "x", "graders": [{"grader": {"kind": "format"}}],
+      "formula": "format * 1" + "0" * 400}, "items.0.formula"),
     ({"kind": "composite", "response": "x", "graders": [
         {"grader": {"kind": "text", "match": "regex", "answer": "("}}]},
      "items.0.graders.0.grader.answer"),

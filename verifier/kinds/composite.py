@@ -30,9 +30,11 @@ def parse_formula(formula: str, names: list[str]) -> ast.expr:
         tree = ast.parse(formula.strip(), mode="eval").body
     except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
         raise ValueError(f"not an arithmetic expression: {exc}") from None
+    # `min` and `max` are names only where they are called: a bare `max` is no part's score.
+    callees = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
     for node in ast.walk(tree):
         if isinstance(node, ast.Name):
-            if node.id not in names and node.id not in _CALLS:
+            if node.id not in names and not (node.id in _CALLS and id(node) in callees):
                 raise ValueError(f"unknown name {node.id!r}; parts are {', '.join(names)}")
         elif isinstance(node, ast.Call):
             if not (isinstance(node.func, ast.Name) and node.func.id in _CALLS) or \
@@ -41,6 +43,8 @@ def parse_formula(formula: str, names: list[str]) -> ast.expr:
         elif isinstance(node, ast.Constant):
             if type(node.value) not in (int, float):
                 raise ValueError(f"only numbers, not {node.value!r}")
+            if not _finite(node.value):  # evaluate() reads it as a float
+                raise ValueError("only finite numbers within a float's range")
         elif isinstance(node, ast.BinOp):
             if type(node.op) not in _BINARY:
                 raise ValueError("only + - * / are allowed")
@@ -50,6 +54,13 @@ def parse_formula(formula: str, names: list[str]) -> ast.expr:
         elif not isinstance(node, ast.Load | ast.operator | ast.unaryop):
             raise ValueError(f"{type(node).__name__} is not allowed")
     return tree
+
+
+def _finite(value: float) -> bool:
+    try:
+        return math.isfinite(float(value))
+    except OverflowError:  # an integer past a float's range
+        return False
 
 
 def evaluate(node: ast.expr, scores: dict[str, float]) -> float:
