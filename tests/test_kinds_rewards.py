@@ -70,6 +70,10 @@ def test_format_rewards(verifier_url: str, item: dict, ok: bool) -> None:
     ({"target": 10, "unit": "chars", "scale": 5, "response": "x" * 13}, 0.4),
     ({"target": 100, "unit": "tokens", "tokens": 150, "response": "..."}, 0.5),
     ({"target": 2, "response": "<think>many many words here</think>two words"}, 1.0),
+    # a reasoning block never closed has no answer: not an empty one within every limit
+    ({"target": 50, "direction": "at_most", "response": "<think>" + "word " * 500}, 0.0),
+    ({"target": 0, "unit": "chars", "response": "<think>cut off"}, 0.0),
+    ({"target": 4, "count_thinking": True, "response": "<think>cut off here"}, 1.0),
 ])
 def test_length_targets(verifier_url: str, item: dict, reward: float) -> None:
     [result] = verify(verifier_url, {"kind": "length", **item})

@@ -28,7 +28,13 @@ def length_reward(length: int, item: LengthItem) -> float:
 
 
 def check_length(item: LengthItem, timeout_s: float = 0.0) -> Result:
-    """Score one item (counting is linear: no deadline needed)."""
+    """Score one item (counting is linear: no deadline needed). A `<think>` never closed is
+    `no_answer`, as for every kind: counted as an empty answer, a rollout cut off mid-thought
+    met every `at_most` target."""
+    if (item.unit != "tokens" and not item.count_thinking
+            and strip_thinking(item.response) is None):
+        return Result(id=item.id, reward=0.0, status=Status.no_answer,
+                      detail={"reason": "the reasoning block is never closed"})
     length = measure(item)
     reward = length_reward(length, item)
     return Result(id=item.id, reward=reward,
