@@ -56,6 +56,14 @@ def test_an_unclosed_reasoning_block_has_no_answer_for_any_kind(response: str) -
     assert result["reward"] == 0.0
 
 
+def test_characters_that_lowercase_longer_hide_nothing_of_the_answer() -> None:
+    """Nine `İ` in the reasoning hid `\\boxed` of the first of two boxes: math, format and
+    text each saw one box and rewarded a response that gives two answers."""
+    result = composite("<think>" + "\u0130" * 9 + "</think>\\boxed{4} \\boxed{5}")
+    statuses = part_statuses(result)
+    assert (statuses["math"], statuses["format"]) == ("wrong", "wrong"), result
+
+
 def test_a_closed_reasoning_block_is_skipped_by_every_kind() -> None:
     result = composite("<think>maybe \\boxed{4}</think>\n\nSo \\boxed{5}.")
     assert part_statuses(result) == {"math": "correct", "format": "correct", "text": "correct"}
@@ -128,6 +136,9 @@ def test_answer_tags_agree_with_the_lazy_regex() -> None:
     ("<think>a</think>b", "b"), ("<think>a</THINK> b", " b"), ("no block", "no block"),
     ("<think>never closed", None), ("\n <think>x", None), ("a</think>b</think>c", "c"),
     ("text <think> later", "text <think> later"),
+    # `İ` lowercases to two characters: the answer part lost a character per `İ` before it
+    ("<think>\u0130\u0130\u0130</think>a, b", "a, b"),
+    ("<think>\u0130\u0130</THINK>\u0130x", "\u0130x"),
 ])
 def test_the_reasoning_block(text: str, answer_part: str | None) -> None:
     assert strip_thinking(text) == answer_part

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import string
 from typing import NamedTuple
 
 BOX_COMMANDS = ("\\boxed", "\\fbox")
@@ -35,6 +36,10 @@ LIST_BOX_GAP_CHARS = 70
 THINK_CLOSE = "</think>"
 
 _THINK_OPEN = re.compile(r"^\s*<think>", re.IGNORECASE)
+# Lowercasing that keeps every character's index: `str.lower()` lengthens some (U+0130 `İ` is
+# two characters lowercased), so an index found in it cut the answer part further on, and the
+# policy hid the start of its answer (a second box, a forbidden word) from every check.
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 _BOX_COMMAND = re.compile(r"\\(?:boxed|fbox)(?![A-Za-z])")
 # One token inside a box: a box command, an escaped character (a backslash that does not start
 # a box command, with the character after it), or a brace.
@@ -56,7 +61,7 @@ _OR = re.compile(r"\bor\b", re.IGNORECASE)
 
 def strip_thinking(text: str) -> str | None:
     """The text after the last `</think>`; None when a `<think>` block is never closed."""
-    at = text.lower().rfind(THINK_CLOSE)
+    at = text.translate(_ASCII_LOWER).rfind(THINK_CLOSE)
     if at >= 0:
         return text[at + len(THINK_CLOSE):]
     if _THINK_OPEN.match(text):
