@@ -200,6 +200,10 @@ def test_null_kwargs_from_arrow_datasets_are_ignored() -> None:
      "the dog sat down, then the cat ran down,", True),
     # each piece between hyphens must be one whole sentence
     ("detectable_format:sentence_hyphens", {}, "I sail.-You swim.-We rest. The end.", False),
+    # one of the options, not all of them at once (IFEval passed any response holding one)
+    ("detectable_format:constrained_response", {},
+     "My answer is yes. My answer is no. My answer is maybe.", False),
+    ("detectable_format:constrained_response", {}, "My answer is no. My answer is no.", True),
 ])
 def test_text_is_split_as_the_reference_splits_it(instruction_id: str, kwargs: dict,
                                                    response: str, follows: bool) -> None:

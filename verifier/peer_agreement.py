@@ -64,6 +64,10 @@ DELIBERATE_RULES: tuple[DeliberateRule, ...] = (
         "empty placeholder", IFEVAL, ("detectable_content:number_placeholders",),
         "`[]` or `[ ]` is not a placeholder; IFEval counts it"),
     DeliberateRule(
+        "one option", IFEVAL, ("detectable_format:constrained_response",),
+        "the response gives exactly one of the options; IFEval passes one that gives them all "
+        "(`My answer is yes. My answer is no.`)"),
+    DeliberateRule(
         "full-width marks", f"{IFEVAL}, {IFEVALG}",
         ("punctuation:no_comma", "punctuation:punctuation_exclamation"),
         "a full-width comma `，` (exclamation mark `！`) is one; the peers see only the ASCII "

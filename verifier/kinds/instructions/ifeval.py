@@ -184,8 +184,11 @@ class BulletPoints(Constraint):
 
 @register("detectable_format:constrained_response")
 class ConstrainedResponse(Constraint):
+    """One of the options, and only one: a response that gives them all is no choice (IFEval
+    passes any response holding one of them, `My answer is yes. My answer is no.` included)."""
+
     def check(self, text: str) -> bool:
-        return any(option in text.strip() for option in CONSTRAINED_ANSWERS)
+        return sum(option in text.strip() for option in CONSTRAINED_ANSWERS) == 1
 
 
 @register("detectable_format:number_highlighted_sections")
