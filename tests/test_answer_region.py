@@ -80,6 +80,15 @@ def test_boxes_in_order_of_their_start() -> None:
     assert boxes("x \\boxed{a{b}c} y") == [Box(2, 15, "a{b}c")]
 
 
+def test_a_box_without_braces_ends_at_the_next_box() -> None:
+    """Each box of `\\boxed\\boxed…` held the rest of the text as its argument: 3 GB and
+    9 s for a 200 kB response, read by math outside any deadline or memory limit."""
+    text = "\\boxed" * 5_000
+    found = boxes(text)
+    assert len(found) == 5_000 and all(box.content is None for box in found)
+    assert [box.content for box in boxes("so \\boxed 5\\boxed 6 or \\boxed 7$")] == ["5", "6", "7"]
+
+
 def test_a_box_closing_past_the_limit_is_unclosed() -> None:
     assert boxes("\\boxed{" + "1" * MAX_BOX_CHARS + "}")[0].content is None
     assert boxes("\\boxed{" + "1" * (MAX_BOX_CHARS - 2) + "}")[0].content is not None
@@ -95,7 +104,8 @@ def _boxes_one_by_one(text: str) -> list[tuple[int, str | None]]:
             at += 1
         if at < len(text) and text[at] != "{":
             end = at
-            while end < len(text) and not text[end].isspace() and text[end] != "$":
+            while end < len(text) and not text[end].isspace() and text[end] != "$" \
+                    and not re.match(r"\\(?:boxed|fbox)(?![A-Za-z])", text[end:]):
                 end += 1
             found.append((command.start(), text[at:end] or None))
             continue
@@ -150,6 +160,7 @@ def test_the_reasoning_block(text: str, answer_part: str | None) -> None:
 HOSTILE = {
     "unclosed_boxes": "\\boxed{" * 20_000,
     "boxes_without_braces": "\\boxed x" * 20_000,
+    "boxes_back_to_back": "\\boxed" * 30_000,
     "box_over_open_braces": "\\boxed{" + "{" * 150_000,
     "unclosed_tags": "<answer>" * 25_000,
     "empty_boxes": "\\boxed{}" * 20_000,

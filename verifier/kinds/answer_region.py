@@ -6,9 +6,10 @@ two ways.
 - The reasoning block: what follows the last `</think>` (any case) is the answer part; a
   completion that opens `<think>` and never closes it was cut off in its reasoning and has no
   answer part at all.
-- Boxes (`\\boxed{…}`, `\\fbox{…}`, and `\\boxed 5`, whose argument runs to the next space or
-  `$`): every box in order of its start, nested ones too; escaped braces (`\\{`, `\\}`) do not
-  count; a box whose braces never close, or close more than MAX_BOX_CHARS later, is unclosed.
+- Boxes (`\\boxed{…}`, `\\fbox{…}`, and `\\boxed 5`, whose argument runs to the next space,
+  `$` or box command): every box in order of its start, nested ones too; escaped braces (`\\{`,
+  `\\}`) do not count; a box whose braces never close, or close more than MAX_BOX_CHARS later,
+  is unclosed.
   `box_run` reads the last box with the boxes chained before it as one list of answers.
 - Answer tags (`<answer>…</answer>`, any tag name, any case): each opening tag with the first
   closing tag after it.
@@ -112,9 +113,11 @@ class _BoxScan:
         self.found.append(Box(command.start(), argument, None))
         if argument < len(text) and text[argument] == "{":
             return argument
-        if argument < len(text):  # `\boxed 5`: the argument runs to a space or `$`
-            if self._token_ends is None:
-                self._token_ends = [m.start() for m in _TOKEN_ARGUMENT_END.finditer(text)]
+        if argument < len(text):  # `\boxed 5`: the argument runs to a space, `$` or a box
+            if self._token_ends is None:  # (to the end of the text, each box of `\boxed\boxed…`
+                self._token_ends = sorted(  # held all the rest: quadratic, 3 GB for 200 kB)
+                    [m.start() for m in _TOKEN_ARGUMENT_END.finditer(text)]
+                    + [m.start() for m in _BOX_COMMAND.finditer(text)])
             at = bisect.bisect_left(self._token_ends, argument)
             end = self._token_ends[at] if at < len(self._token_ends) else len(text)
             self.found[-1] = Box(command.start(), end, text[argument:end] or None)
