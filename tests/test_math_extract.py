@@ -130,6 +130,9 @@ STATEMENT_GUARDS = [
     # a question before the statement is no doubt about it; "and" lists, "or" offers
     ("Is it 5 or 7? The answer is 7.", "7", "final_answer"),
     ("The answers are 3 and 4.", "3 and 4", "final_answer"),
+    # a decimal written without its leading zero keeps its point (".7" was read as 7)
+    ("The answer is .7", ".7", "final_answer"),
+    ("Final answer: .75.", ".75", "final_answer"),
 ]
 
 

@@ -140,7 +140,8 @@ def stated_value(text: str) -> str | None:
             return number[1]
         clause = _CLAUSE_END.search(sentence)
         value = sentence[:clause.start()] if clause else sentence
-        return value.strip(" *.,") or None
+        # a leading point is a decimal's ("the answer is .7" stated 7, not 0.7)
+        return value.lstrip(" *,").rstrip(" *.,") or None
     if _FORMULA.fullmatch(sentence.strip(" *.")) and _OPERATOR.search(sentence):
         return sentence.strip(" *.")  # math written without `$`: "x^{2} + 1", "y = 2x + 1"
     clause = _last_outside(_COMMA_CLAUSE, sentence, envs, first=True)
