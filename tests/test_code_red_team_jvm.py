@@ -438,6 +438,23 @@ def test_stdio_programs_run_from_their_entry_point():
     assert [r.status.value for r in results] == ["correct"] * len(programs), results
 
 
+def test_csharp_equals_on_a_primitive_converts_the_literal_as_csharp_does():
+    # `x.Equals(K)` on a long or double calls its own overload when K converts to its type:
+    # `5L.Equals(5)`, `0.5.Equals(0.5f)` and `(-0.0).Equals(0.0)` are true in C#.
+    _installed("csharp")
+    tests = ("    public static void Main(string[] args) {\n"
+             "    Debug.Assert(F((1L)).Equals(5));\n    Debug.Assert(G((1L)).Equals(0.5f));\n"
+             "    Debug.Assert(Z((1L)).Equals(0.0));\n    }\n\n}\n")
+    right = ("    public static long F(long x) { return x + 4; }\n"
+             "    public static double G(long x) { return 0.5; }\n"
+             "    public static double Z(long x) { return -0.0; }\n")
+    wrong = right.replace("x + 4", "x + 5")
+    results = run_code_items([_item("csharp", "using System;\nusing System.Diagnostics;\n"
+                                    "class Problem {\n" + code, tests) for code in (right, wrong)])
+    assert [(r.status.value, r.detail.get("judged")) for r in results] == [
+        ("correct", "outside"), ("wrong", "outside")], results
+
+
 def test_expected_values_the_tests_name_are_out_of_the_solutions_reach():
     # Kotlin's shape that names each expected value (`var v0 : String = ...`) and a Java
     # `main` binding one: the driver declares no variable that no call takes, so neither the

@@ -26,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from verifier.kinds.code import appended
+from verifier.kinds.code.dialects.clike import float32
 from verifier.kinds.code.dialects.core import (
     CallsPlan,
     Check,
@@ -293,6 +294,12 @@ class CSharpDialect(Dialect):
         return CallsPlan(sites_within_bounds(sites), driver)
 
     def holds(self, check: Check, value: Any) -> bool:
+        if check.kind == "equal" and check.how == "equals":
+            converted = _equals_argument(check.expected, value)
+            if converted is not None:
+                number = value.value
+                same = number == converted or (number != number and converted != converted)
+                return same != check.negated
         return judged(check, value)
 
     def harden(self, solution: str, tests: str, tag: str) -> str | None:
@@ -303,6 +310,49 @@ class CSharpDialect(Dialect):
             return None
         return appended.assemble(self.language, solution,
                                  rewritten + _CHECK.replace("__VerifierCheck", check))
+
+
+# C#'s implicit numeric conversions: `x.Equals(K)` on a primitive x calls x's own overload
+# (`long.Equals(long)`) when K converts to x's type, and compares values (`5L.Equals(5)`,
+# `0.5.Equals(0.5f)` and `0.0.Equals(-0.0)` are true); otherwise `Equals(object)`, with types.
+_FLOATING = frozenset({"Single", "Double"})
+_WIDENS = {"SByte": {"Int16", "Int32", "Int64", *_FLOATING},
+           "Byte": {"Int16", "UInt16", "Int32", "UInt32", "Int64", "UInt64", *_FLOATING},
+           "Int16": {"Int32", "Int64", *_FLOATING},
+           "UInt16": {"Int32", "UInt32", "Int64", "UInt64", *_FLOATING},
+           "Int32": {"Int64", *_FLOATING}, "UInt32": {"Int64", "UInt64", *_FLOATING},
+           "Int64": _FLOATING, "UInt64": _FLOATING, "Single": {"Double"},
+           "Char": {"UInt16", "Int32", "UInt32", "Int64", "UInt64", *_FLOATING}}
+_NUMERIC = frozenset(_WIDENS) - {"Char"} | {"Double"}
+# An int (or long) constant converts to a narrower integral type whose range holds it.
+_CONSTANT_RANGES = {"SByte": (-1 << 7, 1 << 7), "Byte": (0, 1 << 8), "Int16": (-1 << 15, 1 << 15),
+                    "UInt16": (0, 1 << 16), "UInt32": (0, 1 << 32), "UInt64": (0, 1 << 64)}
+
+
+def _equals_argument(expected: Any, value: Any) -> int | float | None:
+    """K as the primitive `value`'s own `Equals` overload receives it, or None where C# calls
+    `Equals(object)` or the types are the same integral one (the typed comparison's)."""
+    if not (isinstance(expected, OfType) and isinstance(value, OfType)) or (
+            expected.type == value.type not in _FLOATING or value.type not in _NUMERIC):
+        return None
+    low, high = _CONSTANT_RANGES.get(value.type, (0, 0))
+    constant = (expected.type == "Int32" or expected.type == "Int64" and value.type == "UInt64"
+                ) and type(expected.value) is int and low <= expected.value < high
+    if not constant and value.type not in {expected.type, *_WIDENS.get(expected.type, ())}:
+        return None
+    number = expected.value
+    if expected.type == "Char":
+        if type(number) is not str or len(number) != 1:
+            return None
+        number = ord(number)
+    if type(number) not in (int, float) or type(value.value) not in (int, float):
+        return None
+    try:
+        if value.type == "Single":
+            return float32(float(number))
+        return float(number) if value.type == "Double" else number
+    except OverflowError:
+        return None
 
 
 def _assert_arguments(statement: list[Token]) -> list[Token] | None:
