@@ -155,7 +155,6 @@ _SCALA_MAIN = re.compile(r"\bobject\s+(\w+)")
 _SCALA_APP = re.compile(r"\bobject\s+(\w+)\s+extends\s+App\b")
 # Leading blanks of its own line only: `^\s*` would rescan every blank line below each line.
 _KOTLIN_PACKAGE = re.compile(r"^[^\S\n]*package\s+([\w.]+)", re.M)
-_KOTLIN_TOP_MAIN = re.compile(r"^fun\s+main\s*\(", re.M)
 
 
 def scala_main_object(code: str) -> str:
@@ -169,13 +168,26 @@ def scala_main_object(code: str) -> str:
     return first.group(1) if first else "Main"
 
 
+def _top_level_main(code: str) -> bool:
+    """Whether a `fun main(` stands outside every brace (comments and literals skipped)."""
+    words = [found.group() for found in _JVM_WORDS.finditer(code)
+             if found.lastgroup in ("word", "mark")]
+    depth = 0
+    for index, word in enumerate(words):
+        depth += (word == "{") - (word == "}")
+        if (word == "main" and depth == 0 and index and words[index - 1] == "fun"
+                and words[index + 1:index + 2] == ["("]):
+            return True
+    return False
+
+
 def kotlin_main_class(code: str) -> str:
     """Top-level functions of main.kt live in class MainKt (of the file's package); without a
     top-level `fun main(`, the object (or class) around the first `fun main(`
     (`object Main { @JvmStatic fun main(...) }`) is the one to run."""
     package = _KOTLIN_PACKAGE.search(code)
     prefix = f"{package.group(1)}." if package else ""
-    if not _KOTLIN_TOP_MAIN.search(code):
+    if not _top_level_main(code):
         found = _enclosing_main(code, ("object", "class"), lambda w, i: w[i - 1] == "fun")
         if found:
             return prefix + found
