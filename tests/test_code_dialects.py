@@ -300,6 +300,13 @@ def test_multiple_js_shape():
     assert [s.check.how for s in strict.sites] == ["deep_strict"] * 3
 
 
+def test_a_js_line_ending_in_a_single_quoted_string_ends_its_statement():
+    # `const x = 'ab'` without a semicolon is a statement of its own (the lexer calls '...' a
+    # char): the tests are plain calls, judged outside, not merged into one odd statement.
+    found = plan("javascript", "const x = 'ab'\nconsole.assert(f(x) === 2)\n")
+    assert [site.call for site in found.sites] == ["f(x)"]
+
+
 def test_humaneval_x_js_shape():
     checks = [site.check for site in plan("javascript", HUMANEVAL_X_JS).sites]
     assert [(c.kind, c.how, c.negated) for c in checks] == [

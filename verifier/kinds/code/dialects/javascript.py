@@ -445,7 +445,7 @@ def _statements(tokens: list[Token], start: int, end: int) -> list[tuple[int, in
 
 
 def _can_end(token: Token) -> bool:
-    return token.kind in ("name", "number", "string", "template") or is_punct(
+    return token.kind in ("name", "number", *_STRINGS) or is_punct(
         token, ")", "]", "}", "++", "--")
 
 
