@@ -170,6 +170,11 @@ def test_compiled_once_then_cached():
 def test_java_class_and_file_names():
     assert java_source_name("public final class Foo { }") == "Foo.java"
     assert java_source_name("class Foo { }") == "Main.java"
+    assert java_source_name("class S { public class Node { } }\npublic class Main { }") == (
+        "Main.java")  # a nested public class names no file
+    assert java_source_name('// public class X\nclass S { String s = "public class Y"; }') == (
+        "Main.java")
+    assert java_source_name("public record R(int x) { }") == "R.java"
     code = "class Helper { }\nclass Prog {\n  public static void main(String[] a) {}\n}\n"
     assert java_main_class(code) == "Prog"
     assert java_main_class("public class Solution { static void f() {} }") == "Solution"

@@ -455,6 +455,21 @@ def test_csharp_equals_on_a_primitive_converts_the_literal_as_csharp_does():
         ("correct", "outside"), ("wrong", "outside")], results
 
 
+def test_a_public_class_nested_in_the_solution_names_no_file():
+    # `public class Node` inside HumanEval-X's Solution (or "public class" in a string) is not
+    # the top-level public class javac wants the file named after: the tests' Main is.
+    _installed("java")
+    solution = ("import java.util.*;\nclass Solution {\n    String note = \"public class X\";\n"
+                "    public class Node { long v; Node(long v) { this.v = v; } }\n"
+                "    public boolean even(long x) { return new Node(x).v % 2 == 0; }\n}\n")
+    tests = ("public class Main {\n    public static void main(String[] args) {\n"
+             "        Solution s = new Solution();\n        List<Boolean> correct = Arrays.asList("
+             "s.even(4), !s.even(3));\n        if (correct.contains(false)) {\n"
+             "            throw new AssertionError();\n        }\n    }\n}\n")
+    result = run_code_items([_item("java", solution, tests)])[0]
+    assert (result.status.value, result.detail.get("judged")) == ("correct", "outside"), result
+
+
 def test_expected_values_the_tests_name_are_out_of_the_solutions_reach():
     # Kotlin's shape that names each expected value (`var v0 : String = ...`) and a Java
     # `main` binding one: the driver declares no variable that no call takes, so neither the

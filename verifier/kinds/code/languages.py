@@ -44,7 +44,6 @@ def _fixed(name: str) -> Callable[[str], str]:
     return lambda _code: name
 
 
-_JAVA_PUBLIC_CLASS = re.compile(r"\bpublic\s+(?:(?:final|abstract|strictfp)\s+)*class\s+(\w+)")
 _CLASS = re.compile(r"class\s+(\w+)")
 _CLASS_WORD = re.compile(r"\bclass\b")
 _BRACE = re.compile(r"\{")
@@ -74,12 +73,30 @@ def class_declaring(code: str, method: re.Pattern[str]) -> str | None:
     return None
 
 
+_JAVA_TYPES = frozenset({"class", "interface", "enum", "record"})
+_JAVA_MODIFIERS = frozenset({"public", "final", "abstract", "strictfp", "sealed", "non"})
+
+
 def java_source_name(code: str) -> str:
-    """javac wants a public class in a file of its name; otherwise Main.java will do (also for
-    a name no file can have: javac then says what it wants, a compile error)."""
-    found = _JAVA_PUBLIC_CLASS.search(code)
-    name = f"{found.group(1)}.java" if found else "Main.java"
-    return name if len(name.encode()) <= NAME_MAX else "Main.java"
+    """javac wants a public top-level class (or interface, enum, record) in a file of its
+    name; otherwise Main.java will do (also for a name no file can have: javac then says what
+    it wants, a compile error). A public class nested in another (`public class Node` inside
+    Solution), or the words in a comment or a string, name no file."""
+    words = [found.group() for found in _JVM_WORDS.finditer(code)
+             if found.lastgroup in ("word", "mark")]
+    depth = 0
+    for index, word in enumerate(words):
+        depth += (word == "{") - (word == "}")
+        if depth or word not in _JAVA_TYPES or index + 1 == len(words) or not (
+                words[index + 1][0].isalpha() or words[index + 1][0] in "_$"):
+            continue
+        start = index
+        while start and words[start - 1] in _JAVA_MODIFIERS:
+            start -= 1
+        if "public" in words[start:index]:
+            name = f"{words[index + 1]}.java"
+            return name if len(name.encode()) <= NAME_MAX else "Main.java"
+    return "Main.java"
 
 
 # Java's and Scala's words and braces, comments and literals skipped (they may hold `class`
