@@ -470,6 +470,17 @@ def test_a_public_class_nested_in_the_solution_names_no_file():
     assert (result.status.value, result.detail.get("judged")) == ("correct", "outside"), result
 
 
+def test_csharp_tests_run_in_process_beside_a_class_the_solution_nests():
+    # A class nested in Problem before the tests' Main: the epilogue calls Problem's renamed
+    # Main (not `typeof(Box)`, which the top level cannot name), in every shape.
+    _installed("csharp")
+    solution = ("using System;\nusing System.Diagnostics;\nusing System.Collections.Generic;\n"
+                "class Problem {\n    class Box { public long V; }\n"
+                + CSHARP_RIGHT.replace("o.Add(x * k)", "o.Add(new Box { V = x * k }.V)"))
+    results = run_code_items([_item("csharp", solution, tests) for tests in CSHARP_TESTS.values()])
+    assert [r.status.value for r in results] == ["correct"] * len(CSHARP_TESTS), results
+
+
 def test_expected_values_the_tests_name_are_out_of_the_solutions_reach():
     # Kotlin's shape that names each expected value (`var v0 : String = ...`) and a Java
     # `main` binding one: the driver declares no variable that no call takes, so neither the

@@ -21,7 +21,12 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from verifier.kinds.code.languages import class_declaring, java_main_class, scala_main_object
+from verifier.kinds.code.languages import (
+    class_declaring,
+    csharp_main_class,
+    java_main_class,
+    scala_main_object,
+)
 
 MAIN_PLACEHOLDER = "__VERIFIER_MAIN__"  # the class or object whose renamed main the epilogue calls
 _COPY_C = ("{ char b[4096]; long n; while ((n = read(4, b, sizeof b)) > 0) "
@@ -172,7 +177,7 @@ def assemble(language: str, solution: str, tests: str) -> str:
     appended = APPENDED[language]
     solution = solution_mains_renamed(language, solution)
     main = {"java": java_main_class, "scala": scala_main_object,
-            "csharp": _csharp_main_class}.get(language, lambda _: "")(f"{solution}\n{tests}")
+            "csharp": _csharp_entry_class}.get(language, lambda _: "")(f"{solution}\n{tests}")
     if appended.entry is not None:
         tests = re.sub(appended.entry[0], appended.entry[1], tests, flags=re.M)
     epilogue = appended.epilogue.replace(MAIN_PLACEHOLDER, main)
@@ -192,6 +197,12 @@ _GO_PACKAGE = re.compile(r"^[^\S\n]*package\s+\w+[^\n]*\n", re.M)  # linear: see
 
 def _csharp_main_class(code: str) -> str:
     return class_declaring(code, _CSHARP_MAIN) or "Program"
+
+
+def _csharp_entry_class(code: str) -> str:
+    """The class the epilogue's `typeof` names: the one around the tests' `Main` by the braces
+    (a class the solution nests before it is not), else the first declaring it."""
+    return csharp_main_class(code) or _csharp_main_class(code)
 
 
 def _go_import_os(solution: str) -> str:

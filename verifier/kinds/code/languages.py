@@ -105,10 +105,12 @@ _JVM_WORDS = re.compile(r"""//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:[^"\\\n]|\\.)*"|'(?:[^
                          r"|(?P<word>[\w$]+)|(?P<mark>[{}().;*])", re.S)
 
 
-def _enclosing_main(code: str, containers: tuple[str, ...], is_main: Callable[[list[str], int],
-                                                                         bool]) -> str | None:
-    """The innermost container (class, object) around the first word where `is_main` holds,
-    by the code's braces (comments and literals skipped), or None."""
+def _enclosing_main(code: str, containers: tuple[str, ...],
+                    is_main: Callable[[list[str], int], bool], entry: str = "main",
+                    qualified: bool = False) -> str | None:
+    """The innermost container (class, object) around the first word `entry` where `is_main`
+    holds, by the code's braces (comments and literals skipped), or None; `qualified`: with
+    the containers around it (`Outer.Inner`)."""
     words = [found.group() for found in _JVM_WORDS.finditer(code)
              if found.lastgroup in ("word", "mark")]
     open_: list[tuple[str, int]] = []  # the containers open here: (name, depth of their body)
@@ -126,9 +128,9 @@ def _enclosing_main(code: str, containers: tuple[str, ...], is_main: Callable[[l
             if open_ and open_[-1][1] == depth:
                 open_.pop()
             depth -= 1
-        elif word == "main" and open_ and words[index + 1:index + 2] == ["("] and is_main(
+        elif word == entry and open_ and words[index + 1:index + 2] == ["("] and is_main(
                 words, index):
-            return open_[-1][0]
+            return ".".join(name for name, _ in open_) if qualified else open_[-1][0]
     return None
 
 
@@ -137,6 +139,13 @@ def java_main_class(code: str) -> str:
     main(` (a class nested or declared before it is not), else the file's."""
     return _enclosing_main(code, ("class", "interface", "enum", "record"), lambda w, i: (
         w[i - 1] == "void" and "static" in w[max(0, i - 5):i])) or java_source_name(code)[:-5]
+
+
+def csharp_main_class(code: str) -> str | None:
+    """The class whose `static void Main(` (or `int`) comes first, named as the top level
+    names it (`Outer.Inner`, `Space.Program`), or None."""
+    return _enclosing_main(code, ("class", "struct", "namespace"), lambda w, i: (
+        w[i - 1] in ("void", "int") and "static" in w[max(0, i - 5):i]), "Main", qualified=True)
 
 
 def jvm_flags(memory_mb: int) -> list[str]:
