@@ -164,3 +164,14 @@ def test_a_solution_that_starts_with_a_shebang_runs_in_process(language):
     items = [_item(language, f"#!/usr/bin/env node\n{head}{solution}", tests)
              for head in ("", "'use strict';\n") for solution in (RIGHT, WRONG)]
     assert [r.status.value for r in run_code_items(items)] == ["correct", "wrong"] * 2
+
+
+def test_a_legacy_octal_literal_is_the_number_javascript_reads():
+    # Sloppy-mode JavaScript reads `010` as 8 (`08` is decimal): the solution returning 8 is
+    # right, the one returning 10 wrong.
+    tests = ("const assert = require('node:assert');\nfunction test() {\n  let candidate = f;\n"
+             "  assert.deepEqual(candidate(), 010);\n  assert.deepEqual(candidate(), 08);\n}\n"
+             "test();\n")
+    results = run_code_items([_item("javascript", f"function f() {{ return {n}; }}\n", tests)
+                              for n in (8, 10)])
+    assert [r.status.value for r in results] == ["correct", "wrong"], results

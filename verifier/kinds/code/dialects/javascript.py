@@ -682,7 +682,8 @@ def _number(text: str) -> Any:
     elif bigint or re.fullmatch(r"[0-9]+", digits):
         if len(digits) > 400:
             raise NotPlainCalls("a number too long")
-        value = int(digits)
+        # a legacy octal literal (sloppy mode's `010` is 8; `08` is decimal)
+        value = int(digits, 8) if not bigint and re.fullmatch(r"0[0-7]+", digits) else int(digits)
     else:
         value = float(digits)
     if bigint:
