@@ -153,9 +153,11 @@ APPENDED: dict[str, Appended] = {
 
 # A solution's own entry points (a demo `main` in its class, or in a class before it): renamed,
 # so that the run starts the tests' (the JVM is given the first class with a `main`).
-_SOLUTION_MAINS = {"java": (re.compile(r"\b(static\s+void\s+)main(\s*\()"),
+# Only an entry point's signature (a String array): a helper `main(int)` keeps its name.
+_SOLUTION_MAINS = {"java": (re.compile(r"\b(static\s+void\s+)main(\s*\(\s*(?:final\s+)?"
+                                       r"(?:java\.lang\.)?String\b)"),
                             r"\1__verifierSolutionMain\2"),
-                   "scala": (re.compile(r"\b(def\s+)main(\s*\()"),
+                   "scala": (re.compile(r"\b(def\s+)main(\s*\(\s*\w+\s*:\s*Array\s*\[\s*String\b)"),
                              r"\1__verifierSolutionMain\2")}
 
 
