@@ -197,6 +197,8 @@ NOT_A_PROGRAM = {
     "cpp: no main": ("cpp", "int add(int a, int b) { return a + b; }\n", "compile_error"),
     "java: no class": ("java", "// a comment and nothing else\n", "compile_error"),
     "java: no main": ("java", "class Sum { }\n", "runtime_error"),
+    "java: a package a thousand directories deep": (
+        "java", "package " + ".".join(["a"] * 1100) + ";\nclass Sum { }\n", "compile_error"),
     "java: a public class no file can be named after": (
         "java", f"public class {'A' * 300} {{ public static void main(String[] a) {{ }} }}\n",
         "compile_error"),
