@@ -153,6 +153,8 @@ def test_expected_values_never_enter_the_driver():
           ' assert(strcmp(f(k), want) == 0);\n}\n'),
     ("cpp", 'int main() {\n std::string want = "zq-expected-91";\n long k = 2;\n'
             ' assert(f(k) == want);\n}\n'),
+    ("cpp", 'int main() {\n std::string record = "zq-expected-91";\n long k = 2;\n'
+            ' assert(f(k) == record);\n}\n'),  # named as nothing of the driver's own
     ("java", '    public static void main(String[] args) {\n    long k = 2l;\n'
              '    String want = "zq-expected-91";\n    assert(f(k).equals(want));\n    }\n}\n'),
     ("kotlin", 'fun main() {\n    var arg00 : Long = 2L\n    var x0 : String = f(arg00);\n'

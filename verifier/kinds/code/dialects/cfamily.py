@@ -57,6 +57,7 @@ from verifier.kinds.code.dialects.lexer import (
     token_at,
     tokenize,
     unwrapped,
+    used_declarations,
 )
 from verifier.kinds.code.dialects.values import Map, Opaque, SetOf, Some
 
@@ -238,10 +239,8 @@ class CFamilyDialect(Dialect):
         needed = _needed(scope)
         if needed & scope.as_expected:
             raise NotPlainCalls("a variable both passed to a call and expected")
-        # Only what the calls take enters the driver: a variable the tests compare with is
-        # the worker's, and its literal never reaches the jail (as no expected value does).
-        return [line for line, name in zip(lines, declared, strict=True)
-                if name is None or name in needed], sites
+        return used_declarations(lines, {index: name for index, name in enumerate(declared)
+                                         if name is not None}), sites
 
     def _declaration(self, statement: list[Token], scope: _Scope,
                      comparators: dict[str, Comparator]) -> str | None:

@@ -153,7 +153,7 @@ template <class T> void put(const T &value) {
         put_text("[\"x\",\"unknown\"]");
     }
 }
-template <class T> void record(int site, const T &value) {
+template <class T> void __verifier_record(int site, const T &value) {
     put_char('[');
     put(site);
     put_char(',');
@@ -188,7 +188,7 @@ class CppDialect(CFamilyDialect):
     language = "cpp"
     cpp = True
     prelude = _PRELUDE
-    record = "__verifier_calls::record({site}, {call});"
+    record = "__verifier_calls::__verifier_record({site}, {call});"
     finish = "__verifier_calls::flush();"
 
     def comparator(self, tokens: list[Token], name: str, parameters: tuple[str, str],
