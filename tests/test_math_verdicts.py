@@ -56,6 +56,8 @@ TABLE = [
     (r"\text{Monday}", r"\text{Monday}", C), (r"\text{Monday}", "Monday", C),
     (r"\text{Monday}", r"\text{Tuesday}", W), ("B", r"\text{(B)}", C), ("B", "C", W),
     (r"\text{yes}", r"\text{Yes}", C), (r"\text{yes}", r"\text{no}", W),
+    ("Yes", r"\text{Yes}\text{No}", W), ("Yes", r"\textbf{Yes} \textbf{No}", W),  # no unit
+    (r"\frac{3}{2}", r"\frac{3}{2}\text{ m}\text{ per second}", C),
     # negative numbers
     ("-3", "-3", C), ("-3", "3", W), ("-3", r"-\frac{6}{2}", C), ("-0.5", r"-\frac{1}{2}", C),
     # thousands separators

@@ -184,6 +184,7 @@ _LEADING_DECIMAL_POINT = re.compile(r"(?<![\w.}])\.(?=\d)")
 # Units after a value: `5\text{ cm}^2`, `125 miles`, `12 hours ago`, `100m^2`.
 _TEXT_UNIT = re.compile(r"(?<=[\d}).\/])\s*\\text\s*\{\s*(?P<unit>[A-Za-z][A-Za-z ./\-]*"
                         r"(?:\^?\d)?)\}(?:\^\s*\{?\d\}?)?$")
+_ENDS_IN_TEXT = re.compile(r"\\text\s*\{[^{}]*\}\s*$|^\s*$")
 _HALF_OF_DAY = re.compile(r"[AaPp]\.?\s*[Mm]\.?")  # `\\text{ P.M.}` says which half, no unit
 _WORD_UNITS = re.compile(r"(?<=[\d}).])\s+(?P<words>[A-Za-z]+(?:\s+[A-Za-z]+){0,3})"
                          r"\s*(?:\^\s*\{?\d\}?)?\s*$")
@@ -412,7 +413,8 @@ def _drop_units(text: str) -> str:
     """Drop a unit written after a value (`5\\text{ cm}^2`, `125 miles`, `100m^2`)."""
     for _ in range(3):  # `3 \text{ m} \text{ per second}`, `5 \text{ m} / \text{s}`
         match = _TEXT_UNIT.search(text)
-        if match is None or not _is_text_unit(match["unit"]):
+        if match is None or not _is_text_unit(match["unit"]) or not _after_a_value(
+                text[:match.start()]):
             break
         text = _without_trailing_joiners(text[:match.start()])
     match = _WORD_UNITS.search(text)
@@ -424,6 +426,17 @@ def _drop_units(text: str) -> str:
     if match is not None and match["unit"] in SHORT_UNITS:
         text = text[:match.start()].rstrip()
     return text
+
+
+def _after_a_value(text: str) -> bool:
+    """Whether text ending where a unit starts ends in a value, or in units after one: not
+    words alone (`\\text{Yes}\\text{No}` is two words, not Yes in units of No)."""
+    for _ in range(3):
+        match = _TEXT_UNIT.search(text)
+        if match is None:
+            break
+        text = _without_trailing_joiners(text[:match.start()])
+    return not _ENDS_IN_TEXT.search(text)
 
 
 def _is_unit_word(word: str) -> bool:
