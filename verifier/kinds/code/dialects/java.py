@@ -64,6 +64,7 @@ from verifier.kinds.code.dialects.lexer import (
     used_declarations,
 )
 from verifier.kinds.code.dialects.rewrite import checks_rewritten
+from verifier.kinds.code.dialects.shadowing import Declaring, refusal
 from verifier.kinds.code.dialects.shapes import Scope, ShapeReader, Spelling, judged, unwrapped
 from verifier.kinds.code.dialects.tokens import top_level
 from verifier.kinds.code.dialects.typed import (
@@ -358,12 +359,10 @@ class JavaDialect(Dialect):
     def harden(self, solution: str, tests: str, tag: str) -> str | None:
         try:
             rewritten = _checked(tests, f"__VerifierCheck_{tag}")
-            shadowed = sorted(_declared_jdk_names(solution) & _names(tests))
+            refused = refusal(JAVA_DECLARING, solution, rewritten + _CHECK)
         except NotPlainCalls:
             return None
-        if shadowed:
-            return _REFUSED.replace("NAMES", ", ".join(shadowed))
-        return appended.assemble(self.language, solution, rewritten + _CHECK.replace(
+        return refused or appended.assemble(self.language, solution, rewritten + _CHECK.replace(
             "__VerifierCheck", f"__VerifierCheck_{tag}"))
 
 
@@ -431,50 +430,27 @@ def _checked(tests: str, check: str) -> str:
 
 
 # The JDK's types the tests call by their simple name (java.lang's, and those of the packages
-# MultiPL-E's and HumanEval-X's Java imports on demand). A type or field of the solution's of one
-# of these names is what the tests' `Math.abs(...)`, `Objects.equals(...)`, `Arrays.asList(...)`
-# mean (a class of the compilation unit comes before an on-demand import, a field before a
-# type): the solution would judge itself, so such a program is not run.
-_JDK_NAMES = frozenset({
-    "Math", "StrictMath", "Objects", "Arrays", "Collections", "Collectors", "List",
-    "ArrayList", "LinkedList", "Map", "HashMap", "TreeMap", "LinkedHashMap", "Set", "HashSet",
-    "TreeSet", "LinkedHashSet", "Optional", "Integer", "Long", "Double", "Float", "Short",
-    "Byte", "Boolean", "Character", "String", "StringBuilder", "Object", "System", "Runtime",
-    "Thread", "Random", "Iterator", "Iterable", "Comparator", "Stream", "IntStream",
-    "LongStream", "DoubleStream", "BigInteger", "BigDecimal", "Number", "AssertionError",
-    "Exception", "RuntimeException", "Error", "Throwable", "Pair", "Triplet", "Quartet",
-    "Unit",
-})
-_REFUSED = """class VerifierRefused {
+# MultiPL-E's and HumanEval-X's Java imports on demand). A type, field or enum constant of the
+# solution's of one of these names is what the tests' `Math.abs(...)`, `Objects.equals(...)`,
+# `Arrays.asList(...)` mean (a class of the compilation unit comes before an on-demand import, a
+# field before a type): the solution would judge itself, so such a program is not run.
+JAVA_DECLARING = Declaring(
+    library=frozenset({
+        "Math", "StrictMath", "Objects", "Arrays", "Collections", "Collectors", "List",
+        "ArrayList", "LinkedList", "Map", "HashMap", "TreeMap", "LinkedHashMap", "Set",
+        "HashSet", "TreeSet", "LinkedHashSet", "Optional", "Integer", "Long", "Double", "Float",
+        "Short", "Byte", "Boolean", "Character", "String", "StringBuilder", "Object", "System",
+        "Runtime", "Thread", "Random", "Iterator", "Iterable", "Comparator", "Stream",
+        "IntStream", "LongStream", "DoubleStream", "BigInteger", "BigDecimal", "Number",
+        "AssertionError", "Exception", "RuntimeException", "Error", "Throwable", "Pair",
+        "Triplet", "Quartet", "Unit", "java"}),
+    keywords={"class": None, "interface": None, "enum": None, "record": None},
+    typed=frozenset({"=", ";", ","}),
+    refused="""class VerifierRefused {
     public static void main(String[] args) {
         System.err.println("the solution declares NAMES, which the tests use: they would not be \
 the JDK's, so the tests cannot run in its process");
         System.exit(1);
     }
 }
-"""
-
-
-_NOT_TYPES = frozenset({"throws", "instanceof", "new", "return", "case", "extends", "implements",
-                        "super", "throw", "yield", "else", "import", "package"})
-
-
-def _names(code: str) -> set[str]:
-    return {t.text for t in tokenize(code) if t.kind == "name"}
-
-
-def _declared_jdk_names(solution: str) -> set[str]:
-    """The JDK names the solution declares as a type or as a field (or variable)."""
-    tokens = tokenize(solution)
-    found: set[str] = set()
-    for index, token in enumerate(tokens):
-        if token.kind != "name" or token.text not in _JDK_NAMES or index == 0:
-            continue
-        before = tokens[index - 1]
-        after = tokens[index + 1] if index + 1 < len(tokens) else None
-        if before.text in ("class", "interface", "enum", "record") or (
-                (before.kind == "name" and before.text not in _NOT_TYPES
-                 or is_punct(before, ">", "]")) and after is not None
-                and is_punct(after, "=", ";", ",")):
-            found.add(token.text)
-    return found
+""")

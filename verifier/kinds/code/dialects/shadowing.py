@@ -1,0 +1,174 @@
+"""In-process tests against a solution that declares a library name they call by its simple
+name: a `class Math` (Java, C#), an `object List` or `def Some` (Scala, in the object that
+holds the tests), a top-level `fun listOf` or `val Math` (Kotlin), an enum constant `Math`
+imported statically. Java, Kotlin, Scala and C# all take the solution's declaration over the
+library's (a type of the compilation unit before an on-demand or default import, a member of
+the enclosing class before anything imported, an explicit import before a default one), so
+the tests would call what the solution wrote and it would judge itself. No rewrite of the
+tests reaches every library name robustly in all four (Kotlin has no `_root_`, and a
+declaration named `kotlin` or `java` obscures a qualified name), so such a program is not
+run: one that says why and exits 1 runs instead (`runtime_error`), whatever the tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from verifier.kinds.code.dialects.lexer import Token, is_punct, tokenize
+
+# Tokens before `TYPE NAME =` that make it no declaration (`return Math;`, `import x.List;`).
+_NOT_TYPES = frozenset({"throws", "instanceof", "new", "return", "case", "extends", "implements",
+                        "super", "throw", "yield", "else", "import", "package", "using", "in",
+                        "is", "as", "out", "ref", "await", "goto", "typeof", "nameof"})
+# What a Kotlin receiver type or type parameter list between `fun` and the name holds.
+_RECEIVER = frozenset({".", "<", ">", ",", "?", "(", ")", "->", "*", ":", "@"})
+_IMPORTED = frozenset({".", ",", "{", "=>", "as"})
+
+
+@dataclass(frozen=True)
+class Declaring:
+    """A language's library names its tests may call by simple name (or, extensions, as
+    methods), and how its code declares a name: after a keyword (each with the tokens that may
+    follow the name, None for any), as a typed field or variable (`TYPE NAME` then one of
+    `typed`), as the alias of an import (`import a.B as NAME`: `alias`), as an extension
+    (Kotlin's `fun <T> R.NAME(`: `receiver` "fun"; C#'s `NAME(this R r)`: "this"), or as an
+    enum constant. `refused` is the program run instead, NAMES in its message."""
+
+    library: frozenset[str]
+    keywords: Mapping[str, frozenset[str] | None]
+    refused: str
+    typed: frozenset[str] = frozenset()
+    alias: str | None = None
+    receiver: str | None = None
+
+
+def refusal(declaring: Declaring, solution: str, tests: str) -> str | None:
+    """The program run instead of solution and tests where the solution declares a library
+    name the tests use (NotPlainCalls from the lexer if either cannot be read), else None.
+    A plain declaration counts where the tests name it alone (`Math.abs` uses `Math`, not
+    `abs`), an extension wherever they call it (`xs.sorted()`)."""
+    tests_tokens = tokenize(tests)
+    named = {_name(t) for i, t in enumerate(tests_tokens)
+             if not (i and is_punct(tests_tokens[i - 1], ".", "?."))}
+    plain, extensions = declared(declaring, tokenize(solution))
+    shadowed = sorted(plain & named | extensions & {_name(t) for t in tests_tokens})
+    if not shadowed:
+        return None
+    return declaring.refused.replace("NAMES", ", ".join(shadowed))
+
+
+def declared(declaring: Declaring, tokens: list[Token]) -> tuple[set[str], set[str]]:
+    """The library names `tokens` declare (see Declaring): plainly, and as extensions."""
+    plain = _enum_constants(tokens) & declaring.library
+    extensions: set[str] = set()
+    imported = _chains(tokens, _IMPORTED, "import")
+    received = _chains(tokens, _RECEIVER, "fun")
+    runs = _runs(tokens)
+    for index, token in enumerate(tokens):
+        name = _name(token)
+        if name not in declaring.library or index == 0:
+            continue
+        before = index - 1
+        if is_punct(tokens[before], "@") and before > 0:  # C#'s verbatim `@Math`
+            before -= 1
+        after = tokens[index + 1] if index + 1 < len(tokens) else None
+        if _declares(declaring, tokens[before], after) or (
+                tokens[before].text == declaring.alias and before and imported[before - 1]):
+            plain.add(name)
+        elif (declaring.receiver == "fun" and is_punct(after, "(")
+              and is_punct(tokens[before], ".", ">") and received[before]
+              or declaring.receiver == "this" and _takes_this(tokens, index + 1, runs)):
+            extensions.add(name)
+    return plain, extensions
+
+
+def _declares(declaring: Declaring, before: Token, after: Token | None) -> bool:
+    """Whether a name between `before` and `after` is declared by a keyword (`class NAME`,
+    `val NAME =`) or as a typed field or variable (`Fake NAME =`, `List<X> NAME;`)."""
+    previous = _name(before) if before.kind == "name" else None
+    follows = declaring.keywords.get(previous, ()) if previous else ()
+    if follows is None or after is not None and after.text in (follows or ()):
+        return True
+    return after is not None and after.text in declaring.typed and (
+        previous is not None and previous not in _NOT_TYPES or is_punct(before, ">", "]", "?"))
+
+
+def _name(token: Token) -> str:
+    """A name's text; a backquoted one (Kotlin's and Scala's `` `Math` ``) without its quotes."""
+    if token.kind == "template" and token.text[1:-1].isidentifier():
+        return token.text[1:-1]
+    return token.text
+
+
+def _chains(tokens: list[Token], over: frozenset[str], start: str) -> list[bool]:
+    """For each position, whether going back from it over names and `over` (a `{` only as
+    Scala's import selectors open, after a `.`), `start` comes first: one pass, however long
+    the chains."""
+    found: list[bool] = []
+    for position, token in enumerate(tokens):
+        if token.kind == "name" and token.text == start:
+            found.append(True)
+        elif (token.kind == "name" or token.text in over) and not (
+                is_punct(token, "{") and not (position and is_punct(tokens[position - 1], "."))):
+            found.append(bool(found) and found[-1])
+        else:
+            found.append(False)
+    return found
+
+
+def _takes_this(tokens: list[Token], position: int, runs: list[int]) -> bool:
+    """Whether tokens[position:] are `[<T, U>](this`: a C# extension method's parameters
+    (`runs`: where each run of names and commas ends)."""
+    if is_punct(tokens[position] if position < len(tokens) else None, "<"):
+        position = runs[position + 1] if position + 1 < len(tokens) else position + 1
+        if position >= len(tokens) or not is_punct(tokens[position], ">"):
+            return False
+        position += 1
+    return (position + 1 < len(tokens) and is_punct(tokens[position], "(")
+            and tokens[position + 1].text == "this")
+
+
+def _runs(tokens: list[Token]) -> list[int]:
+    """For each position, the first at or after it that is neither a name nor a comma."""
+    ends = [len(tokens)] * (len(tokens) + 1)
+    for position in range(len(tokens) - 1, -1, -1):
+        ends[position] = ends[position + 1] if (
+            tokens[position].kind == "name" or is_punct(tokens[position], ",")) else position
+    return ends
+
+
+def _enum_constants(tokens: list[Token]) -> set[str]:
+    """The constants of each `enum` body (`enum E { Math, B(1); ... }`): a static import of
+    them (Java, Kotlin) names them as the tests' `Math`; `enum` then a name (Kotlin's `val
+    enum = 1` is none). Each body is read once (linear in the
+    solution however many `enum` words it holds)."""
+    found: set[str] = set()
+    bodies: set[int] = set()
+    following = len(tokens)  # the first `{` or `;` at or after each position, going back
+    opening = [following] * len(tokens)
+    for position in range(len(tokens) - 1, -1, -1):
+        if is_punct(tokens[position], "{", ";"):
+            following = position
+        opening[position] = following
+    for index, token in enumerate(tokens):
+        if token.text != "enum" or index + 1 == len(tokens) or tokens[index + 1].kind != "name":
+            continue
+        position = opening[index + 1]
+        if position == len(tokens) or position in bodies or not is_punct(tokens[position], "{"):
+            continue
+        bodies.add(position)
+        depth = 0
+        for inner in range(position, len(tokens)):
+            current = tokens[inner]
+            if is_punct(current, "{", "(", "["):
+                depth += 1
+            elif is_punct(current, "}", ")", "]"):
+                depth -= 1
+                if depth == 0:
+                    break
+            elif depth == 1 and is_punct(current, ";"):
+                break
+            elif depth == 1 and is_punct(tokens[inner - 1], "{", ","):
+                found.add(_name(current))
+    return found
