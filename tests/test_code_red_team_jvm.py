@@ -555,3 +555,50 @@ def test_java_jdk_names_the_tests_call_are_not_the_solutions():
                  (fakes, "", wrong, main), ("", field, wrong.replace("== 1", "== 0"), loop))]
     assert [r.status.value for r in run_code_items(items)] == [
         "correct", "correct", "runtime_error", "runtime_error", "runtime_error"]
+
+
+def _refused(language: str, right: str, tests: str, attacks: dict[str, str]) -> None:
+    """The right solution passes the in-process tests; each attack (a wrong solution declaring
+    a library name the tests use) is refused (runtime_error, naming it), never rewarded."""
+    _installed(language)
+    items = [_item(language, right, tests),
+             *(_item(language, code, tests) for code in attacks.values())]
+    results = run_code_items(items)
+    assert (results[0].status.value, results[0].detail.get("judged")) == (
+        "correct", "in_process"), results[0]
+    got = {attack: (r.status.value, "which the tests use" in str(r.detail))
+           for attack, r in zip(attacks, results[1:], strict=True)}
+    assert got == dict.fromkeys(attacks, ("runtime_error", True)), got
+
+
+def test_kotlin_library_names_the_tests_call_are_not_the_solutions():
+    # An `object Math`, a top-level `fun mutableListOf` or `val Math`, an import aliased as
+    # `Math`, an enum constant `Math` imported, an extension `to` of the solution's were what
+    # the in-process tests' `Math.abs(...)`, `mutableListOf(...)`, `k to v` meant: wrong
+    # solutions passed them. Such a program is refused; a right one (with helpers) still passes.
+    right = ("fun half(x: Long): Double = x / 2.0\n"
+             "fun twice(v: MutableList<Long>): MutableList<Long> =\n"
+             "    v.map { it * 2 }.toMutableList()\n"
+             "fun pairs(k: Long): Map<Long, Long> = mapOf(k to k * 3)\n"
+             "class Helper(val x: Long) { fun abs() = x }\n")
+    tests = ("fun main() {\n    for (k in 1L..2L) {\n"
+             "        assert(Math.abs(half(k) - k / 2.0) < 1e-9)\n"
+             "        assert(mutableListOf(k * 2) == twice(mutableListOf(k)))\n"
+             "        assert(mapOf(k to k * 3) == pairs(k))\n    }\n}\n")
+    wrong_half = right.replace("x / 2.0", "x * 7.0")
+    fake_abs = "{ fun abs(x: Double) = 0.0 }"
+    attacks = {
+        "object Math": f"object Math {fake_abs}\n{wrong_half}",
+        "val Math": f"private val Math = object {fake_abs}\n{wrong_half}",
+        "object `Math`": f"object `Math` {fake_abs}\n{wrong_half}",
+        "import as Math": f"package p\nimport p.Fake as Math\nobject Fake {fake_abs}\n{wrong_half}",
+        "enum constant Math imported": (f"package p\nimport p.E.*\nenum class E {{ Math; "
+                                        f"fun abs(x: Double) = 0.0 }}\n{wrong_half}"),
+        "fun mutableListOf": (
+            "fun <T> mutableListOf(vararg x: T): MutableList<T> = java.util.ArrayList<T>()\n"
+            + right.replace("v.map { it * 2 }.toMutableList()", "java.util.ArrayList<Long>()")),
+        "extension to": ("infix fun <A, B> A.to(b: B): Pair<A, B> = Pair(this, this as B)\n"
+                         + right.replace("k to k * 3", "k to k")),
+    }
+    _refused("kotlin", right, tests, attacks)
+

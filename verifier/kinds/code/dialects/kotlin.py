@@ -48,6 +48,7 @@ from verifier.kinds.code.dialects.lexer import (
     used_declarations,
 )
 from verifier.kinds.code.dialects.rewrite import checks_rewritten
+from verifier.kinds.code.dialects.shadowing import Declaring, refusal
 from verifier.kinds.code.dialects.shapes import Scope, ShapeReader, Spelling, judged, unwrapped
 from verifier.kinds.code.dialects.tokens import at, top_level
 from verifier.kinds.code.dialects.typed import (
@@ -282,10 +283,11 @@ class KotlinDialect(Dialect):
         try:
             rewritten = checks_rewritten(tests, (("assert",), ("check",)),
                                          f"__VerifierCheck_{tag}.check", _THROWN)
+            check = _CHECK.replace("__VerifierCheck", f"__VerifierCheck_{tag}")
+            refused = refusal(KOTLIN_DECLARING, solution, rewritten + check)
         except NotPlainCalls:
             return None
-        return appended.assemble(self.language, solution, rewritten + _CHECK.replace(
-            "__VerifierCheck", f"__VerifierCheck_{tag}"))
+        return refused or appended.assemble(self.language, solution, rewritten + check)
 
 
 def _recorded(lines: list[str], index: int) -> str:
@@ -345,3 +347,41 @@ object __VerifierCheck {
     }
 }
 """
+
+# The library names Kotlin's tests call by simple name (kotlin's and java.lang's default imports,
+# kotlin.math's, and the packages' own names) or as extensions (`xs.sorted()`, `a to b`). A
+# top-level declaration of the solution's comes before a default import (`object Math`, `fun
+# listOf`, `val kotlin`), an explicit import before both (`import x.Fake as Math`, an enum
+# constant of its own), an extension of its own before the library's: such a program is
+# refused.
+KOTLIN_DECLARING = Declaring(
+    library=frozenset({
+        "Any", "Unit", "Nothing", "Int", "Long", "Short", "Byte", "Double", "Float", "Boolean",
+        "Char", "String", "Number", "CharSequence", "Comparable", "List", "MutableList",
+        "ArrayList", "Map", "MutableMap", "HashMap", "LinkedHashMap", "Set", "MutableSet",
+        "HashSet", "LinkedHashSet", "Collection", "Iterable", "Sequence", "Pair", "Triple",
+        "Array", "IntArray", "LongArray", "DoubleArray", "CharArray", "BooleanArray",
+        "Comparator", "StringBuilder", "Regex", "Exception", "RuntimeException",
+        "IllegalStateException", "IllegalArgumentException", "AssertionError", "Error",
+        "Throwable", "Math", "StrictMath", "System", "Runtime", "Thread", "Character",
+        "Integer", "Objects", "Arrays", "Collections", "Random", "kotlin", "java",
+        "listOf", "mutableListOf", "arrayListOf", "emptyList", "listOfNotNull", "setOf",
+        "mutableSetOf", "hashSetOf", "linkedSetOf", "sortedSetOf", "emptySet", "mapOf",
+        "mutableMapOf", "hashMapOf", "linkedMapOf", "sortedMapOf", "emptyMap", "arrayOf",
+        "intArrayOf", "longArrayOf", "doubleArrayOf", "charArrayOf", "emptyArray", "println",
+        "print", "require", "requireNotNull", "checkNotNull", "error", "repeat", "run", "with",
+        "maxOf", "minOf", "abs", "sqrt", "pow", "round", "floor", "ceil", "sign", "buildString",
+        "to", "until", "downTo", "step", "sorted", "sortedBy", "sortedDescending", "reversed",
+        "sum", "sumOf", "toList", "toMutableList", "toSet", "toMap", "toTypedArray",
+        "contentEquals", "contentToString", "joinToString", "all", "any", "none", "map",
+        "filter", "zip", "first", "last", "count", "contains", "containsAll", "isEmpty",
+        "isNotEmpty", "plus", "minus", "let", "also", "apply", "equals", "toString"}),
+    keywords={"class": None, "object": None, "interface": None, "typealias": None,
+              "fun": None, "val": None, "var": None},
+    alias="as", receiver="fun",
+    refused="""fun main() {
+    System.err.println("the solution declares NAMES, which the tests use: they would not be \
+the library's, so the tests cannot run in its process")
+    kotlin.system.exitProcess(1)
+}
+""")
