@@ -602,3 +602,33 @@ def test_kotlin_library_names_the_tests_call_are_not_the_solutions():
     }
     _refused("kotlin", right, tests, attacks)
 
+
+def test_scala_library_names_the_tests_call_are_not_the_solutions():
+    # An `object Math`, `object List`, `def Some`, `val Math` or an import renamed `Math` in the
+    # solution's object were what the in-process tests (in that object) call: wrong solutions
+    # passed them. Such a program is refused; a right one (with helpers) still passes.
+    right = ("    def half(x : Long) : Double = x / 2.0\n"
+             "    def twice(v : List[Long]) : List[Long] = v.map(_ * 2)\n"
+             "    def opt(k : Long) : Option[Long] = Some(k)\n"
+             "    def check(x : Long) : Boolean = {\n        x >= 0")
+    tests = ("    }\n    def main(args: Array[String]) = {\n    for (k <- 1l to 2l) {\n"
+             "        assert(Math.abs(half(k) - k / 2.0) < 1e-9)\n"
+             "        assert(twice(List[Long](k)).equals(List[Long](k * 2)))\n"
+             "        assert(opt(k) == Some(k))\n    }\n    }\n\n}\n")
+    pattern = "    val List(first, second) = List(1, 2)\n"  # a pattern, no declaration
+    wrong_half = right.replace("x / 2.0", "x * 7.0")
+    fake_abs = "{ def abs(x: Double) = 0.0 }"
+    attacks = {
+        "object Math": f"object Problem {{\n    object Math {fake_abs}\n{wrong_half}",
+        "val Math": (f"import scala.language.reflectiveCalls\nobject Problem {{\n"
+                     f"    val Math = new {fake_abs}\n{wrong_half}"),
+        "import renamed Math": (f"object Fakes {{ object Fake {fake_abs} }}\nobject Problem {{\n"
+                                f"    import Fakes.{{Fake => Math}}\n{wrong_half}"),
+        "object List": ("object Problem {\n    object List { def apply[T](x: T*): "
+                        "scala.List[T] = Nil; def unapplySeq[T](x: scala.List[T]) = "
+                        "scala.List.unapplySeq(x) }\n" + right.replace("v.map(_ * 2)", "Nil")),
+        "def Some": ("object Problem {\n    def Some(x: Long): Option[Long] = None\n"
+                     + right.replace("Some(k)", "None")),
+    }
+    _refused("scala", "object Problem {\n" + pattern + right, tests, attacks)
+

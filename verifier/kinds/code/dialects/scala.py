@@ -35,6 +35,7 @@ from verifier.kinds.code.dialects.entry import find_entry, line_statements, word
 from verifier.kinds.code.dialects.lexer import Token, closing, is_punct, split_top, tokenize
 from verifier.kinds.code.dialects.rewrite import checks_rewritten
 from verifier.kinds.code.dialects.scala_record import RECORDER, SCALA_RECORDER
+from verifier.kinds.code.dialects.shadowing import Declaring, refusal
 from verifier.kinds.code.dialects.shapes import Scope, ShapeReader, Spelling, judged
 from verifier.kinds.code.dialects.tokens import top_level
 from verifier.kinds.code.dialects.typed import (
@@ -196,10 +197,11 @@ class ScalaDialect(Dialect):
         check = f"__VerifierCheck_{tag}"
         try:
             rewritten = checks_rewritten(tests, (("assert",),), f"{check}.check")
+            checked = rewritten + _CHECK.replace("__VerifierCheck", check)
+            refused = refusal(SCALA_DECLARING, solution, checked)
         except NotPlainCalls:
             return None
-        return appended.assemble(self.language, solution,
-                                 rewritten + _CHECK.replace("__VerifierCheck", check))
+        return refused or appended.assemble(self.language, solution, checked)
 
 
 _CHECK = r"""
@@ -213,3 +215,30 @@ object __VerifierCheck {
     }
 }
 """
+
+# The library names Scala's tests call by simple name (scala's, Predef's, java.lang's, and the
+# packages' own names). The tests run in the solution's object, where its members come before
+# anything imported (`object List`, `def Some`, `val math`, `type Long`, `import x.{Fake =>
+# Math}`): such a program is refused. `val List(a, b) = xs` is a pattern, no declaration.
+_VALUE = frozenset({"=", ":", ","})
+SCALA_DECLARING = Declaring(
+    library=frozenset({
+        "List", "Seq", "Vector", "IndexedSeq", "Array", "ArrayBuffer", "ListBuffer", "Map",
+        "Set", "Some", "None", "Option", "Nil", "Tuple2", "Tuple3", "Left", "Right", "Either",
+        "Int", "Long", "Short", "Byte", "Float", "Double", "Boolean", "Char", "String", "Unit",
+        "Any", "AnyRef", "Nothing", "BigInt", "BigDecimal", "Math", "math", "scala", "java",
+        "Predef", "sys", "Console", "System", "Runtime", "mutable", "collection", "immutable",
+        "println", "print", "require", "identity", "implicitly", "Range", "Iterator",
+        "Ordering", "Exception", "AssertionError", "RuntimeException", "Error", "Throwable",
+        "abs", "sqrt", "pow", "round", "floor", "ceil", "max", "min"}),
+    keywords={"class": None, "object": None, "trait": None, "def": None, "type": None,
+              "val": _VALUE, "var": _VALUE},
+    alias="=>",
+    refused="""object VerifierRefused {
+  def main(args: Array[String]): Unit = {
+    System.err.println("the solution declares NAMES, which the tests use: they would not be " +
+      "the library's, so the tests cannot run in its process")
+    System.exit(1)
+  }
+}
+""")
