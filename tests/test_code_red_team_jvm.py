@@ -632,3 +632,38 @@ def test_scala_library_names_the_tests_call_are_not_the_solutions():
     }
     _refused("scala", "object Problem {\n" + pattern + right, tests, attacks)
 
+
+def test_csharp_system_names_the_tests_call_are_not_the_solutions():
+    # A class `Math` (global or nested in the tests' class), a field `Math`, `using Math =
+    # Fake;`, a class `List<T>` or an extension `SequenceEqual` of the solution's were what the
+    # in-process tests' `Math.Abs(...)`, `new List<long>(...)`, `.SequenceEqual(...)` meant:
+    # wrong solutions passed them. Such a program is refused; a right one still passes.
+    head = ("using System;\nusing System.Linq;\nusing System.Diagnostics;\n"
+            "using System.Collections.Generic;\n")
+    right = ("    public static double Half(long x) { return x / 2.0; }\n"
+             "    public static List<long> Twice(List<long> v) { return v.Select(x => x * 2)"
+             ".ToList(); }\n    class Helper { public long Count { get; set; } }\n")
+    tests = ("    public static void Main(string[] args) {\n"
+             "    for (long k = 1; k < 3; k++) {\n"
+             "        Debug.Assert(Math.Abs(Half(k) - k / 2.0) < 1e-9);\n"
+             "        Debug.Assert(Twice(new List<long>(new long[]{k})).SequenceEqual("
+             "new List<long>(new long[]{k * 2})));\n    }\n    }\n\n}\n")
+    wrong_half = right.replace("x / 2.0", "x * 7.0")
+    fake = "{ public static double Abs(double x) { return 0; } }"
+    empty = right.replace("v.Select(x => x * 2).ToList()", "new List<long>()")
+    attacks = {
+        "class Math": f"{head}class Math {fake}\nclass Problem {{\n{wrong_half}",
+        "nested class Math": f"{head}class Problem {{\n    class Math {fake}\n{wrong_half}",
+        "class @Math": f"{head}class @Math {fake}\nclass Problem {{\n{wrong_half}",
+        "field Math": (f"{head}class Fake {{ public double Abs(double x) {{ return 0; }} }}\n"
+                       f"class Problem {{\n    static Fake Math = new Fake();\n{wrong_half}"),
+        "using Math = Fake": (f"using Math = Fake;\n{head}class Fake {fake}\n"
+                              f"class Problem {{\n{wrong_half}"),
+        "class List": (f"{head}class List<T> : System.Collections.Generic.List<T> {{ "
+                       "public List() { } public List(T[] a) { } }\n"
+                       f"class Problem {{\n{empty}"),
+        "extension SequenceEqual": (
+            f"{head}static class Ext {{ public static bool SequenceEqual<T>(this List<T> a, "
+            f"List<T> b) {{ return true; }} }}\nclass Problem {{\n{empty}"),
+    }
+    _refused("csharp", head + "class Problem {\n" + right, tests, attacks)

@@ -39,6 +39,7 @@ from verifier.kinds.code.dialects.csharp_record import CSHARP_RECORDER, RECORDER
 from verifier.kinds.code.dialects.entry import find_entry, statements, words_at
 from verifier.kinds.code.dialects.lexer import Token, closing, is_punct, tokenize
 from verifier.kinds.code.dialects.rewrite import checks_rewritten
+from verifier.kinds.code.dialects.shadowing import Declaring, refusal
 from verifier.kinds.code.dialects.shapes import Scope, ShapeReader, Spelling, judged
 from verifier.kinds.code.dialects.typed import (
     Generic,
@@ -306,10 +307,11 @@ class CSharpDialect(Dialect):
         check = f"__VerifierCheck_{tag}"
         try:
             rewritten = checks_rewritten(tests, _ASSERTS, f"global::{check}.Check")
+            checked = rewritten + _CHECK.replace("__VerifierCheck", check)
+            refused = refusal(CSHARP_DECLARING, solution, checked)
         except NotPlainCalls:
             return None
-        return appended.assemble(self.language, solution,
-                                 rewritten + _CHECK.replace("__VerifierCheck", check))
+        return refused or appended.assemble(self.language, solution, checked)
 
 
 # C#'s implicit numeric conversions: `x.Equals(K)` on a primitive x calls x's own overload
@@ -377,3 +379,35 @@ static class __VerifierCheck {
     }
 }
 """
+
+# The System types C#'s tests call by simple name (System's, System.Collections.Generic's,
+# System.Linq's, the namespaces' own names) and the LINQ methods they call on values. A type of
+# the solution's (the global namespace's, or nested in the tests' class), a member of the
+# tests' class, a `using Math = Fake;` alias or an extension method of its own comes before
+# what the tests' `using`s import: such a program is refused.
+CSHARP_DECLARING = Declaring(
+    library=frozenset({
+        "Math", "MathF", "List", "Dictionary", "HashSet", "SortedSet", "SortedDictionary",
+        "LinkedList", "Queue", "Stack", "KeyValuePair", "Tuple", "ValueTuple", "Enumerable",
+        "Console", "Convert", "String", "Array", "Object", "Int16", "Int32", "Int64", "UInt32",
+        "UInt64", "Double", "Single", "Decimal", "Boolean", "Char", "Byte", "Nullable",
+        "Func", "Action", "Environment", "Exception", "ArgumentException", "Debug", "Trace",
+        "StringBuilder", "Random", "BigInteger", "IEnumerable", "IList", "ICollection",
+        "IDictionary", "Comparer", "EqualityComparer", "StringComparison", "System",
+        "Collections", "Generic", "Linq", "Diagnostics", "Text", "Numerics",
+        "SequenceEqual", "ToList", "ToArray", "ToDictionary", "ToHashSet", "Sum", "Count",
+        "Select", "Where", "All", "Any", "OrderBy", "OrderByDescending", "First", "Last",
+        "Max", "Min", "Average", "Reverse", "Zip", "Distinct", "Contains", "SetEquals",
+        "Equals", "Abs"}),
+    keywords={"class": None, "struct": None, "interface": None, "enum": None, "record": None,
+              "namespace": None, "delegate": None, "using": frozenset({"="})},
+    typed=frozenset({"=", ";", ",", "{", "=>"}),
+    receiver="this",
+    refused="""class VerifierRefused {
+    static void Main() {
+        System.Console.Error.WriteLine("the solution declares NAMES, which the tests use: " +
+            "they would not be System's, so the tests cannot run in its process");
+        System.Environment.Exit(1);
+    }
+}
+""")
