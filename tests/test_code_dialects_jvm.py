@@ -8,6 +8,7 @@ import contextlib
 import math
 import random
 import re
+import time
 
 import pytest
 
@@ -404,3 +405,75 @@ def test_in_process_programs_take_the_tests_primitives_out_of_reach():
                                  "func main() {\n  for i := 0; i < 2; i++ {\n"
                                  "    if F() != 1 { panic(i) }\n  }\n}\n")
     assert "declares panic" in refused and "func F" not in refused
+
+
+KOTLIN_LOOP = ("fun main() {\n  for (k in 1L..2L) assert(Math.abs(f(k)) == listOf(k).sorted()[0])"
+               "\n}\n")
+SCALA_LOOP = ("    }\n    def main(args: Array[String]) = {\n"
+              "    for (k <- 1l to 2l) assert(Math.abs(f(k)) == List(k).head + Some(k).get)\n"
+              "    }\n}\n")
+CSHARP_LOOP = ("    public static void Main(string[] a) {\n    for (long k = 1; k < 3; k++)\n"
+               "        Debug.Assert(Math.Abs(F(k)) == new List<long>{k}.Sum());\n    }\n}\n")
+JAVA_LOOP = ("    public static void main(String[] a) {\n    for (long k = 1; k < 3; k++)\n"
+             "        assert Math.abs(f(k)) == Objects.hash(k);\n    }\n}\n")
+
+
+@pytest.mark.parametrize(("language", "solution", "tests", "refused"), [
+    # A declaration of a library name the tests use, in each way the language has.
+    ("kotlin", "typealias Math = Fake\n", KOTLIN_LOOP, "Math"),
+    ("kotlin", "fun <T> List<T>.sorted(): List<T> = this\n", KOTLIN_LOOP, "sorted"),
+    ("kotlin", "fun <T> listOf(vararg x: T) = emptyList<T>()\n", KOTLIN_LOOP, "listOf"),
+    ("kotlin", "val `listOf` = { x: Long -> mutableListOf(x) }\n", KOTLIN_LOOP, "listOf"),
+    ("kotlin", "import p.Fake as Math\n", KOTLIN_LOOP, "Math"),
+    ("scala", "object Problem {\n    case class Some(x: Long) { def get = 0L }\n", SCALA_LOOP,
+     "Some"),
+    ("scala", "object Problem {\n    trait List\n", SCALA_LOOP, "List"),
+    ("scala", "object Problem {\n    var Math: Fake = null\n", SCALA_LOOP, "Math"),
+    ("scala", "object Problem {\n    import a.{\n      B => Math,\n      C => D}\n", SCALA_LOOP,
+     "Math"),
+    ("csharp", "struct Math { }\nclass Problem {\n", CSHARP_LOOP, "Math"),
+    ("csharp", "class Problem {\n    static Fake Math { get; }\n", CSHARP_LOOP, "Math"),
+    ("csharp", "class Problem {\n    static Fake Math => null;\n", CSHARP_LOOP, "Math"),
+    ("csharp", "enum E { A, Math }\nclass Problem {\n", CSHARP_LOOP, "Math"),
+    ("csharp", "static class X { public static long Sum<T>(this List<T> a) => 0; }\n"
+               "class Problem {\n", CSHARP_LOOP, "Sum"),
+    ("java", "record Objects(int x) { }\nclass Problem {\n", JAVA_LOOP, "Objects"),
+    # What only uses them, or declares them where the tests do not reach: run as it is.
+    ("kotlin", "import kotlin.math.abs\nfun f(x: Any) = abs((x as List<Long>)[0])\n"
+               "val enum = 1\nfun g() = listOf(1)\nclass H(val x: Long) { fun abs() = x }\n"
+               "fun h(p: Pair<Int, Int>): List<Long> = listOf(p.first.toLong()).sorted()\n",
+     KOTLIN_LOOP, None),
+    ("scala", "object Problem {\n    import scala.math._\n    val List(a, b) = List(1, 2)\n"
+              "    def f(xs: List[Long]) = { xs foreach { x => List(x) }; xs match {\n"
+              "      case List(x) => Some(x); case _ => None } }\n    def abs(x: Long) = x\n",
+     SCALA_LOOP, None),
+    ("csharp", "using System;\nusing System.Linq;\nusing static System.Math;\nclass Problem {\n"
+               "    public override bool Equals(object o) { return o is String; }\n"
+               "    static long F(List<long> v) { foreach (var x in v) { } return v.Sum(); }\n",
+     CSHARP_LOOP, None),
+    ("java", "import java.util.*;\nclass Problem {\n    static long f(long k) { "
+             "List<Long> xs = new ArrayList<>(); return Math.abs(k); }\n", JAVA_LOOP, None),
+])
+def test_in_process_programs_refuse_a_solution_declaring_a_library_name_the_tests_use(
+        language: str, solution: str, tests: str, refused: str | None):
+    # Declared by the solution, the name would be what the tests call (docs/code.md).
+    program = in_process_program(language, solution, tests)
+    if refused is None:
+        assert "which the tests use" not in program and solution in program
+    else:
+        assert f"declares {refused}," in program and solution not in program
+
+
+@pytest.mark.parametrize("language", ["java", "kotlin", "scala", "csharp"])
+def test_reading_the_declarations_takes_linear_time(language: str):
+    # Chains the rules walk (receivers, import selectors, enum bodies, type parameters) as long
+    # as a response may be: read in one pass each, not once per name.
+    tests = {"java": JAVA_LOOP, "kotlin": KOTLIN_LOOP, "scala": SCALA_LOOP,
+             "csharp": CSHARP_LOOP}[language]
+    for unit in ("x.listOf(", "fun <T> a.b", "as List ", "import a.{b => ", "enum E ",
+                 "enum class E { ", "Sum<a,"):
+        solution = unit * (200_000 // len(unit))
+        started = time.perf_counter()
+        with contextlib.suppress(NotPlainCalls):
+            in_process_program(language, solution, tests)
+        assert time.perf_counter() - started < 5, unit

@@ -141,34 +141,25 @@ def _runs(tokens: list[Token]) -> list[int]:
 def _enum_constants(tokens: list[Token]) -> set[str]:
     """The constants of each `enum` body (`enum E { Math, B(1); ... }`): a static import of
     them (Java, Kotlin) names them as the tests' `Math`; `enum` then a name (Kotlin's `val
-    enum = 1` is none). Each body is read once (linear in the
-    solution however many `enum` words it holds)."""
+    enum = 1` is none). One pass, with a stack of the open brackets: whether each is an enum
+    body still listing its constants."""
     found: set[str] = set()
-    bodies: set[int] = set()
-    following = len(tokens)  # the first `{` or `;` at or after each position, going back
-    opening = [following] * len(tokens)
-    for position in range(len(tokens) - 1, -1, -1):
-        if is_punct(tokens[position], "{", ";"):
-            following = position
-        opening[position] = following
+    listing: list[bool] = []
+    pending = False  # an `enum NAME` whose body is the next `{`
     for index, token in enumerate(tokens):
-        if token.text != "enum" or index + 1 == len(tokens) or tokens[index + 1].kind != "name":
-            continue
-        position = opening[index + 1]
-        if position == len(tokens) or position in bodies or not is_punct(tokens[position], "{"):
-            continue
-        bodies.add(position)
-        depth = 0
-        for inner in range(position, len(tokens)):
-            current = tokens[inner]
-            if is_punct(current, "{", "(", "["):
-                depth += 1
-            elif is_punct(current, "}", ")", "]"):
-                depth -= 1
-                if depth == 0:
-                    break
-            elif depth == 1 and is_punct(current, ";"):
-                break
-            elif depth == 1 and is_punct(tokens[inner - 1], "{", ","):
-                found.add(_name(current))
+        if token.kind == "name" and token.text == "enum" and index + 1 < len(tokens) and (
+                tokens[index + 1].kind == "name"):
+            pending = True
+        elif is_punct(token, "{", "(", "["):
+            listing.append(pending and is_punct(token, "{"))
+            pending = pending and not is_punct(token, "{")
+        elif is_punct(token, "}", ")", "]"):
+            if listing:
+                listing.pop()
+        elif listing and listing[-1] and is_punct(token, ";"):
+            listing[-1] = False
+        elif is_punct(token, ";"):
+            pending = False
+        elif listing and listing[-1] and is_punct(tokens[index - 1], "{", ","):
+            found.add(_name(token))
     return found
