@@ -18,7 +18,9 @@ elements (or entries) equal in order (or as sets of entries).
 In-process tests (anything else) are hardened: each `Debug.Assert` or `Trace.Assert` of the
 tests is a call of the verifier's own check (`global::` and named per program, so a `class
 Debug` of the solution, or its Trace listeners, are not what it calls), which prints the
-failure and ends the process at once (Environment.FailFast).
+failure and ends the process at once (Environment.FailFast); a solution that declares a
+`System` name the tests use (`class Math`, an extension `SequenceEqual`) is refused
+(shadowing.py).
 """
 
 from __future__ import annotations

@@ -19,7 +19,9 @@ The driver is the tests' `main` with each call recorded (kotlin_record.py), afte
 hardened: each `assert(...)`/`check(...)` of the tests, and each `throw`, is the verifier's
 own check (named per program), which prints the failure and halts the JVM, so neither a
 `fun assert` of the solution nor disabled assertions (`-da`, which Kotlin's `assert` obeys)
-nor a handler catching what the tests throw earns anything.
+nor a handler catching what the tests throw earns anything; a solution that declares a
+library name the tests use (`object Math`, `fun listOf`, an extension `to`) is refused
+(shadowing.py).
 """
 
 from __future__ import annotations

@@ -14,7 +14,9 @@ compare their elements with `==`); a sequence is not a set, `None` is not null.
 
 In-process tests (anything else) are hardened: each `assert(...)` of the tests is the
 verifier's own check (named per program), which prints the failure and halts the JVM, so a
-`def assert` of the solution (in its object, where the tests' `main` is) earns nothing.
+`def assert` of the solution (in its object, where the tests' `main` is) earns nothing; a
+solution whose object declares a library name the tests use (`object Math`, `def Some`) is
+refused (shadowing.py).
 """
 
 from __future__ import annotations
