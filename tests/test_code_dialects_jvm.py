@@ -425,6 +425,9 @@ JAVA_LOOP = ("    public static void main(String[] a) {\n    for (long k = 1; k 
     ("kotlin", "fun <T> listOf(vararg x: T) = emptyList<T>()\n", KOTLIN_LOOP, "listOf"),
     ("kotlin", "val `listOf` = { x: Long -> mutableListOf(x) }\n", KOTLIN_LOOP, "listOf"),
     ("kotlin", "import p.Fake as Math\n", KOTLIN_LOOP, "Math"),
+    ("kotlin", "val <T: Any> List<T>.sorted: Int get() = 0\n", KOTLIN_LOOP, "sorted"),
+    ("scala", "object Problem {\n    val a, math = 3\n", SCALA_LOOP.replace("Math", "math"),
+     "math"),
     ("scala", "object Problem {\n    case class Some(x: Long) { def get = 0L }\n", SCALA_LOOP,
      "Some"),
     ("scala", "object Problem {\n    trait List\n", SCALA_LOOP, "List"),
@@ -441,12 +444,13 @@ JAVA_LOOP = ("    public static void main(String[] a) {\n    for (long k = 1; k 
     # What only uses them, or declares them where the tests do not reach: run as it is.
     ("kotlin", "import kotlin.math.abs\nfun f(x: Any) = abs((x as List<Long>)[0])\n"
                "val enum = 1\nfun g() = listOf(1)\nclass H(val x: Long) { fun abs() = x }\n"
-               "fun h(p: Pair<Int, Int>): List<Long> = listOf(p.first.toLong()).sorted()\n",
+               "fun h(p: Pair<Int, Int>): List<Long> = listOf(p.first.toLong()).sorted()\n"
+               "val i: kotlin.Int = 3\nval s = listOf(1).sorted\n",
      KOTLIN_LOOP, None),
     ("scala", "object Problem {\n    import scala.math._\n    val List(a, b) = List(1, 2)\n"
               "    def f(xs: List[Long]) = { xs foreach { x => List(x) }; xs match {\n"
-              "      case List(x) => Some(x); case _ => None } }\n    def abs(x: Long) = x\n",
-     SCALA_LOOP, None),
+              "      case List(x) => Some(x); case _ => None } }\n    def abs(x: Long) = x\n"
+              "    val m: Map[String, Long] = g(a, math)\n", SCALA_LOOP, None),
     ("csharp", "using System;\nusing System.Linq;\nusing static System.Math;\nclass Problem {\n"
                "    public override bool Equals(object o) { return o is String; }\n"
                "    static long F(List<long> v) { foreach (var x in v) { } return v.Sum(); }\n",

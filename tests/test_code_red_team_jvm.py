@@ -601,6 +601,12 @@ def test_kotlin_library_names_the_tests_call_are_not_the_solutions():
                          + right.replace("k to k * 3", "k to k")),
     }
     _refused("kotlin", right, tests, attacks)
+    # An extension property of its own: `indices` empty, the loop over them checks nothing.
+    looped = ("fun main() {\n    val got = twice(mutableListOf(1L, 2L))\n"
+              "    for (i in got.indices) assert(got[i] == 2L * (i + 1))\n}\n")
+    _refused("kotlin", right, looped, {"extension property indices": (
+        "val <T> List<T>.indices: IntRange get() = IntRange.EMPTY\n"
+        + right.replace("it * 2", "it + 2"))})
 
 
 def test_scala_library_names_the_tests_call_are_not_the_solutions():
@@ -631,6 +637,11 @@ def test_scala_library_names_the_tests_call_are_not_the_solutions():
                      + right.replace("Some(k)", "None")),
     }
     _refused("scala", "object Problem {\n" + pattern + right, tests, attacks)
+    # A `math` bound by a pattern of its own.
+    lower = tests.replace("Math.abs", "math.abs")
+    _refused("scala", "object Problem {\n" + right, lower, {"val (math, _)": (
+        "import scala.language.reflectiveCalls\nobject Problem {\n"
+        f"    val (math, unused) = (new {fake_abs}, 1)\n{wrong_half}")})
 
 
 def test_csharp_system_names_the_tests_call_are_not_the_solutions():

@@ -221,7 +221,8 @@ object __VerifierCheck {
 # The library names Scala's tests call by simple name (scala's, Predef's, java.lang's, and the
 # packages' own names). The tests run in the solution's object, where its members come before
 # anything imported (`object List`, `def Some`, `val math`, `type Long`, `import x.{Fake =>
-# Math}`): such a program is refused. `val List(a, b) = xs` is a pattern, no declaration.
+# Math}`, `val (math, x) = ...`): such a program is refused. `val List(a, b) = xs` binds `a`
+# and `b` only.
 _VALUE = frozenset({"=", ":", ","})
 SCALA_DECLARING = Declaring(
     library=frozenset({
@@ -235,7 +236,7 @@ SCALA_DECLARING = Declaring(
         "abs", "sqrt", "pow", "round", "floor", "ceil", "max", "min"}),
     keywords={"class": None, "object": None, "trait": None, "def": None, "type": None,
               "val": _VALUE, "var": _VALUE},
-    alias="=>",
+    alias="=>", patterns=True,
     refused="""object VerifierRefused {
   def main(args: Array[String]): Unit = {
     System.err.println("the solution declares NAMES, which the tests use: they would not be " +

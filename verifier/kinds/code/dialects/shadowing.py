@@ -24,6 +24,8 @@ _NOT_TYPES = frozenset({"throws", "instanceof", "new", "return", "case", "extend
 # What a Kotlin receiver type or type parameter list between `fun` and the name holds.
 _RECEIVER = frozenset({".", "<", ">", ",", "?", "(", ")", "->", "*", ":", "@"})
 _IMPORTED = frozenset({".", ",", "{", "=>", "as"})
+_PROPERTY = frozenset({".", ",", "?", "*"})  # what a Kotlin property's receiver type holds
+_PATTERN = frozenset({"(", ")", ",", ":", ".", "@", "[", "]"})  # what a Scala val's pattern holds
 
 
 @dataclass(frozen=True)
@@ -32,8 +34,9 @@ class Declaring:
     methods), and how its code declares a name: after a keyword (each with the tokens that may
     follow the name, None for any), as a typed field or variable (`TYPE NAME` then one of
     `typed`), as the alias of an import (`import a.B as NAME`: `alias`), as an extension
-    (Kotlin's `fun <T> R.NAME(`: `receiver` "fun"; C#'s `NAME(this R r)`: "this"), or as an
-    enum constant. `refused` is the program run instead, NAMES in its message."""
+    (Kotlin's `fun <T> R.NAME(` or `val R.NAME`: `receiver` "fun"; C#'s `NAME(this R r)`:
+    "this"), in a pattern (`patterns`) or as an enum constant. `refused` is the program run
+    instead, NAMES in its message."""
 
     library: frozenset[str]
     keywords: Mapping[str, frozenset[str] | None]
@@ -41,6 +44,7 @@ class Declaring:
     typed: frozenset[str] = frozenset()
     alias: str | None = None
     receiver: str | None = None
+    patterns: bool = False  # `val (math, x) = ...` binds its lowercase names (Scala)
 
 
 def refusal(declaring: Declaring, solution: str, tests: str) -> str | None:
@@ -64,6 +68,8 @@ def declared(declaring: Declaring, tokens: list[Token]) -> tuple[set[str], set[s
     extensions: set[str] = set()
     imported = _chains(tokens, _IMPORTED, "import")
     received = _chains(tokens, _RECEIVER, "fun")
+    properties = _declaring(tokens, _PROPERTY, angles=True)
+    bound = _declaring(tokens, _PATTERN, angles=False)
     runs = _runs(tokens)
     for index, token in enumerate(tokens):
         name = _name(token)
@@ -74,10 +80,13 @@ def declared(declaring: Declaring, tokens: list[Token]) -> tuple[set[str], set[s
             before -= 1
         after = tokens[index + 1] if index + 1 < len(tokens) else None
         if _declares(declaring, tokens[before], after) or (
-                tokens[before].text == declaring.alias and before and imported[before - 1]):
+                tokens[before].text == declaring.alias and before and imported[before - 1]) or (
+                declaring.patterns and name[:1].islower() and is_punct(tokens[before], "(", ",")
+                and bound[before]):
             plain.add(name)
-        elif (declaring.receiver == "fun" and is_punct(after, "(")
-              and is_punct(tokens[before], ".", ">") and received[before]
+        elif (declaring.receiver == "fun" and (
+                is_punct(after, "(") and is_punct(tokens[before], ".", ">") and received[before]
+                or is_punct(tokens[before], ".") and properties[before])
               or declaring.receiver == "this" and _takes_this(tokens, index + 1, runs)):
             extensions.add(name)
     return plain, extensions
@@ -114,6 +123,23 @@ def _chains(tokens: list[Token], over: frozenset[str], start: str) -> list[bool]
             found.append(bool(found) and found[-1])
         else:
             found.append(False)
+    return found
+
+
+def _declaring(tokens: list[Token], over: frozenset[str], angles: bool) -> list[bool]:
+    """For each position, whether it is in the head of a `val`/`var` (what comes before its
+    type or value): over names and `over`; with `angles`, a `:` only within `<...>` (Kotlin's
+    `val <T: Any> List<T>.NAME`, not `val x: kotlin.Int`), else none before `=`. One pass."""
+    found: list[bool] = []
+    alive, depth = False, 0
+    for token in tokens:
+        if token.kind == "name" and token.text in ("val", "var"):
+            alive, depth = True, 0
+        elif alive and token.kind != "name":
+            depth += is_punct(token, "<") - is_punct(token, ">")
+            alive = depth >= 0 and (token.text in over or angles and depth > 0 and is_punct(
+                token, ":") or is_punct(token, "<", ">") and angles)
+        found.append(alive)
     return found
 
 
