@@ -441,6 +441,14 @@ JAVA_LOOP = ("    public static void main(String[] a) {\n    for (long k = 1; k 
     ("csharp", "static class X { public static long Sum<T>(this List<T> a) => 0; }\n"
                "class Problem {\n", CSHARP_LOOP, "Sum"),
     ("java", "record Objects(int x) { }\nclass Problem {\n", JAVA_LOOP, "Objects"),
+    ("java", "class \\u004Dath { }\nclass Problem {\n", JAVA_LOOP, "Math"),
+    ("java", "class Problem {\n    static Fake a = null, Math = new Fake();\n", JAVA_LOOP, "Math"),
+    # Hidden from a lexer by a string it reads otherwise than the compiler, or unreadable.
+    ("csharp", 'class Problem {\n    static string a = @"\\"; static Fake Math = null; // "\n',
+     CSHARP_LOOP, "Math"),
+    ("scala", 'object Problem {\n    val a = """\\"""; object Math; val b = "x" // "\n',
+     SCALA_LOOP, "Math"),
+    ("kotlin", "val s = 'sym\nobject Math\n", KOTLIN_LOOP, "Math"),
     # What only uses them, or declares them where the tests do not reach: run as it is.
     ("kotlin", "import kotlin.math.abs\nfun f(x: Any) = abs((x as List<Long>)[0])\n"
                "val enum = 1\nfun g() = listOf(1)\nclass H(val x: Long) { fun abs() = x }\n"
@@ -455,7 +463,8 @@ JAVA_LOOP = ("    public static void main(String[] a) {\n    for (long k = 1; k 
                "    public override bool Equals(object o) { return o is String; }\n"
                "    static long F(List<long> v) { foreach (var x in v) { } return v.Sum(); }\n",
      CSHARP_LOOP, None),
-    ("java", "import java.util.*;\nclass Problem {\n    static long f(long k) { "
+    ("java", "import java.util.*;\nclass Problem {\n    // sort the List, then see Objects\n"
+             "    static Triplet<Long, String, Long> t;\n    static long f(long k) { "
              "List<Long> xs = new ArrayList<>(); return Math.abs(k); }\n", JAVA_LOOP, None),
 ])
 def test_in_process_programs_refuse_a_solution_declaring_a_library_name_the_tests_use(
@@ -466,6 +475,13 @@ def test_in_process_programs_refuse_a_solution_declaring_a_library_name_the_test
         assert "which the tests use" not in program and solution in program
     else:
         assert f"declares {refused}," in program and solution not in program
+
+
+def test_a_solution_the_lexer_cannot_read_is_still_hardened():
+    # Its declarations are read as bare text: the tests' checks are the verifier's all the same.
+    program = in_process_program("kotlin", "val s = 'sym\nfun assert(c: Boolean) { }\n",
+                                 KOTLIN_LOOP)
+    assert "__VerifierCheck_" in program and "which the tests use" not in program
 
 
 @pytest.mark.parametrize("language", ["java", "kotlin", "scala", "csharp"])

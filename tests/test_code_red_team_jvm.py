@@ -599,6 +599,9 @@ def test_kotlin_library_names_the_tests_call_are_not_the_solutions():
             + right.replace("v.map { it * 2 }.toMutableList()", "java.util.ArrayList<Long>()")),
         "extension to": ("infix fun <A, B> A.to(b: B): Pair<A, B> = Pair(this, this as B)\n"
                          + right.replace("k to k * 3", "k to k")),
+        # A raw string has no escapes: a lexer that reads `\"` as one sees the rest as text.
+        "object Math after a raw string": (f'val a = """\\"""; object Math {fake_abs}; '
+                                           f'val b = "x" // "\n{wrong_half}'),
     }
     _refused("kotlin", right, tests, attacks)
     # An extension property of its own: `indices` empty, the loop over them checks nothing.
@@ -673,6 +676,10 @@ def test_csharp_system_names_the_tests_call_are_not_the_solutions():
         "class List": (f"{head}class List<T> : System.Collections.Generic.List<T> {{ "
                        "public List() { } public List(T[] a) { } }\n"
                        f"class Problem {{\n{empty}"),
+        "field Math after a verbatim string": (
+            f'{head}class Fake {{ public double Abs(double x) {{ return 0; }} }}\n'
+            f'class Problem {{\n    static string a = @"\\"; static Fake Math = new Fake(); '
+            f'static string b = "x"; // "\n{wrong_half}'),
         "extension SequenceEqual": (
             f"{head}static class Ext {{ public static bool SequenceEqual<T>(this List<T> a, "
             f"List<T> b) {{ return true; }} }}\nclass Problem {{\n{empty}"),

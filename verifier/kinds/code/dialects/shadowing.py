@@ -12,9 +12,11 @@ run: one that says why and exits 1 runs instead (`runtime_error`), whatever the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from verifier.kinds.code.dialects.core import NotPlainCalls
 from verifier.kinds.code.dialects.lexer import Token, is_punct, tokenize
 
 # Tokens before `TYPE NAME =` that make it no declaration (`return Math;`, `import x.List;`).
@@ -55,16 +57,21 @@ def refusal(declaring: Declaring, solution: str, tests: str) -> str | None:
     tests_tokens = tokenize(tests)
     named = {_name(t) for i, t in enumerate(tests_tokens)
              if not (i and is_punct(tests_tokens[i - 1], ".", "?."))}
-    plain, extensions = declared(declaring, tokenize(solution))
+    try:
+        plain, extensions = declared(declaring, tokenize(solution))
+    except NotPlainCalls:
+        plain, extensions = set(), set()
+    plain |= declared(_keywords_only(declaring), tokenize(_bare(solution)), enums=False)[0]
     shadowed = sorted(plain & named | extensions & {_name(t) for t in tests_tokens})
     if not shadowed:
         return None
     return declaring.refused.replace("NAMES", ", ".join(shadowed))
 
 
-def declared(declaring: Declaring, tokens: list[Token]) -> tuple[set[str], set[str]]:
+def declared(declaring: Declaring, tokens: list[Token], enums: bool = True
+             ) -> tuple[set[str], set[str]]:
     """The library names `tokens` declare (see Declaring): plainly, and as extensions."""
-    plain = _enum_constants(tokens) & declaring.library
+    plain = _enum_constants(tokens) & declaring.library if enums else set()
     extensions: set[str] = set()
     imported = _chains(tokens, _IMPORTED, "import")
     received = _chains(tokens, _RECEIVER, "fun")
@@ -92,6 +99,26 @@ def declared(declaring: Declaring, tokens: list[Token]) -> tuple[set[str], set[s
     return plain, extensions
 
 
+def _keywords_only(declaring: Declaring) -> Declaring:
+    """`declaring` with only its keywords and typed fields, less what prose writes around a
+    type name (`type List`, `the List, then`): what _bare's text is read with."""
+    return Declaring(declaring.library, {keyword: follows for keyword, follows
+                                         in declaring.keywords.items() if keyword != "type"},
+                     declaring.refused, typed=declaring.typed - {","})
+
+
+_ESCAPE = re.compile(r"\\u+([0-9a-fA-F]{4})")
+_NOT_CODE = re.compile(r"[^\w\s$.<>(){}\[\],;:=?@*]")
+
+
+def _bare(solution: str) -> str:
+    """The solution with its unicode escapes decoded (Java, Scala and C# read them in names)
+    and every quote, comment mark and backslash a space: read so, what a string the lexer
+    reads otherwise than the compiler (a raw string of Kotlin or Scala, a verbatim one of C#)
+    hides is code, and so is a solution the lexer cannot read at all."""
+    return _NOT_CODE.sub(" ", _ESCAPE.sub(lambda found: chr(int(found.group(1), 16)), solution))
+
+
 def _declares(declaring: Declaring, before: Token, after: Token | None) -> bool:
     """Whether a name between `before` and `after` is declared by a keyword (`class NAME`,
     `val NAME =`) or as a typed field or variable (`Fake NAME =`, `List<X> NAME;`)."""
@@ -99,8 +126,11 @@ def _declares(declaring: Declaring, before: Token, after: Token | None) -> bool:
     follows = declaring.keywords.get(previous, ()) if previous else ()
     if follows is None or after is not None and after.text in (follows or ()):
         return True
-    return after is not None and after.text in declaring.typed and (
-        previous is not None and previous not in _NOT_TYPES or is_punct(before, ">", "]", "?"))
+    if after is None or after.text not in declaring.typed:
+        return False
+    if is_punct(before, ","):  # `Fake a = null, Math = ...;`, not `Triplet<Long, String, X>`
+        return after.text in ("=", ";")
+    return previous is not None and previous not in _NOT_TYPES or is_punct(before, ">", "]", "?")
 
 
 def _name(token: Token) -> str:
