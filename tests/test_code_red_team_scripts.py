@@ -306,7 +306,18 @@ AGREEMENT = {
     "ruby": ("def f\n  {}\nend\n", "raise 'x' unless f() == {}", "unused = 0", [
         ("1", "1.0"), ("{1 => 2}", "{1.0 => 2}"), ("[1, [2]]", "[1, [2.0]]"), ("'a'", ":a"),
         ("nil", "false"), ("'é'.b", "'é'"), ("'ab'.b", "'ab'"),
-        ("{'a' => [nil]}", "{'a' => [nil]}"), ("2**64", "18446744073709551616.0")]),
+        ("{'a' => [nil]}", "{'a' => [nil]}"), ("2**64", "18446744073709551616.0"),
+        ("Complex(1, 0)", "1"), ("Complex(0.5, -0.0)", "0.5"), ("Complex(1, 2)", "1"),
+        ("[Complex(1, 0)]", "[1.0]"), ("{Complex(1, 0) => 2}", "{1 => 2}"),
+        ("Complex(Rational(1, 2), 0)", "0.5"), ("Complex(1, 0)", "[1]"),
+        ("(require 'bigdecimal'; BigDecimal('1.5'))", "1.5"),
+        ("(require 'bigdecimal'; BigDecimal('1'))", "1"),
+        ("(require 'bigdecimal'; BigDecimal('0.3'))", "0.30000000000000004"),
+        ("(require 'bigdecimal'; BigDecimal('0.30000000000000004'))", "0.30000000000000004"),
+        ("(require 'bigdecimal'; {1 => BigDecimal('2')})", "{1 => 2}"),
+        ("(require 'bigdecimal'; {BigDecimal('1') => 2})", "{1 => 2}"),
+        ("(require 'bigdecimal'; Complex(BigDecimal('1.5'), 0))", "1.5"),
+        ("(require 'bigdecimal'; BigDecimal('NaN'))", "0")]),
     "r": ("f <- function() {}\n", "stopifnot(isTRUE(all.equal(f(), {})))", "unused <- 0", [
         ("0.1 + 0.2", "0.3"), ("1L", "1"), ("c(1, 2)", "list(1, 2)"), ("numeric(0)", "c()"),
         ("c(a = 1)", "1"), ("NA", "NA"), ("1 + 1e-9", "1"), ("1 + 1e-6", "1"), ("TRUE", "1"),
@@ -365,6 +376,12 @@ ODD_BUT_RIGHT = {
                "getmetatable('').__index = {}\ngetmetatable(io.stdout).__index.write = nil\n",
         "assert(f(2, 3) == 5)\nlu = require('luaunit')\nfunction test_g()\n"
         "  lu.assertEquals(g('ab'), {'ab', 2.5})\nend\nos.exit(lu.LuaUnit.run())\n"),
+    "ruby BigDecimal and Complex": (
+        "ruby", "require 'bigdecimal'\ndef half(x)\n  BigDecimal(x) / 2\nend\n"
+                "def twice(x)\n  Complex(x, 0) * 2\nend\n",
+        "require 'test/unit'\nclass TestHumanEval < Test::Unit::TestCase\n  def test_half\n"
+        "    candidate = method(:half)\n    assert_equal(1.5, candidate.call(3))\n"
+        "    assert_equal(2, candidate.call(4))\n    assert_equal(4, twice(2))\n  end\nend\n"),
     "ruby method_missing": ("ruby", "class Object\n  def method_missing(*) 0 end\n"
                                     "  def respond_to_missing?(*) true end\nend\n"
                                     "def f(a, b)\n  a + b\nend\n",
@@ -383,6 +400,8 @@ ODD_BUT_RIGHT = {
 ODD_BUT_WRONG = {
     "ruby Rational hash key": ("ruby", "def g(x)\n  {Rational(1) => 2}\nend\n",
                                "raise 'x' unless g(1) == {1 => 2}\n"),
+    "ruby Complex off the real line": ("ruby", "def twice(x)\n  Complex(x, 1) * 2\nend\n",
+                                       "raise 'x' unless twice(2) == 4\n"),
     "ruby Rational off by one": ("ruby", "def f(xs)\n  (xs.sum + 1).quo(xs.size)\nend\n",
                                  "raise 'x' unless f([2, 3]) == 2.5\n"),
     "perl bignum": ("perl", "use bignum;\nsub f { my ($a, $b) = @_; return ($a + $b) / 2; }\n",

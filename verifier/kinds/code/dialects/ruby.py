@@ -14,15 +14,18 @@ Expected values are Ruby literals: nil, true, false, integers, floats, strings (
 Ruby's: an Integer equals the same Float, arrays element by element, hashes by keys (`eql?`:
 1 and 1.0 are different keys) and values, strings by their characters (a binary string with
 other bytes than ASCII equals no text), a Rational (`x.quo(y)`, `1/3r`) by its value, and
-against a Float as that Float. The driver's serialiser is made of syntax and module
-functions (`Kernel.format`, `->`), so a solution's top-level methods do not reach it, and it
-opens its channel with an Integer mode, which Ruby converts with no call a solution's
-`method_missing` could answer.
+against a Float as that Float, a BigDecimal by its exact value, and against a Float as
+BigDecimal converts it (its shortest digits cut to 16), a Complex by its parts, equal to a real
+number when its imaginary part is zero (`Complex(1, 0) == 1`). The driver's serialiser is made
+of syntax and module functions (`Kernel.format`, `->`), so a solution's top-level methods do not
+reach it, and it opens its channel with an Integer mode, which Ruby converts with no call a
+solution's `method_missing` could answer.
 """
 
 from __future__ import annotations
 
 import re
+from decimal import ROUND_DOWN, Context, Decimal, InvalidOperation
 from fractions import Fraction
 from typing import Any
 
@@ -52,7 +55,7 @@ from verifier.kinds.code.dialects.scripts import (
     texts,
     top_level,
 )
-from verifier.kinds.code.dialects.values import Map, OfType
+from verifier.kinds.code.dialects.values import Map, OfType, Opaque
 
 _tokenize = lexer([
     ("comment", r"\#[^\n]*|(?<![^\n])=begin\b.*?\n=end\b[^\n]*"),
@@ -75,7 +78,8 @@ _ESCAPES: list[Escape] = [
         character(int(code, 16)) for code in (found[1] or found[2]).split())),
     (re.compile("([^A-Za-z0-9])", re.S), lambda found: found[1]),
 ]
-_NUMBERS = (int, float, Fraction)
+_NUMBERS = (int, float, Fraction, Decimal)
+_BIGDECIMAL_DOUBLE = Context(prec=16, rounding=ROUND_DOWN)  # BIGDECIMAL_DOUBLE_FIGURES
 _CONSTANT = {"assert_nil": None, "assert_true": True, "assert_false": False}
 _BUILTINS = frozenset({"assert", "assert_equal", "raise", "puts", "print", "p", "method",
                        "require", "exit", "fail", "eval", "send", "lambda", "proc"})
@@ -110,6 +114,9 @@ _DRIVER_HEAD = r"""
       if value.denominator == 1 then '["y","Rational",' + value.numerator.to_s + ']'
       else '["q","' + value.numerator.to_s + '","' + value.denominator.to_s + '"]'
       end
+    when Complex
+      '["y","Complex",["t",' + put.(value.real, depth + 1) + ',' +
+        put.(value.imaginary, depth + 1) + ']]'
     when Float
       if value.nan? then '["f","nan"]'
       elsif value.infinite? then value > 0 ? '["f","inf"]' : '["f","-inf"]'
@@ -131,7 +138,12 @@ _DRIVER_HEAD = r"""
         '["m"' + value.map { |k, v| ',' + put.(k, depth + 1) + ',' + put.(v, depth + 1) }.join +
           ']'
       end
-    else '["x","object"]'
+    else
+      # BigDecimal is a library's: named only where the solution loaded it.
+      if defined?(::BigDecimal) && ::BigDecimal === value
+        '["y","BigDecimal",' + text.(value.to_s) + ']'
+      else '["x","object"]'
+      end
     end
   }
   ->(site, value) {
@@ -360,24 +372,55 @@ def _key(value: Any) -> Any:
     return (type(value).__name__, value)
 
 
-def _rational(value: Any) -> Any:
-    """A Rational as a number (Fraction): the driver writes an integral one with its type, so
-    that as a hash key it stays apart from the Integer (`eql?`), as in Ruby."""
+def _number_of(value: Any) -> Any:
+    """A Rational or a BigDecimal as a number (Fraction, Decimal): the driver writes them with
+    their types, so that as hash keys they stay apart from the Integer (`eql?`), as in Ruby. A
+    BigDecimal that is no number Ruby writes (only a forged record) is Opaque."""
     if isinstance(value, OfType) and value.type == "Rational" and type(value.value) is int:
         return Fraction(value.value)
+    if isinstance(value, OfType) and value.type == "BigDecimal" and type(value.value) is str:
+        try:
+            number = Decimal(value.value)
+        except InvalidOperation:
+            return Opaque("BigDecimal")
+        return Opaque("BigDecimal") if number.is_snan() else number
     return value
+
+
+def _as_bigdecimal(value: float) -> Decimal:
+    """A Float as BigDecimal's `==` converts it: its shortest digits (those `to_s` shows), cut
+    (not rounded) to 16."""
+    return _BIGDECIMAL_DOUBLE.plus(Decimal(repr(value)))
+
+
+def _complex_equal(parts: Any, other: Any) -> bool:
+    """Complex#==: part by part with a Complex, with a real number when the imaginary part is
+    zero and the real part equals it, never with anything else."""
+    if isinstance(other, OfType) and other.type == "Complex":
+        return type(other.value) is tuple and len(other.value) == 2 and all(
+            equal(mine, theirs) for mine, theirs in zip(parts, other.value, strict=True))
+    return type(_number_of(other)) in _NUMBERS and equal(parts[1], 0) and equal(parts[0], other)
 
 
 def equal(actual: Any, expected: Any) -> bool:
     """Ruby's `==` on the model; a Rational equals a Float when it converts to it (Ruby
-    compares them as Floats), other numbers by their exact values."""
-    actual, expected = _rational(actual), _rational(expected)
+    compares them as Floats), a BigDecimal a Float as BigDecimal converts it, other numbers by
+    their exact values."""
+    for mine, other in ((actual, expected), (expected, actual)):
+        if isinstance(mine, OfType) and mine.type == "Complex":
+            return type(mine.value) is tuple and len(mine.value) == 2 and _complex_equal(
+                mine.value, other)
+    actual, expected = _number_of(actual), _number_of(expected)
     if actual is None or expected is None or type(actual) is bool or type(expected) is bool:
         return type(actual) is type(expected) and actual == expected
     if type(actual) in _NUMBERS and type(expected) in _NUMBERS:
         if Fraction in (type(actual), type(expected)) and float in (type(actual),
                                                                     type(expected)):
             return float(actual) == float(expected)
+        if Decimal in (type(actual), type(expected)) and float in (type(actual),
+                                                                   type(expected)):
+            return (_as_bigdecimal(actual) if type(actual) is float else actual) == (
+                _as_bigdecimal(expected) if type(expected) is float else expected)
         return actual == expected
     if type(actual) in (str, bytes, tuple) or type(expected) in (str, bytes, tuple):
         return type(actual) is type(expected) and actual == expected
