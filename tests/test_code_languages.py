@@ -182,6 +182,10 @@ def test_java_class_and_file_names():
               "  static class Helper extends ArrayList<Long> { }\n"
               "  public static void main(String[] a) { String s = \"class X {\"; }\n}\n")
     assert java_main_class(nested) == "Problem"  # not the class nested before main
+    assert java_main_class("public class Main {\n  static class Solver {\n    public static "
+                           "void main(String[] a) {}\n  }\n}\n") == "Main.Solver"
+    assert kotlin_main_class('@file:JvmName("Sol")\npackage p\nfun main() {}\n') == "p.Sol"
+    assert kotlin_main_class('// @file:JvmName("Sol")\nfun main() {}\n') == "MainKt"
     assert scala_main_object("object Problem {\n  object Helper { def f = 1 }\n"
                              "  def main(args: Array[String]) = {}\n}\n") == "Problem"
 

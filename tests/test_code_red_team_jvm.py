@@ -438,6 +438,32 @@ def test_stdio_programs_run_from_their_entry_point():
     assert [r.status.value for r in results] == ["correct"] * len(programs), results
 
 
+
+def test_the_class_a_judge_runs_is_the_one_holding_main():
+    # Java's `main` in a static nested class (the JVM runs `Main$Solver`), a Kotlin file whose
+    # `@file:JvmName("Solution")` names its top-level class (not MainKt), in stdio and assert
+    # tests of both shapes: right programs pass, wrong ones do not.
+    for language in ("java", "kotlin"):
+        _installed(language)
+    stdio = {"type": "stdio", "cases": [{"input": "3\n", "output": "6\n"}]}
+    java = ("import java.util.*;\npublic class Main {\n  static class Solver {\n"
+            "    public static void main(String[] a) {\n"
+            "      System.out.println(new Scanner(System.in).nextInt() * 2);\n    }\n  }\n}\n")
+    kotlin_stdio = ("@file:JvmName(\"Solution\")\npackage a.b\n\n"
+                    "fun main() {\n    println(readLine()!!.trim().toInt() * 2)\n}\n")
+    kotlin = "@file:JvmName(\"Solution\")\npackage a.b\n\nfun twice(x: Long): Long = x * 2\n"
+    calls = "fun main() {\n    assert(twice(3L) == 6L)\n}\n"
+    loop = "fun main() {\n    for (i in 1L..3L) assert(twice(i) == 2 * i)\n}\n"
+    cases = [("java", java, stdio, "correct"), ("java", java.replace("* 2", "* 3"), stdio, "wrong"),
+             ("kotlin", kotlin_stdio, stdio, "correct"),
+             ("kotlin", kotlin_stdio.replace("* 2", "* 3"), stdio, "wrong"),
+             *((language, code, {"type": "assert", "code": tests}, verdict)
+               for language, tests in (("kotlin", calls), ("kotlin", loop))
+               for code, verdict in ((kotlin, "correct"), (kotlin.replace("* 2", "+ 2"), "wrong")))]
+    results = run_code_items([CodeItem(language=language, response=code, limits=LIMITS,
+                                       tests=tests) for language, code, tests, _ in cases])
+    assert [r.status.value for r in results] == [verdict for *_, verdict in cases], results
+
 def test_csharp_equals_on_a_primitive_converts_the_literal_as_csharp_does():
     # `x.Equals(K)` on a long or double calls its own overload when K converts to its type:
     # `5L.Equals(5)`, `0.5.Equals(0.5f)` and `(-0.0).Equals(0.0)` are true in C#.

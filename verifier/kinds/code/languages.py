@@ -136,9 +136,11 @@ def _enclosing_main(code: str, containers: tuple[str, ...],
 
 def java_main_class(code: str) -> str:
     """The class whose `main` to run: the innermost class around the first `static void
-    main(` (a class nested or declared before it is not), else the file's."""
+    main(` (a class nested or declared before it is not), named from the top level
+    (`Main.Solver`, as a judge runs the class holding main), else the file's."""
     return _enclosing_main(code, ("class", "interface", "enum", "record"), lambda w, i: (
-        w[i - 1] == "void" and "static" in w[max(0, i - 5):i])) or java_source_name(code)[:-5]
+        w[i - 1] == "void" and "static" in w[max(0, i - 5):i]), qualified=True) or (
+        java_source_name(code)[:-5])
 
 
 def csharp_main_class(code: str) -> str | None:
@@ -167,8 +169,9 @@ GO_LIBRARIES = "/usr/share/gocode"  # a GOPATH entry: Debian's golang-*-dev pack
 
 
 def _java_run(tools: dict[str, str], source: str, memory_mb: int, code: str) -> list[str]:
+    """The JVM is given the main class's binary name: a nested class's is `Main$Solver`."""
     return [tools["java"], *jvm_flags(memory_mb), "-cp", f"classes:{JAVA_LIBRARIES}",
-            java_main_class(code)]
+            java_main_class(code).replace(".", "$")]
 
 
 def _jvm_library_run(library: str, main: Callable[[str], str]
@@ -181,6 +184,9 @@ _SCALA_MAIN = re.compile(r"\bobject\s+(\w+)")
 _SCALA_APP = re.compile(r"\bobject\s+(\w+)\s+extends\s+App\b")
 # Leading blanks of its own line only: `^\s*` would rescan every blank line below each line.
 _KOTLIN_PACKAGE = re.compile(r"^[^\S\n]*package\s+([\w.]+)", re.M)
+# `@file:JvmName("X")` (or `@file:kotlin.jvm.JvmName`) names the class of the file's top level.
+_KOTLIN_JVM_NAME = re.compile(r'^[^\S\n]*@file[^\S\n]*:[^\S\n]*(?:kotlin\.jvm\.)?JvmName'
+                              r'[^\S\n]*\([^\S\n]*"([\w$]+)"[^\S\n]*\)', re.M)
 
 
 def scala_main_object(code: str) -> str:
@@ -208,16 +214,18 @@ def _top_level_main(code: str) -> bool:
 
 
 def kotlin_main_class(code: str) -> str:
-    """Top-level functions of main.kt live in class MainKt (of the file's package); without a
-    top-level `fun main(`, the object (or class) around the first `fun main(`
-    (`object Main { @JvmStatic fun main(...) }`) is the one to run."""
+    """Top-level functions of main.kt live in class MainKt (of the file's package), or in the
+    class its `@file:JvmName("X")` names; without a top-level `fun main(`, the object (or
+    class) around the first `fun main(` (`object Main { @JvmStatic fun main(...) }`) is the
+    one to run."""
     package = _KOTLIN_PACKAGE.search(code)
     prefix = f"{package.group(1)}." if package else ""
     if not _top_level_main(code):
         found = _enclosing_main(code, ("object", "class"), lambda w, i: w[i - 1] == "fun")
         if found:
             return prefix + found
-    return prefix + "MainKt"
+    named = _KOTLIN_JVM_NAME.search(code)
+    return prefix + (named.group(1) if named else "MainKt")
 
 
 # The verifier's TestMain (dialects/go.py) makes a Go program a test binary: its `func TestX(t
