@@ -22,6 +22,7 @@ from verifier.kinds.code.languages import (
     java_main_class,
     java_source_name,
     kotlin_main_class,
+    racket_program,
     scala_main_object,
 )
 from verifier.kinds.code.limits import compile_limits
@@ -329,5 +330,6 @@ def test_entry_points_are_found_in_linear_time(code: str):
     for language in ("java", "scala", "kotlin", "csharp", "go"):
         if appended.supported(language):
             appended.assemble(language, code, "")
-    for find in (java_main_class, java_source_name, kotlin_main_class, scala_main_object):
+    for find in (java_main_class, java_source_name, kotlin_main_class, scala_main_object,
+                 racket_program):
         find(code)

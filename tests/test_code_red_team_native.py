@@ -316,3 +316,20 @@ def test_rust_results_behind_rc_arc_or_cow_are_judged_as_what_they_point_to():
                                   ("std::sync::Arc<String>", "std::sync::Arc::new(\"ab\".into())"),
                                   ("std::rc::Rc<str>", "\"ba\".into()"))])
     assert [r.status.value for r in results] == ["correct"] * 3 + ["wrong"], results
+
+
+def test_racket_without_its_lang_line_runs_as_racket():
+    # A bare `(define (f x) ...)` with no `#lang racket`, as a judge runs it (under `#lang
+    # racket`): the right solution passes in every shape and on stdio, the wrong one does not.
+    bare = {name: code.removeprefix("#lang racket\n")
+            for name, code in (("right", RACKET_RIGHT), ("wrong", RACKET_WRONG))}
+    stdio = {"type": "stdio", "cases": [{"input": "3\n", "output": "1.5\n"}]}
+    reads = "(displayln (half (read)))\n"
+    items = [*(_item("racket", f";; a comment\n{code}", tests) for code in bare.values()
+               for tests in RACKET_TESTS.values()),
+             *(CodeItem(language="racket", response=code + reads, limits=LIMITS, tests=stdio)
+               for code in bare.values())]
+    results = run_code_items(items)
+    shapes = len(RACKET_TESTS)
+    assert [r.status.value for r in results] == (
+        ["correct"] * shapes + ["wrong"] * shapes + ["correct", "wrong"]), results

@@ -38,6 +38,8 @@ class Language:
     startup_cpu_s: float = 0.0  # CPU the runtime itself needs before the program starts
     aliases: tuple[str, ...] = ()
     env: dict[str, str] = field(default_factory=dict)
+    # What a judge adds to the code to make it this language's program (Racket's `#lang`).
+    program: Callable[[str], str] = lambda code: code
 
 
 def _fixed(name: str) -> Callable[[str], str]:
@@ -262,6 +264,33 @@ def _node_run(program: str) -> Callable[[dict[str, str], str, int, str], list[st
                                f"--stack-size={stack_mb(m) * 900}", program or s]
 
 
+# What may come before a Racket module's `#lang`: blanks, line comments, (nested) block comments.
+_RACKET_BLANKS = re.compile(r"(?:\s|;[^\n]*)*")
+_RACKET_COMMENT_MARKS = re.compile(r"#\||\|#")
+_RACKET_MODULE = re.compile(r"#lang\b|#!|#reader|#;|[(\[]\s*module\s")
+
+
+def racket_program(code: str) -> str:
+    """The code as a module: as written where it declares one (`#lang`, `#!racket`, a
+    `(module ...)` form, after any comments), else under `#lang racket`, as a judge runs a
+    bare `(define (f x) ...)` (racket refuses a file that is no module); on the code's first
+    line, so that its lines keep their numbers."""
+    position = 0
+    while True:
+        position = _RACKET_BLANKS.match(code, position).end()
+        if not code.startswith("#|", position):
+            break
+        depth = 0
+        for mark in _RACKET_COMMENT_MARKS.finditer(code, position):
+            depth += 1 if mark.group() == "#|" else -1
+            if depth == 0:
+                position = mark.end()
+                break
+        else:
+            return code  # an unclosed comment: racket says so
+    return code if _RACKET_MODULE.match(code, position) else f"#lang racket {code}"
+
+
 def stack_mb(memory_mb: int) -> int:
     """Stack limit of a run: room for the deep recursion contest code does (64 MiB).
 
@@ -357,7 +386,7 @@ LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
     Language(
         name="racket", tools=("racket",), source_name=_fixed("main.rkt"),
         run=lambda t, s, m, c: [t["racket"], s], memory="heap", startup_cpu_s=1.0,
-        aliases=("rkt",)),
+        aliases=("rkt",), program=racket_program),
     # GHC: the RTS's own heap limit (-M) and stack (-K); the binary accepts RTS options
     # (-rtsopts). The RTS reserves a terabyte of address space up front: judged as a heap.
     Language(

@@ -131,6 +131,7 @@ class CodeRunner:
         if not code.strip():
             return Result(id=item.id, reward=0.0, status=Status.no_answer,
                           detail={"language": language.name, "message": "no code found"})
+        code = language.program(code)
         tools = self.backend.tools()
         missing = [tool for tool in language.tools if tool not in tools]
         if missing:
