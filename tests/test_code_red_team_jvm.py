@@ -440,9 +440,10 @@ def test_stdio_programs_run_from_their_entry_point():
 
 
 def test_the_class_a_judge_runs_is_the_one_holding_main():
-    # Java's `main` in a static nested class (the JVM runs `Main$Solver`), a Kotlin file whose
-    # `@file:JvmName("Solution")` names its top-level class (not MainKt), in stdio and assert
-    # tests of both shapes: right programs pass, wrong ones do not.
+    # Java's `main` in a static nested class (the JVM runs `Main$Solver`), a Java file in a
+    # package (`a.b.Main`), a Kotlin file whose `@file:JvmName("Solution")` names its top-level
+    # class (not MainKt), in stdio and assert tests of both shapes: right programs pass, wrong
+    # ones do not.
     for language in ("java", "kotlin"):
         _installed(language)
     stdio = {"type": "stdio", "cases": [{"input": "3\n", "output": "6\n"}]}
@@ -454,7 +455,12 @@ def test_the_class_a_judge_runs_is_the_one_holding_main():
     kotlin = "@file:JvmName(\"Solution\")\npackage a.b\n\nfun twice(x: Long): Long = x * 2\n"
     calls = "fun main() {\n    assert(twice(3L) == 6L)\n}\n"
     loop = "fun main() {\n    for (i in 1L..3L) assert(twice(i) == 2 * i)\n}\n"
+    packaged = "package a.b;\nimport java.util.*;\nclass Problem {\n" + JAVA_RIGHT
     cases = [("java", java, stdio, "correct"), ("java", java.replace("* 2", "* 3"), stdio, "wrong"),
+             ("java", f"package a.b;\n{java}", stdio, "correct"),
+             *(("java", code, {"type": "assert", "code": JAVA_TESTS[shape]}, verdict)
+               for shape in ("multiple", "loop") for code, verdict in (
+                   (packaged, "correct"), (packaged.replace("x * k", "x + k"), "wrong"))),
              ("kotlin", kotlin_stdio, stdio, "correct"),
              ("kotlin", kotlin_stdio.replace("* 2", "* 3"), stdio, "wrong"),
              *((language, code, {"type": "assert", "code": tests}, verdict)

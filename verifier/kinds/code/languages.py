@@ -170,10 +170,25 @@ JAVA_LIBRARIES = "/usr/share/java/javatuples.jar"
 GO_LIBRARIES = "/usr/share/gocode"  # a GOPATH entry: Debian's golang-*-dev packages
 
 
+def _java_package(code: str) -> str:
+    """The file's `package a.b;` as the prefix of its classes' names (`a.b.`), else ""."""
+    words = (found.group() for found in _JVM_WORDS.finditer(code)
+             if found.lastgroup in ("word", "mark"))
+    if next(words, None) != "package":
+        return ""
+    prefix = []
+    for word in words:
+        if word == ";":
+            return "".join(prefix) + "."
+        prefix.append(word)
+    return ""
+
+
 def _java_run(tools: dict[str, str], source: str, memory_mb: int, code: str) -> list[str]:
-    """The JVM is given the main class's binary name: a nested class's is `Main$Solver`."""
+    """The JVM is given the main class's binary name: a nested class's is `Main$Solver`, one
+    in a package `a.b.Main`."""
     return [tools["java"], *jvm_flags(memory_mb), "-cp", f"classes:{JAVA_LIBRARIES}",
-            java_main_class(code).replace(".", "$")]
+            _java_package(code) + java_main_class(code).replace(".", "$")]
 
 
 def _jvm_library_run(library: str, main: Callable[[str], str]
