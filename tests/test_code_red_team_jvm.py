@@ -442,8 +442,9 @@ def test_stdio_programs_run_from_their_entry_point():
 def test_the_class_a_judge_runs_is_the_one_holding_main():
     # Java's `main` in a static nested class (the JVM runs `Main$Solver`), a Java file in a
     # package (`a.b.Main`), a Kotlin file whose `@file:JvmName("Solution")` names its top-level
-    # class (not MainKt), in stdio and assert tests of both shapes: right programs pass, wrong
-    # ones do not.
+    # class (not MainKt), a Kotlin `main` in a nested object (`Outer$Solver`) or a named
+    # companion (its class's), in stdio and assert tests of both shapes: right programs pass,
+    # wrong ones do not.
     for language in ("java", "kotlin"):
         _installed(language)
     stdio = {"type": "stdio", "cases": [{"input": "3\n", "output": "6\n"}]}
@@ -453,6 +454,9 @@ def test_the_class_a_judge_runs_is_the_one_holding_main():
     kotlin_stdio = ("@file:JvmName(\"Solution\")\npackage a.b\n\n"
                     "fun main() {\n    println(readLine()!!.trim().toInt() * 2)\n}\n")
     kotlin = "@file:JvmName(\"Solution\")\npackage a.b\n\nfun twice(x: Long): Long = x * 2\n"
+    entry = "@JvmStatic fun main(args: Array<String>) { println(readLine()!!.trim().toInt() * 2) }"
+    nested = f"package a.b\nobject Outer {{\n  object Solver {{\n    {entry}\n  }}\n}}\n"
+    companion = f"class Main {{\n  companion object Factory {{\n    {entry}\n  }}\n}}\n"
     calls = "fun main() {\n    assert(twice(3L) == 6L)\n}\n"
     loop = "fun main() {\n    for (i in 1L..3L) assert(twice(i) == 2 * i)\n}\n"
     packaged = "package a.b;\nimport java.util.*;\nclass Problem {\n" + JAVA_RIGHT
@@ -463,6 +467,8 @@ def test_the_class_a_judge_runs_is_the_one_holding_main():
                    (packaged, "correct"), (packaged.replace("x * k", "x + k"), "wrong"))),
              ("kotlin", kotlin_stdio, stdio, "correct"),
              ("kotlin", kotlin_stdio.replace("* 2", "* 3"), stdio, "wrong"),
+             ("kotlin", nested, stdio, "correct"), ("kotlin", companion, stdio, "correct"),
+             ("kotlin", nested.replace("* 2", "* 3"), stdio, "wrong"),
              *((language, code, {"type": "assert", "code": tests}, verdict)
                for language, tests in (("kotlin", calls), ("kotlin", loop))
                for code, verdict in ((kotlin, "correct"), (kotlin.replace("* 2", "+ 2"), "wrong")))]

@@ -112,14 +112,15 @@ def _enclosing_main(code: str, containers: tuple[str, ...],
                     qualified: bool = False) -> str | None:
     """The innermost container (class, object) around the first word `entry` where `is_main`
     holds, by the code's braces (comments and literals skipped), or None; `qualified`: with
-    the containers around it (`Outer.Inner`)."""
+    the containers around it (`Outer.Inner`). A Kotlin companion object is none: its
+    `@JvmStatic` members are its class's."""
     words = [found.group() for found in _JVM_WORDS.finditer(code)
              if found.lastgroup in ("word", "mark")]
     open_: list[tuple[str, int]] = []  # the containers open here: (name, depth of their body)
     depth, declared = 0, None
     for index, word in enumerate(words):
         if (word in containers and index + 1 < len(words) and words[index + 1][0].isalpha()
-                and not (index and words[index - 1] == ".")):
+                and not (index and words[index - 1] in (".", "companion"))):
             declared = words[index + 1]
         elif word == "{":
             depth += 1
@@ -234,13 +235,14 @@ def kotlin_main_class(code: str) -> str:
     """Top-level functions of main.kt live in class MainKt (of the file's package), or in the
     class its `@file:JvmName("X")` names; without a top-level `fun main(`, the object (or
     class) around the first `fun main(` (`object Main { @JvmStatic fun main(...) }`) is the
-    one to run."""
+    one to run, a nested one by its binary name (`Outer$Solver`)."""
     package = _KOTLIN_PACKAGE.search(code)
     prefix = f"{package.group(1)}." if package else ""
     if not _top_level_main(code):
-        found = _enclosing_main(code, ("object", "class"), lambda w, i: w[i - 1] == "fun")
+        found = _enclosing_main(code, ("object", "class"), lambda w, i: w[i - 1] == "fun",
+                                qualified=True)
         if found:
-            return prefix + found
+            return prefix + found.replace(".", "$")
     named = _KOTLIN_JVM_NAME.search(code)
     return prefix + (named.group(1) if named else "MainKt")
 
