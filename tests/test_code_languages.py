@@ -189,6 +189,21 @@ def test_java_class_and_file_names():
     assert kotlin_main_class('// @file:JvmName("Sol")\nfun main() {}\n') == "MainKt"
     assert scala_main_object("object Problem {\n  object Helper { def f = 1 }\n"
                              "  def main(args: Array[String]) = {}\n}\n") == "Problem"
+    assert scala_main_object("package a.b\nobject Main extends App { }\n") == "a.b.Main"
+    assert scala_main_object("package object util { }\nobject Main extends App { }\n") == "Main"
+
+
+def test_a_scala_package_names_the_object_to_run():
+    """Objects of a `package a.b` are a.b.Name: the run names them so (it named them without
+    their package, which no JVM finds: a right solution failed)."""
+    if "scala" not in installed_languages():
+        pytest.skip("scala is not installed")
+    [result] = run_code_items([CodeItem(
+        language="scala", response="package a.b\nobject Main {\n"
+        "  def main(args: Array[String]): Unit =\n"
+        "    println(2 * scala.io.StdIn.readLine().trim.toLong)\n}\n",
+        tests={"type": "stdio", "cases": [{"input": "3\n", "output": "6\n"}]})])
+    assert (result.status.value, result.reward) == ("correct", 1.0), result.detail
 
 
 

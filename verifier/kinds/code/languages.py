@@ -201,21 +201,28 @@ def _jvm_library_run(library: str, main: Callable[[str], str]
 _SCALA_MAIN = re.compile(r"\bobject\s+(\w+)")
 _SCALA_APP = re.compile(r"\bobject\s+(\w+)\s+extends\s+App\b")
 # Leading blanks of its own line only: `^\s*` would rescan every blank line below each line.
-_KOTLIN_PACKAGE = re.compile(r"^[^\S\n]*package\s+([\w.]+)", re.M)
+# Kotlin's and Scala's `package a.b` (no `;`; Scala's `package object` declares none).
+_PACKAGE_LINE = re.compile(r"^[^\S\n]*package\s+(?!object\b)([\w.]+)", re.M)
 # `@file:JvmName("X")` (or `@file:kotlin.jvm.JvmName`) names the class of the file's top level.
 _KOTLIN_JVM_NAME = re.compile(r'^[^\S\n]*@file[^\S\n]*:[^\S\n]*(?:kotlin\.jvm\.)?JvmName'
                               r'[^\S\n]*\([^\S\n]*"([\w$]+)"[^\S\n]*\)', re.M)
 
 
+def _line_package(code: str) -> str:
+    """The prefix (`a.b.`) of the classes' names in a Kotlin or Scala file of `package a.b`."""
+    package = _PACKAGE_LINE.search(code)
+    return f"{package.group(1)}." if package else ""
+
+
 def scala_main_object(code: str) -> str:
     """The object whose `main` to run: the innermost object around the first `def main(`,
     else the first object that `extends App` (a companion or case object may come before
-    it), else the first object."""
+    it), else the first object; in the file's package."""
     found = _enclosing_main(code, ("object", "class", "trait"), lambda w, i: w[i - 1] == "def")
     if found:
-        return found
+        return _line_package(code) + found
     first = _SCALA_APP.search(code) or _SCALA_MAIN.search(code)
-    return first.group(1) if first else "Main"
+    return _line_package(code) + (first.group(1) if first else "Main")
 
 
 def _top_level_main(code: str) -> bool:
@@ -236,8 +243,7 @@ def kotlin_main_class(code: str) -> str:
     class its `@file:JvmName("X")` names; without a top-level `fun main(`, the object (or
     class) around the first `fun main(` (`object Main { @JvmStatic fun main(...) }`) is the
     one to run, a nested one by its binary name (`Outer$Solver`)."""
-    package = _KOTLIN_PACKAGE.search(code)
-    prefix = f"{package.group(1)}." if package else ""
+    prefix = _line_package(code)
     if not _top_level_main(code):
         found = _enclosing_main(code, ("object", "class"), lambda w, i: w[i - 1] == "fun",
                                 qualified=True)
