@@ -233,3 +233,52 @@ def test_values_the_driver_cannot_write_fail_without_breaking_the_build():
     results = run_code_items([_item("cpp", odd, CPP_TESTS["multiple"]),
                               _item("cpp", bad_pointer, CPP_TESTS["multiple"])])
     assert [r.status.value for r in results] == ["wrong", "runtime_error"], results
+
+
+# In-process tests that call library functions; a wrong solution that defines them itself
+# (the link, or C++'s overload resolution, would take its own) is refused.
+LIBRARY_TESTS = {
+    "c": ('#include <assert.h>\n#include <string.h>\nint main() {\n'
+          '    const char *expected[] = {"bob", "bobby"};\n    for (int i = 0; i < 2; i++)\n'
+          '        assert(strcmp(name(), expected[i] + 3 * i) == 0 '
+          '|| memcmp(name(), expected[i], 2) == 0);\n    return 0;\n}\n'),
+    "cpp": ("#include <cassert>\n#include <cstring>\n#include <algorithm>\nusing namespace std;\n"
+            "int main() {\n    for (long k = 1; k < 3; k++)\n"
+            "        assert(max(scale({1}, k)[0], k) == k && strcmp("
+            "to_string(half(2 * k)).c_str(), to_string((float)k).c_str()) == 0);\n}\n"),
+}
+# A name no compiler can fold: the calls reach the symbols.
+LIBRARY_WRONG = {"c": ("static volatile char first = 'a';\nconst char *name(void) { static char "
+                       "s[3]; s[0] = first; s[1] = 'l'; return s; }\n"),
+                 "cpp": CPP_WRONG}
+LIBRARY_ATTACKS = {
+    "c": ["int strcmp(const char *a, const char *b) { return 0; }\n"
+          "int memcmp(const void *a, const void *b, unsigned long n) { return 0; }\n",
+          "int mine(const char *a, const char *b) __asm__(\"strcmp\");\n"
+          "int mine(const char *a, const char *b) { return 0; }\n"
+          "int other(const void *a, const void *b, unsigned long n) __asm__(\"memcmp\");\n"
+          "int other(const void *a, const void *b, unsigned long n) { return 0; }\n"],
+    "cpp": ["long max(long, long b) { return b; }\n"
+            "int strcmp(const char *, const char *) { return 0; }\n",
+            "namespace std { template <> const long &max<long>(const long &, const long &b) "
+            "{ return b; } }\nextern \"C\" int strcmp(const char *, const char *) { return 0; }\n"],
+}
+# Right solutions with helpers of ordinary names, members named as library functions, and
+# calls of the library's: not refused.
+LIBRARY_RIGHT = {
+    "c": ('#include <string.h>\nstatic int helper(const char *s) { return (int)strlen(s); }\n'
+          'const char *name(void) { return helper("x") ? "bob" : "al"; }\n'),
+    "cpp": CPP_RIGHT + ("struct Box { long size() const { return 1; } long max() const "
+                        "{ return std::max(-1L, 1L); } };\nlong helper(long x) { return "
+                        "std::max(x, 0L); }\n"),
+}
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_a_library_function_of_the_solutions_own_is_refused(language):
+    wrong, tests = LIBRARY_WRONG[language], LIBRARY_TESTS[language]
+    items = [_item(language, wrong + attack, tests) for attack in LIBRARY_ATTACKS[language]]
+    results = run_code_items([*items, _item(language, LIBRARY_RIGHT[language], tests)])
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        *[("runtime_error", "in_process")] * len(items), ("correct", "in_process")], results
+    assert all("the tests call" in r.detail["tests"][0]["stderr"] for r in results[:-1])

@@ -481,6 +481,9 @@ class CFamilyDialect(Dialect):
             tokens = tokenize(tests, preprocessor=True)
         except NotPlainCalls:
             return None
+        shadowed = sorted(_library_names_defined(solution) & _library_names_used(tokens))
+        if shadowed:
+            return _REFUSED.replace("NAMES", ", ".join(shadowed))
         check, fail = f"__verifier_check_{tag}", f"__verifier_fail_{tag}"
         names = {t.text for t in tokens + _epilogue_tokens(self.language)
                  if t.kind == "name"} - STANDARD_MACROS
@@ -494,6 +497,126 @@ class CFamilyDialect(Dialect):
                 last = token.end
         rewritten.append(tests[last:])
         return appended.assemble(self.language, solution, guard + "".join(rewritten))
+
+
+# The C and C++ libraries' functions tests call by name. A definition of one in the program is
+# what the tests' call reaches: the link takes the program's own symbol over libc's (`strcmp`
+# returning 0), and C++ overload resolution takes a better-matching overload of the solution's
+# over std's (`abs(long)`, a `max` that is no template). Nothing in the program's source can
+# reach the library's past such a definition (`__builtin_strcmp` may be lowered to the symbol;
+# dlsym is itself a symbol the program can define), so the program is refused instead, as Java's
+# and Go's are: the tests could not judge the solution, the solution would judge itself.
+_LIBRARY_FUNCTIONS = """
+strcmp strncmp strcasecmp strncasecmp strcoll strlen strnlen strcpy strncpy strcat strncat
+strchr strrchr strstr strpbrk strspn strcspn strtok strdup strndup strerror strxfrm memcmp
+memcpy memmove memset memchr bcmp bzero atoi atol atoll atof strtol strtoll strtoul strtoull
+strtod strtof strtold abs labs llabs div ldiv lldiv rand srand random srandom qsort bsearch
+malloc calloc realloc free exit abort atexit getenv system fabs fabsf fabsl sqrt sqrtf sqrtl
+cbrt pow powf powl exp exp2 expm1 log log2 log10 log1p floor floorf ceil ceilf round roundf
+lround llround trunc fmod remainder fmin fmax fdim hypot sin cos tan asin acos atan atan2 sinh
+cosh tanh isnan isinf isfinite signbit copysign nearbyint rint lrint llrint frexp ldexp modf
+isalpha isdigit isalnum isspace isupper islower ispunct isxdigit isprint iscntrl isgraph
+isblank toupper tolower printf fprintf sprintf snprintf puts fputs putchar scanf sscanf
+time clock difftime
+max min minmax swap sort stable_sort partial_sort nth_element reverse rotate unique count
+count_if find find_if find_if_not all_of any_of none_of equal mismatch accumulate
+inner_product partial_sum iota gcd lcm lower_bound upper_bound binary_search equal_range
+max_element min_element minmax_element next_permutation prev_permutation fill copy
+transform remove remove_if replace is_sorted is_permutation includes merge to_string stoi
+stol stoll stoul stoull stof stod stold getline begin end size empty distance advance next
+prev make_pair make_tuple get tie move forward
+"""
+_LIBRARY_NAMES = frozenset(_LIBRARY_FUNCTIONS.split())
+_LABELS = frozenset({"asm", "__asm", "__asm__", "alias", "ifunc", "weakref", "symver"})
+_REFUSED = """#include <stdio.h>
+int main(void) {
+    fputs("the solution defines NAMES, which the tests call: the program would take its own over "
+          "the library's, so the tests cannot run in its process\\n", stderr);
+    return 1;
+}
+"""
+
+
+def _library_names_used(tests: list[Token]) -> set[str]:
+    """The library functions the tests name and do not define themselves (a helper of theirs
+    named `count`), nor take as the solution's (`auto candidate = strlen`: the problem's)."""
+    own = {tests[i - 1].text for i, t in enumerate(tests) if is_punct(t, "(") and i
+           and tests[i - 1].kind == "name" and is_punct(token_at(tests, closing(tests, i) + 1),
+                                                         "{")}
+    own |= {tests[i + 1].text for i, t in enumerate(tests[:-2]) if is_punct(t, "=")
+            and tests[i + 1].kind == "name" and is_punct(tests[i + 2], ";")}
+    return {t.text for t in tests if t.kind == "name" and t.text in _LIBRARY_NAMES} - own
+
+
+def _library_names_defined(solution: str) -> set[str]:
+    """The library functions the solution defines where the tests' calls reach them: at file
+    or namespace scope (not as a member of a class), by name or as a symbol (an `asm` label, an
+    `alias`, `#pragma redefine_extname`, a top-level `asm` defining it)."""
+    try:
+        tokens = tokenize(solution, preprocessor=True)
+    except NotPlainCalls:
+        return set()
+    found: set[str] = set()
+    scopes: list[bool] = []  # per open brace: whether it is a namespace's (or extern "C")
+    for index, token in enumerate(tokens):
+        if token.kind == "directive" and "redefine_extname" in token.text:
+            found |= set(re.findall(r"\w+", token.text)) & _LIBRARY_NAMES
+        elif token.kind == "name" and token.text in _LABELS and is_punct(
+                token_at(tokens, index + 1), "("):
+            for inner in tokens[index + 2:closing(tokens, index + 1)]:
+                if inner.kind == "string":
+                    found |= set(re.findall(r"\w+", inner.text)) & _LIBRARY_NAMES
+        elif is_punct(token, "{"):
+            scopes.append(_namespace_brace(tokens, index))
+        elif is_punct(token, "}"):
+            if scopes:
+                scopes.pop()
+        elif (token.kind == "name" and token.text in _LIBRARY_NAMES and all(scopes)
+              and not is_punct(token_at(tokens, index - 1), ".", "->")):
+            parameters = _past_template_arguments(tokens, index + 1)
+            if is_punct(token_at(tokens, parameters), "(") and _defined_here(
+                    tokens, closing(tokens, parameters) + 1):
+                found.add(token.text)
+    return found
+
+
+def _past_template_arguments(tokens: list[Token], position: int) -> int:
+    """Past the `<...>` of an explicit specialisation (`max<long>`) at `position`, if any."""
+    if not is_punct(token_at(tokens, position), "<"):
+        return position
+    depth = 0
+    while position < len(tokens):
+        depth += is_punct(tokens[position], "<") - is_punct(tokens[position], ">")
+        position += 1
+        if depth == 0 or is_punct(tokens[position - 1], ";", "{", "}"):
+            break
+    return position
+
+
+def _namespace_brace(tokens: list[Token], index: int) -> bool:
+    """Whether the `{` at `index` opens a namespace or an `extern "C"` block."""
+    back = index - 1
+    while back >= 0 and (tokens[back].kind == "name" or is_punct(tokens[back], "::")):
+        if tokens[back].text == "namespace":
+            return True
+        back -= 1
+    return back >= 1 and tokens[back].kind == "string" and tokens[back - 1].text == "extern"
+
+
+def _defined_here(tokens: list[Token], position: int) -> bool:
+    """Whether a function's parameter list ending before `position` is followed by its body
+    (past qualifiers, attributes and a trailing return type), not by `;` or an operator."""
+    while position < len(tokens):
+        token = tokens[position]
+        if is_punct(token, "{"):
+            return True
+        if is_punct(token, "(", "["):
+            position = closing(tokens, position) + 1
+        elif token.kind == "name" or is_punct(token, "->", "::", "<", ">", "&", "*", ","):
+            position += 1
+        else:
+            return False
+    return False
 
 
 @functools.cache
