@@ -333,3 +333,29 @@ def test_racket_without_its_lang_line_runs_as_racket():
     shapes = len(RACKET_TESTS)
     assert [r.status.value for r in results] == (
         ["correct"] * shapes + ["wrong"] * shapes + ["correct", "wrong"]), results
+
+
+# In-process tests that call library functions and methods on the solution's values; a wrong
+# solution's own that the tests' calls would reach first is refused, a right one with helpers,
+# traits and methods of its own still passes.
+SHADOWING = {
+    "rust": (("fn main() {\n    for k in 1..4 {\n        let v = scale(vec![1, 2], k);\n"
+              "        assert!(v.contains(&(2 * k)) && v.iter().len() == 2);\n    }\n}\n"),
+             ["trait Cheat { fn contains(&self, _: &i64) -> bool { true } }\n"
+              "impl Cheat for Vec<i64> {}\n",
+              "trait Cheat { fn contains(self, _: &i64) -> bool; }\n"
+              "impl<T> Cheat for &T { fn contains(self, _: &i64) -> bool { true } }\n"],
+             "struct Point;\ntrait Shape { fn contains(self, x: &i64) -> bool; fn len(&self) -> "
+             "usize; }\nimpl Shape for Point { fn contains(self, _: &i64) -> bool { false } fn "
+             "len(&self) -> usize { 0 } }\nfn helper(v: &[i64]) -> usize { v.len() }\n"),
+}
+
+
+@pytest.mark.parametrize("language", sorted(SHADOWING))
+def test_library_names_the_solution_shadows_are_refused(language: str):
+    right, wrong, _, _, _ = LANGUAGES[language]
+    tests, attacks, helpers = SHADOWING[language]
+    results = run_code_items([*(_item(language, wrong + attack, tests) for attack in attacks),
+                              _item(language, right + helpers, tests)])
+    assert [(r.status.value, r.detail.get("judged")) for r in results] == [
+        *[("runtime_error", "in_process")] * len(attacks), ("correct", "in_process")], results

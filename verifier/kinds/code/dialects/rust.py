@@ -23,8 +23,9 @@ tests would not have with a literal of that type.
 
 In-process tests (anything else) get the std macros and prelude names they use qualified
 through a crate alias named per program, so a solution's `macro_rules! assert_eq`, its own
-`String`, `vec!` or `extern crate self as std` do not reach them; a solution's own return type
-with a lying `PartialEq` still does (README).
+`String`, `vec!` or `extern crate self as std` do not reach them; a solution whose own trait
+gives a type not its own a method the tests call (`len`, `contains`) is refused; a solution's own
+return type with a lying `PartialEq` still reaches them (README).
 """
 
 from __future__ import annotations
@@ -658,6 +659,14 @@ class RustDialect(Dialect):
             tokens = tokenize(tests)
         except NotPlainCalls:
             return None
+        try:
+            shadowing = sorted(_foreign_trait_methods(tokenize(solution)) & {
+                tokens[i + 1].text for i, t in enumerate(tokens[:-2]) if is_punct(t, ".")
+                and is_name(tokens[i + 1]) and is_punct(tokens[i + 2], "(", "::")})
+        except NotPlainCalls:
+            shadowing = []
+        if shadowing:
+            return _REFUSED.replace("NAMES", ", ".join(shadowing))
         crate = f"__verifier_std_{tag}"
         own = _declared(tokens)
         rewritten, last = [], 0
@@ -669,6 +678,65 @@ class RustDialect(Dialect):
         rewritten.append(tests[last:])
         hardened = "".join(rewritten) + f"\nextern crate std as {crate};\n"
         return appended.assemble(self.language, solution, hardened)
+
+
+# A method of a trait of the solution's, implemented for a type that is not the solution's own
+# (`impl Len for Vec<i64> { fn len(self) ... }`), is what the tests' `v.len()` calls: Rust's
+# method lookup tries each receiver type in turn (by value, then `&`, `&mut`, then through
+# `Deref`), and the trait's method at an earlier step wins over std's (an inherent `len(&self)`,
+# a slice's `contains` reached through `Vec`'s Deref). No path of the tests' can avoid it short
+# of knowing every receiver's type, so such a program is refused; a trait for the solution's own
+# types (its own `PartialEq` aside, README) reaches nothing the tests call on std's values.
+_REFUSED = """fn main() {
+    eprintln!("the solution's own trait gives NAMES to types not its own, and the tests call \\
+methods of those names: they would reach its methods before std's, so the tests cannot run in \\
+its process");
+    std::process::exit(1);
+}
+"""
+
+
+def _foreign_trait_methods(tokens: list[Token]) -> set[str]:
+    """The methods of the solution's own traits that it implements for a type not its own
+    (std's, a generic `T`, a reference or slice of one)."""
+    own_types = {tokens[i + 1].text for i, t in enumerate(tokens[:-1])
+                 if t.text in ("struct", "enum", "union") and is_name(tokens[i + 1])}
+    methods: dict[str, set[str]] = {}
+    foreign: set[str] = set()
+    for index, token in enumerate(tokens):
+        body = _block_after(tokens, index)
+        if token.text == "trait" and is_name(token_at(tokens, index + 1)) and body:
+            methods[tokens[index + 1].text] = {
+                tokens[i + 1].text for i in range(*body) if tokens[i].text == "fn"
+                and is_name(token_at(tokens, i + 1))}
+        elif token.text == "impl" and body:
+            header = [t for i, t in enumerate(tokens[index + 1:body[0]], index + 1)
+                      if _angle_depth(tokens, index + 1, i) == 0]
+            words = [t.text for t in header]
+            if "for" in words:
+                at = words.index("for")
+                traits = [t.text for t in header[:at] if is_name(t)]
+                end = words.index("where") if "where" in words else len(words)
+                types = [t.text for t in header[at + 1:end] if is_name(t) and t.text not in (
+                    "mut", "dyn")]
+                if traits and (not types or types[-1] not in own_types):
+                    foreign.add(traits[-1])
+    return set().union(*(methods.get(name, set()) for name in foreign))
+
+
+def _block_after(tokens: list[Token], index: int) -> tuple[int, int] | None:
+    """The token range of the `{...}` body of the item at `index` (before any `;`)."""
+    for position in range(index + 1, len(tokens)):
+        if is_punct(tokens[position], ";", "}"):
+            return None
+        if is_punct(tokens[position], "{"):
+            return position, closing(tokens, position)
+    return None
+
+
+def _angle_depth(tokens: list[Token], start: int, index: int) -> int:
+    """How many `<` are open at `index`, counted from `start` (`->` is no `>`)."""
+    return sum(is_punct(t, "<") - is_punct(t, ">") for t in tokens[start:index])
 
 
 _STD_MACROS = {name: name for name in (
