@@ -348,6 +348,13 @@ SHADOWING = {
              "struct Point;\ntrait Shape { fn contains(self, x: &i64) -> bool; fn len(&self) -> "
              "usize; }\nimpl Shape for Point { fn contains(self, _: &i64) -> bool { false } fn "
              "len(&self) -> usize { 0 } }\nfn helper(v: &[i64]) -> usize { v.len() }\n"),
+    "d": (("import std.math;\nimport std.algorithm;\nunittest\n{\n    foreach (k; 1 .. 4)\n"
+           "        assert(equal(scale([1L, 2L], k), [k, 2 * k]));\n"
+           "    assert(abs(half(3L) - 1.5) < 1e-9);\n}\nvoid main(){}"),
+          ["double abs(double x) { return 0; }\nbool equal(R1, R2)(R1, R2) { return true; }\n",
+           "import std.typecons;\nauto abs(T)(T x) { return 0; }\nalias equal = (a, b) => true;\n"],
+          "import std.math;\nlong helper(long x) { return x; }\nstruct Box { long abs() { "
+          "return 1; } }\nlong[] twice(long[] v) { return scale(v, 2); }\n"),
 }
 
 
@@ -357,5 +364,7 @@ def test_library_names_the_solution_shadows_are_refused(language: str):
     tests, attacks, helpers = SHADOWING[language]
     results = run_code_items([*(_item(language, wrong + attack, tests) for attack in attacks),
                               _item(language, right + helpers, tests)])
-    assert [(r.status.value, r.detail.get("judged")) for r in results] == [
-        *[("runtime_error", "in_process")] * len(attacks), ("correct", "in_process")], results
+    refused = "compile_error" if language == "d" else "runtime_error"  # D's: a static assert
+    assert [r.status.value for r in results] == [*[refused] * len(attacks), "correct"], results
+    assert results[-1].detail["judged"] == "in_process"
+    assert all("the tests" in str(r.detail) for r in results[:-1]), results

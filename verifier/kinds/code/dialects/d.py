@@ -23,11 +23,14 @@ imports scoped inside it, out of the solution's reach.
 In-process tests (anything else) are run by our own `main` (the runtime's unit-test runner,
 which a solution can replace, is not used) and each `assert` of the tests is the verifier's own
 check under a name drawn per program (a solution's `assertHandler`, which makes D's `assert`
-return, does not reach it), ending the run by raw system calls.
+return, does not reach it), ending the run by raw system calls; a solution declaring at module
+level a name the tests take from a module imported at module level (`abs`, `equal`) does not
+compile.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -495,6 +498,8 @@ class DDialect(Dialect):
                 last = token.end
         rewritten.append(tests[last:])
         guard = _GUARD.replace("CHECK", check).replace("FAIL", f"__verifier_fail_{tag}")
+        with contextlib.suppress(NotPlainCalls):  # a solution it cannot read: unchecked
+            guard += _imports_unshadowed(tokenize(solution), tokens, tag)
         program = appended.assemble(self.language, solution,
                                     "#line 1\n" + "".join(rewritten) + guard)
         return program.replace(_RUNTIME_RUNS_TESTS, _MAIN_RUNS_TESTS.replace(
@@ -541,6 +546,75 @@ void FAIL(size_t line) nothrow @nogc {
     for (;;) {}
 }
 """
+
+
+def _imports_unshadowed(solution: list[Token], tests: list[Token], tag: str) -> str:
+    """A check, at compile time, that no module-level declaration of the solution's has the name
+    of a symbol the tests call from a module imported at module level: D's lookup takes a
+    module's own symbol over an imported one, so the tests' `abs` or `equal` would be the
+    solution's. D itself says what each module holds (each imported again under a name of our
+    own); such a program does not compile. An import in the tests' own scope (a unittest's)
+    comes before the module's symbols: nothing to check there."""
+    candidates = {tests[i + 3].text for i, t in enumerate(tests[:-3]) if is_name(t, "alias")
+                  and is_punct(tests[i + 2], "=") and is_name(tests[i + 3])}
+    used = {t.text for i, t in enumerate(tests) if is_name(t) and not (
+        i and is_punct(tests[i - 1], "."))} - _declared_names(tests) - candidates
+    shadowing = sorted(_declared_names(solution) & used)
+    modules = sorted(_module_imports(solution) | _module_imports(tests))
+    checks = [f"import __verifier_import_{index}_{tag} = {module};\n" + "".join(
+        f"static assert(!__traits(hasMember, __verifier_import_{index}_{tag}, \"{name}\"), "
+        f"\"the solution declares {name}, which the tests take from {module}: theirs would be "
+        f"the solution's, so the tests cannot run in its process\");\n" for name in shadowing)
+        for index, module in enumerate(modules)] if shadowing else []
+    return "".join(checks)
+
+
+def _module_level(tokens: list[Token]) -> list[int]:
+    """The indices of the tokens outside any braces."""
+    level, found = 0, []
+    for index, token in enumerate(tokens):
+        level += is_punct(token, "{") - is_punct(token, "}")
+        if level == 0 and not is_punct(token, "}"):
+            found.append(index)
+    return found
+
+
+def _declared_names(tokens: list[Token]) -> set[str]:
+    """The names declared at module level: a function's (after its type), a variable's, an
+    alias's or an enum's (`double abs(double x)`, `auto equal = ...`, `alias abs = ...`)."""
+    found = set()
+    for index in _module_level(tokens):
+        token, before = tokens[index], token_at(tokens, index - 1)
+        after = token_at(tokens, index + 1)
+        if is_name(token) and index and (is_name(before) or is_punct(before, ")", "]", "*")) and (
+                is_punct(after, "(", "=", ";", ",")) and before.text not in ("import", "module"):
+            found.add(token.text)
+    return found
+
+
+def _module_imports(tokens: list[Token]) -> set[str]:
+    """The modules imported at module level, but for renamed imports (theirs are qualified)."""
+    found: set[str] = set()
+    levels = set(_module_level(tokens))
+    for index in levels:
+        if not is_name(tokens[index], "import"):
+            continue
+        position, path = index + 1, []
+        while position < len(tokens) and not is_punct(tokens[position], ";", ":"):
+            token = tokens[position]
+            if is_punct(token, ","):
+                found.add(".".join(path))
+                path = []
+            elif is_punct(token, "="):
+                path = []
+                while position + 1 < len(tokens) and not is_punct(tokens[position + 1], ",",
+                                                                  ";", ":"):
+                    position += 1
+            elif is_name(token):
+                path.append(token.text)
+            position += 1
+        found.add(".".join(path))
+    return found - {""}
 
 
 def _alias(tests: str, statement: list[Token], aliases: set[str]) -> str:
