@@ -538,14 +538,16 @@ int main(void) {
 
 
 def _library_names_used(tests: list[Token]) -> set[str]:
-    """The library functions the tests name and do not define themselves (a helper of theirs
-    named `count`), nor take as the solution's (`auto candidate = strlen`: the problem's)."""
+    """The library functions the tests name, not as a member (`v.size()`, `s.find(x)`), and do
+    not define themselves (a helper of theirs named `count`), nor take as the solution's (`auto
+    candidate = strlen`: the problem's)."""
     own = {tests[i - 1].text for i, t in enumerate(tests) if is_punct(t, "(") and i
            and tests[i - 1].kind == "name" and is_punct(token_at(tests, closing(tests, i) + 1),
                                                          "{")}
     own |= {tests[i + 1].text for i, t in enumerate(tests[:-2]) if is_punct(t, "=")
             and tests[i + 1].kind == "name" and is_punct(tests[i + 2], ";")}
-    return {t.text for t in tests if t.kind == "name" and t.text in _LIBRARY_NAMES} - own
+    return {t.text for i, t in enumerate(tests) if t.kind == "name" and t.text in _LIBRARY_NAMES
+            and not is_punct(token_at(tests, i - 1), ".", "->")} - own
 
 
 def _library_names_defined(solution: str) -> set[str]:
