@@ -352,7 +352,9 @@ SHADOWING = {
            "        assert(equal(scale([1L, 2L], k), [k, 2 * k]));\n"
            "    assert(abs(half(3L) - 1.5) < 1e-9);\n}\nvoid main(){}"),
           ["double abs(double x) { return 0; }\nbool equal(R1, R2)(R1, R2) { return true; }\n",
-           "import std.typecons;\nauto abs(T)(T x) { return 0; }\nalias equal = (a, b) => true;\n"],
+           "import std.typecons;\nauto abs(T)(T x) { return 0; }\nalias equal = (a, b) => true;\n",
+           "mixin(\"double abs(double x) { return 0; }\");\n"
+           "mixin(\"bool equal(R1, R2)(R1, R2) { return true; }\");\n"],
           "import std.math;\nlong helper(long x) { return x; }\nstruct Box { long abs() { "
           "return 1; } }\nlong[] twice(long[] v) { return scale(v, 2); }\n"),
 }

@@ -549,24 +549,39 @@ void FAIL(size_t line) nothrow @nogc {
 
 
 def _imports_unshadowed(solution: list[Token], tests: list[Token], tag: str) -> str:
-    """A check, at compile time, that no module-level declaration of the solution's has the name
-    of a symbol the tests call from a module imported at module level: D's lookup takes a
-    module's own symbol over an imported one, so the tests' `abs` or `equal` would be the
-    solution's. D itself says what each module holds (each imported again under a name of our
-    own); such a program does not compile. An import in the tests' own scope (a unittest's)
-    comes before the module's symbols: nothing to check there."""
+    """A check, at compile time, that the solution declares at module level no name the tests
+    take from a module imported at module level: D's lookup takes a module's own symbol over an
+    imported one, so the tests' `abs` or `equal` would be the solution's. D itself says what
+    each module holds (each imported again under a name of our own) and what the program's
+    module declares (its members, a `mixin`'s included); such a program does not compile. An
+    import in the tests' own scope (a unittest's) comes before the module's symbols."""
     candidates = {tests[i + 3].text for i, t in enumerate(tests[:-3]) if is_name(t, "alias")
                   and is_punct(tests[i + 2], "=") and is_name(tests[i + 3])}
-    used = {t.text for i, t in enumerate(tests) if is_name(t) and not (
-        i and is_punct(tests[i - 1], "."))} - _declared_names(tests) - candidates
-    shadowing = sorted(_declared_names(solution) & used)
     modules = sorted(_module_imports(solution) | _module_imports(tests))
-    checks = [f"import __verifier_import_{index}_{tag} = {module};\n" + "".join(
-        f"static assert(!__traits(hasMember, __verifier_import_{index}_{tag}, \"{name}\"), "
-        f"\"the solution declares {name}, which the tests take from {module}: theirs would be "
-        f"the solution's, so the tests cannot run in its process\");\n" for name in shadowing)
-        for index, module in enumerate(modules)] if shadowing else []
+    packages = {module.split(".")[0] for module in modules} | {"object"}  # members, as imports
+    used = sorted({t.text for i, t in enumerate(tests) if is_name(t) and not (
+        i and is_punct(tests[i - 1], "."))} - _declared_names(tests) - candidates - packages)
+    if not used or not modules:
+        return ""
+    declared = f"__verifier_declared_{tag}"
+    checks = [_DECLARED.replace("DECLARED", declared)]
+    for index, module in enumerate(modules):
+        imported = f"__verifier_import_{index}_{tag}"
+        checks.append(f"import {imported} = {module};\n")
+        checks += [f"static assert(!(__traits(hasMember, {imported}, \"{name}\") && {declared}!"
+                   f"\"{name}\"()), \"the solution declares {name}, which the tests take from "
+                   f"{module}: theirs would be the solution's, so the tests cannot run in its "
+                   f"process\");\n" for name in used]
     return "".join(checks)
+
+
+# Whether the program's module declares a name itself (not by an import).
+_DECLARED = """bool DECLARED(string name)() {
+    static foreach (member; __traits(allMembers, __traits(parent, DECLARED)))
+        static if (member == name) return true;
+    return false;
+}
+"""
 
 
 def _module_level(tokens: list[Token]) -> list[int]:
@@ -580,8 +595,8 @@ def _module_level(tokens: list[Token]) -> list[int]:
 
 
 def _declared_names(tokens: list[Token]) -> set[str]:
-    """The names declared at module level: a function's (after its type), a variable's, an
-    alias's or an enum's (`double abs(double x)`, `auto equal = ...`, `alias abs = ...`)."""
+    """The names the tests declare at module level: a function's (after its type), a
+    variable's, an alias's or an enum's (`bool issame(...)`, `alias abs = ...`)."""
     found = set()
     for index in _module_level(tokens):
         token, before = tokens[index], token_at(tokens, index - 1)
