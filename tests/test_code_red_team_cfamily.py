@@ -261,7 +261,9 @@ LIBRARY_ATTACKS = {
     "cpp": ["long max(long, long b) { return b; }\n"
             "int strcmp(const char *, const char *) { return 0; }\n",
             "namespace std { template <> const long &max<long>(const long &, const long &b) "
-            "{ return b; } }\nextern \"C\" int strcmp(const char *, const char *) { return 0; }\n"],
+            "{ return b; } }\nextern \"C\" int strcmp(const char *, const char *) { return 0; }\n",
+            "const char *quote = R\"x(\")x\";\nlong max(long, long b) { return b; }\n"
+            "int strcmp(const char *, const char *) { return 0; }\n"],
 }
 # Right solutions with helpers of ordinary names, members named as library functions, and
 # calls of the library's: not refused.

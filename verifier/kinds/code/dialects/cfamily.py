@@ -553,11 +553,12 @@ def _library_names_used(tests: list[Token]) -> set[str]:
 def _library_names_defined(solution: str) -> set[str]:
     """The library functions the solution defines where the tests' calls reach them: at file
     or namespace scope (not as a member of a class), by name or as a symbol (an `asm` label, an
-    `alias`, `#pragma redefine_extname`, a top-level `asm` defining it)."""
+    `alias`, `#pragma redefine_extname`, a top-level `asm` defining it). A solution the lexer
+    cannot read (past C++'s raw strings) is taken to define every library name it spells."""
     try:
-        tokens = tokenize(solution, preprocessor=True)
+        tokens = tokenize(_without_raw_strings(solution), preprocessor=True)
     except NotPlainCalls:
-        return set()
+        return set(re.findall(r"\w+", solution)) & _LIBRARY_NAMES
     found: set[str] = set()
     scopes: list[bool] = []  # per open brace: whether it is a namespace's (or extern "C")
     for index, token in enumerate(tokens):
@@ -593,6 +594,20 @@ def _past_template_arguments(tokens: list[Token], position: int) -> int:
         if depth == 0 or is_punct(tokens[position - 1], ";", "{", "}"):
             break
     return position
+
+
+def _without_raw_strings(source: str) -> str:
+    """`source` with each C++ raw string (`R"x(...)x"`) an empty string, in one pass."""
+    out, last = [], 0
+    for found in re.finditer(r'R"([^()\\\s"]{0,16})\(', source):
+        if found.start() < last:
+            continue
+        end = source.find(f'){found.group(1)}"', found.end())
+        if end < 0:
+            break
+        out += [source[last:found.start()], '""']
+        last = end + len(found.group(1)) + 2
+    return "".join([*out, source[last:]])
 
 
 def _namespace_brace(tokens: list[Token], index: int) -> bool:
