@@ -20,6 +20,7 @@ import pytest
 
 from rlvr_contract.schemas import CodeItem
 from verifier.kinds.code import run_code_items
+from verifier.kinds.code.dialects import DIALECTS
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 
@@ -370,3 +371,15 @@ def test_library_names_the_solution_shadows_are_refused(language: str):
     assert [r.status.value for r in results] == [*[refused] * len(attacks), "correct"], results
     assert results[-1].detail["judged"] == "in_process"
     assert all("the tests" in str(r.detail) for r in results[:-1]), results
+
+
+def test_a_solution_the_dialect_cannot_read_is_still_checked_for_shadowing():
+    # A lexer that stops (an unterminated string) must not skip the check: Rust's counts each
+    # function the solution names as one of its traits', D's still asks about the tests' imports.
+    rust_tests, _, _ = SHADOWING["rust"]
+    unreadable = 'trait Cheat { fn contains(&self, _: &i64) -> bool { true } }\n"'
+    rust = DIALECTS["rust"].harden(unreadable, rust_tests, "t")
+    assert rust is not None and "the tests call" in rust and "contains" in rust
+    d_tests, _, _ = SHADOWING["d"]
+    d = DIALECTS["d"].harden('double abs(double x) { return 0; }\n"', d_tests, "t")
+    assert d is not None and '__traits(hasMember, __verifier_import_0_t, "abs")' in d

@@ -30,7 +30,6 @@ compile.
 
 from __future__ import annotations
 
-import contextlib
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -498,8 +497,11 @@ class DDialect(Dialect):
                 last = token.end
         rewritten.append(tests[last:])
         guard = _GUARD.replace("CHECK", check).replace("FAIL", f"__verifier_fail_{tag}")
-        with contextlib.suppress(NotPlainCalls):  # a solution it cannot read: unchecked
-            guard += _imports_unshadowed(tokenize(solution), tokens, tag)
+        try:
+            solution_tokens = tokenize(solution)
+        except NotPlainCalls:  # one it cannot read: the tests' imports checked
+            solution_tokens = []
+        guard += _imports_unshadowed(solution_tokens, tokens, tag)
         program = appended.assemble(self.language, solution,
                                     "#line 1\n" + "".join(rewritten) + guard)
         return program.replace(_RUNTIME_RUNS_TESTS, _MAIN_RUNS_TESTS.replace(

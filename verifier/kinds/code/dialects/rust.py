@@ -659,12 +659,13 @@ class RustDialect(Dialect):
             tokens = tokenize(tests)
         except NotPlainCalls:
             return None
+        called = {tokens[i + 1].text for i, t in enumerate(tokens[:-2]) if is_punct(t, ".")
+                  and is_name(tokens[i + 1]) and is_punct(tokens[i + 2], "(", "::")}
         try:
-            shadowing = sorted(_foreign_trait_methods(tokenize(solution)) & {
-                tokens[i + 1].text for i, t in enumerate(tokens[:-2]) if is_punct(t, ".")
-                and is_name(tokens[i + 1]) and is_punct(tokens[i + 2], "(", "::")})
-        except NotPlainCalls:
-            shadowing = []
+            shadowing = sorted(_foreign_trait_methods(tokenize(solution)) & called)
+        except NotPlainCalls:  # one it cannot read: each function it names as a method called
+            shadowing = sorted(set(re.findall(r"\bfn\s+(\w+)", solution)) & called
+                               if "trait" in solution else ())
         if shadowing:
             return _REFUSED.replace("NAMES", ", ".join(shadowing))
         crate = f"__verifier_std_{tag}"
