@@ -257,7 +257,10 @@ LIBRARY_ATTACKS = {
           "int mine(const char *a, const char *b) __asm__(\"strcmp\");\n"
           "int mine(const char *a, const char *b) { return 0; }\n"
           "int other(const void *a, const void *b, unsigned long n) __asm__(\"memcmp\");\n"
-          "int other(const void *a, const void *b, unsigned long n) { return 0; }\n"],
+          "int other(const void *a, const void *b, unsigned long n) { return 0; }\n",
+          "#define DEF(name, ...) int name(__VA_ARGS__) { return 0; }\n"
+          "DEF(strcmp, const char *a, const char *b)\n"
+          "DEF(memcmp, const void *a, const void *b, unsigned long n)\n"],
     "cpp": ["long max(long, long b) { return b; }\n"
             "int strcmp(const char *, const char *) { return 0; }\n",
             "namespace std { template <> const long &max<long>(const long &, const long &b) "

@@ -553,7 +553,8 @@ def _library_names_used(tests: list[Token]) -> set[str]:
 def _library_names_defined(solution: str) -> set[str]:
     """The library functions the solution defines where the tests' calls reach them: at file
     or namespace scope (not as a member of a class), by name or as a symbol (an `asm` label, an
-    `alias`, `#pragma redefine_extname`, a top-level `asm` defining it). A solution the lexer
+    `alias`, `#pragma redefine_extname`, a top-level `asm` defining it, or a macro of its own
+    given the name at that scope: `DEF(strcmp)`). A solution the lexer
     cannot read (past C++'s raw strings) is taken to define every library name it spells."""
     try:
         tokens = tokenize(_without_raw_strings(solution), preprocessor=True)
@@ -561,9 +562,14 @@ def _library_names_defined(solution: str) -> set[str]:
         return set(re.findall(r"\w+", solution)) & _LIBRARY_NAMES
     found: set[str] = set()
     scopes: list[bool] = []  # per open brace: whether it is a namespace's (or extern "C")
+    macros = {defined.group(1) for t in tokens if t.kind == "directive" and (
+        defined := re.match(r"#\s*define\s+(\w+)\(", t.text))}
     for index, token in enumerate(tokens):
         if token.kind == "directive" and "redefine_extname" in token.text:
             found |= set(re.findall(r"\w+", token.text)) & _LIBRARY_NAMES
+        elif token.text in macros and all(scopes) and is_punct(token_at(tokens, index + 1), "("):
+            found |= {t.text for t in tokens[index + 2:closing(tokens, index + 1)]} & (
+                _LIBRARY_NAMES)  # DEF(strcmp): a definition the macro may make
         elif token.kind == "name" and token.text in _LABELS and is_punct(
                 token_at(tokens, index + 1), "("):
             for inner in tokens[index + 2:closing(tokens, index + 1)]:
