@@ -193,6 +193,21 @@ def test_java_class_and_file_names():
     assert scala_main_object("package object util { }\nobject Main extends App { }\n") == "Main"
 
 
+def test_cpp_programs_have_boost_and_libcrypto():
+    """HumanEval-X's C++ uses `boost::any` (CPP/22, CPP/137) and OpenSSL's MD5 (CPP/162, built
+    with -lcrypto by its harness): its canonical solutions failed to compile."""
+    if "cpp" not in installed_languages():
+        pytest.skip("cpp is not installed")
+    code = ("#include <boost/any.hpp>\n#include <openssl/md5.h>\n#include <cstdio>\n"
+            "int main() {\n  boost::any a = 7;\n  unsigned char d[MD5_DIGEST_LENGTH];\n"
+            "  MD5_CTX c;\n  MD5_Init(&c);\n  MD5_Update(&c, \"a\", 1);\n  MD5_Final(d, &c);\n"
+            "  printf(\"%d %02x\\n\", boost::any_cast<int>(a), d[0]);\n}\n")
+    [result] = run_code_items([CodeItem(
+        language="cpp", response=code,
+        tests={"type": "stdio", "cases": [{"input": "", "output": "7 0c\n"}]})])
+    assert (result.status.value, result.reward) == ("correct", 1.0), result.detail
+
+
 def test_a_scala_package_names_the_object_to_run():
     """Objects of a `package a.b` are a.b.Name: the run names them so (it named them without
     their package, which no JVM finds: a right solution failed)."""

@@ -168,6 +168,9 @@ _JVM_COMPILER_FLAGS = ("-Xmx1024m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1
 # The libraries Java programs may use beyond the JDK: javatuples (MultiPL-E's Java imports
 # org.javatuples.*), Debian's libjavatuples-java. A host without it compiles what does not use it.
 JAVA_LIBRARIES = "/usr/share/java/javatuples.jar"
+# OpenSSL's libcrypto, linked where a program uses it (HumanEval-X's C++ `string_to_md5` calls
+# MD5_Init, as its harness links -lcrypto); boost is headers only (its `boost::any`).
+CPP_LIBRARIES = ("-Wl,--as-needed", "-lcrypto")
 GO_LIBRARIES = "/usr/share/gocode"  # a GOPATH entry: Debian's golang-*-dev packages
 
 
@@ -339,7 +342,8 @@ LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
         run=_native, artefacts=("main",)),
     Language(
         name="cpp", tools=("g++",), source_name=_fixed("main.cpp"),
-        compile=lambda t, s: [t["g++"], "-O2", "-std=gnu++17", "-pipe", "-o", "main", s],
+        compile=lambda t, s: [t["g++"], "-O2", "-std=gnu++17", "-pipe", "-o", "main", s,
+                              *CPP_LIBRARIES],
         run=_native, artefacts=("main",), aliases=("c++", "cc", "cxx")),
     Language(
         name="java", tools=("javac", "java"), source_name=java_source_name,
