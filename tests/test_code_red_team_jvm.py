@@ -558,10 +558,14 @@ def test_go_testify_tests_that_are_not_plain_calls_run_with_the_real_testify():
         "    assert.Equal(true, Even(4))\n",
         "    for k := 1; k < 3; k++ {\n        assert.Equal([]int{k}, Scale([]int{1}, k))\n"
         "    }\n")
+    # HumanEval-X's `test` without its `test_setup` (the package clause and the imports of
+    # testing and testify): they are added, as its evaluation adds them.
+    bare = tests[tests.index("func TestScale"):]
     results = run_code_items([_item("go", "package main\n" + GO_RIGHT, tests),
-                              _item("go", "package main\n" + GO_WRONG, tests)])
+                              _item("go", "package main\n" + GO_WRONG, tests),
+                              _item("go", GO_RIGHT, bare), _item("go", GO_WRONG, bare)])
     assert [(r.status.value, r.detail.get("judged")) for r in results] == [
-        ("correct", "in_process"), ("wrong", "in_process")], results
+        ("correct", "in_process"), ("wrong", "in_process")] * 2, results
 
 
 def test_java_jdk_names_the_tests_call_are_not_the_solutions():

@@ -29,10 +29,12 @@ uint uint8 uint16 uint32 uint64 uintptr any comparable true false iota nil appen
 complex copy delete imag len make new panic print println real recover
 """
 UNIVERSE = frozenset(_UNIVERSE_NAMES.split())
-# The standard packages HumanEval-X's evaluation imports for a program that uses them.
+# The packages HumanEval-X's evaluation imports for a program that uses them (its `test_setup`
+# imports testing and testify's assert; its tests may come without it).
 HELPER_PACKAGES = {"math": "math", "strings": "strings", "fmt": "fmt", "strconv": "strconv",
                    "time": "time", "bytes": "bytes", "regexp": "regexp", "sort": "sort",
-                   "rand": "math/rand", "md5": "crypto/md5"}
+                   "rand": "math/rand", "md5": "crypto/md5", "testing": "testing",
+                   "assert": "github.com/stretchr/testify/assert"}
 
 
 @dataclass(frozen=True)
@@ -140,8 +142,8 @@ def assemble(parts: list[GoFile], own: dict[str, str], tail: str = "") -> str:
             seen.add(spec)
             specs.append(spec.spec())
     imported = {spec.name for spec in seen}
-    for name in sorted(_qualifiers_only([*(t for part in parts for t in part.tokens)])
-                       - imported):
+    tokens = [t for part in parts for t in part.tokens]
+    for name in sorted((_qualifiers_only(tokens) | _testify_news(tokens)) - imported):
         if name in HELPER_PACKAGES:
             specs.append(f'{name} "{HELPER_PACKAGES[name]}"')
     specs += [f'{name} "{path}"' for name, path in own.items()]
@@ -149,6 +151,17 @@ def assemble(parts: list[GoFile], own: dict[str, str], tail: str = "") -> str:
     # Each part's line numbers are its own again from here (compile errors name them).
     texts = [f"//line main.go:1\n{part.body}" for part in parts]
     return "\n".join([*lines, *texts, tail, ""])
+
+
+def _testify_news(tokens: list[Token]) -> set[str]:
+    """{"assert"} where the code makes `assert := assert.New(t)` (HumanEval-X's tests): the
+    package's name is then a variable's too, but `assert.New` is the package's."""
+    for index, token in enumerate(tokens[:-2]):
+        if (token.text == "assert" and token.kind == "name" and is_punct(tokens[index + 1], ".")
+                and tokens[index + 2].text == "New"
+                and not (index and is_punct(tokens[index - 1], "."))):
+            return {"assert"}
+    return set()
 
 
 def _qualifiers_only(tokens: list[Token]) -> set[str]:
