@@ -20,11 +20,8 @@ string metatable or file methods changes nothing of the records.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import math
 import re
-import secrets
 from typing import Any
 
 from verifier.kinds.code import appended
@@ -48,6 +45,7 @@ from verifier.kinds.code.dialects.scripts import (
     Reader,
     ScriptDialect,
     Step,
+    drawn_name,
     lexer,
     literal,
     texts,
@@ -139,7 +137,6 @@ end)(); """
 _SERIALISER_LINE = " ".join(line.strip() for line in _SERIALISER.split("\n")) + " "
 # The driver's first line, which `program` gives the prelude's name.
 _DRIVER_HEAD = "local __verifier_record = __verifier_serialiser\n"
-_TAG_KEY = secrets.token_bytes(32)
 
 
 # In-process tests: the prelude (on the solution's first line, so its lines keep their numbers)
@@ -228,9 +225,7 @@ class LuaDialect(ScriptDialect):
     def program(self, solution: str, plan: CallsPlan) -> str:
         """The serialiser made first (on the solution's first line, or its second after a
         `#` line the interpreter skips; after a byte order mark), the solution, the driver."""
-        tag = hmac.new(_TAG_KEY, f"{solution}\0{plan.driver}".encode("utf-8", "surrogatepass"),
-                       hashlib.sha256).hexdigest()[:16]
-        name = f"__verifier_{tag}"
+        name = drawn_name(solution, plan.driver)
         prelude = _SERIALISER_LINE.replace("RECORD", name, 1)
         driver = f"local __verifier_record = {name}\n{plan.driver[len(_DRIVER_HEAD):]}"
         bom = "\ufeff" if solution.startswith("\ufeff") else ""  # skipped, as the `#` line

@@ -17,9 +17,10 @@ other bytes than ASCII equals no text), a Rational (`x.quo(y)`, `1/3r`) by its v
 against a Float as that Float, a BigDecimal by its exact value, and against a Float as
 BigDecimal converts it (its shortest digits cut to 16), a Complex by its parts, equal to a real
 number when its imaginary part is zero (`Complex(1, 0) == 1`). The driver's serialiser is made
-of syntax and module functions (`Kernel.format`, `->`), so a solution's top-level methods do not
-reach it, and it opens its channel with an Integer mode, which Ruby converts with no call a
-solution's `method_missing` could answer.
+before the solution runs, of the core classes' methods as they were then (see _SERIALISER), so
+a solution that reopens Integer, String, Array, Module or IO does not reach it; it opens its
+channel with an Integer mode, which Ruby converts with no call a solution's `method_missing`
+could answer.
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ from verifier.kinds.code.dialects.scripts import (
     Reader,
     ScriptDialect,
     Step,
+    drawn_name,
     lexer,
     literal,
     split_lines,
@@ -85,73 +87,151 @@ _BUILTINS = frozenset({"assert", "assert_equal", "raise", "puts", "print", "p", 
                        "require", "exit", "fail", "eval", "send", "lambda", "proc"})
 
 
-_DRIVER_HEAD = r"""
-;__verifier_record = ->() {
-  # The mode as an Integer (O_WRONLY), binary set apart: a String mode is asked for #to_int,
-  # which a solution's Object#method_missing or respond_to_missing? may answer.
-  out = IO.new(3, 1)
-  out.binmode
-  out.sync = true
-  budget = 0
-  text = ->(string) {
-    '"' + string.unpack('U*').map { |c|
-      if c >= 0x20 && c < 0x7f && c != 0x22 && c != 0x5c then c.chr
-      elsif c > 0xffff then Kernel.format('\u%04x\u%04x', 0xd800 + ((c - 0x10000) >> 10),
-                                          0xdc00 + ((c - 0x10000) & 0x3ff))
-      else Kernel.format('\u%04x', c)
-      end
-    }.join + '"'
-  }
-  put = nil
-  put = ->(value, depth) {
-    budget -= 1
-    case value
-    when nil then 'null'
-    when true then 'true'
-    when false then 'false'
-    when Integer then value.to_s
-    when Rational
-      if value.denominator == 1 then '["y","Rational",' + value.numerator.to_s + ']'
-      else '["q","' + value.numerator.to_s + '","' + value.denominator.to_s + '"]'
-      end
-    when Complex
-      '["y","Complex",["t",' + put.(value.real, depth + 1) + ',' +
-        put.(value.imaginary, depth + 1) + ']]'
-    when Float
-      if value.nan? then '["f","nan"]'
-      elsif value.infinite? then value > 0 ? '["f","inf"]' : '["f","-inf"]'
-      else Kernel.format('%.17g', value).then { |s| s.match?(/[.e]/) ? s : s + '.0' }
-      end
-    when String
-      if value.valid_encoding? && (value.encoding == Encoding::UTF_8 || value.ascii_only?)
-        text.(value.encode(Encoding::UTF_8))
-      else '["b","' + value.unpack1('H*') + '"]'
-      end
-    when Symbol then '["t","sym",' + text.(value.to_s.encode(Encoding::UTF_8)) + ']'
-    when Array
-      if depth >= 100 || budget < 0 then '["x","deep"]'
-      else '["l"' + value.map { |item| ',' + put.(item, depth + 1) }.join + ']'
-      end
-    when Hash
-      if depth >= 100 || budget < 0 then '["x","deep"]'
+# The serialiser, made before the solution runs (a BEGIN block, which runs before any of the
+# solution's, on its first line of code so that its lines keep their numbers and its magic
+# comments stay first): a frozen object whose singleton methods call only methods of the core
+# classes taken then (UnboundMethod#bind_call, UnboundMethod frozen) and classes kept in its
+# instance variables, so a solution that redefines or prepends to Integer#to_s, Array#each,
+# Module#===, Kernel#format, IO#write..., or rebinds `Integer`, does not reach the record. Its
+# one local has a name drawn per program, which the driver's head binds.
+_SERIALISER = r"""BEGIN { RECORD = Object.new
+RECORD.instance_eval {
+  m = ->(owner, name) { owner.instance_method(name).freeze }
+  @is, @same, @int_s = m.(Module, :===), m.(BasicObject, :equal?), m.(Integer, :to_s)
+  @add, @sub, @lt, @gt = m.(Integer, :+), m.(Integer, :-), m.(Integer, :<), m.(Integer, :>)
+  @and, @shift, @chr = m.(Integer, :&), m.(Integer, :>>), m.(Integer, :chr)
+  @numerator, @denominator = m.(Rational, :numerator), m.(Rational, :denominator)
+  @real, @imaginary = m.(Complex, :real), m.(Complex, :imaginary)
+  @nan, @infinite, @format = m.(Float, :nan?), m.(Float, :infinite?), m.(Kernel, :format)
+  @valid, @ascii = m.(String, :valid_encoding?), m.(String, :ascii_only?)
+  @encoding = m.(String, :encoding)
+  @encode, @unpack, @unpack1 = m.(String, :encode), m.(String, :unpack), m.(String, :unpack1)
+  @match, @name = m.(Regexp, :match?), m.(Symbol, :to_s)
+  @each, @push, @join = m.(Array, :each), m.(Array, :push), m.(Array, :join)
+  @pairs = m.(Hash, :each_pair)
+  @defined, @constant = m.(Module, :const_defined?), m.(Module, :const_get)
+  @method, @bound = m.(Module, :instance_method), m.(UnboundMethod, :bind_call)
+  @source, @write = m.(UnboundMethod, :source_location), m.(IO, :write)
+  @Integer, @Rational, @Complex, @Float, @String = Integer, Rational, Complex, Float, String
+  @Symbol, @Array, @Hash, @Object, @Numeric, @Module = Symbol, Array, Hash, Object, Numeric, Module
+  @utf8 = Encoding::UTF_8
+  @out = IO.new(3, 1)
+  @out.binmode
+  @out.sync = true
+  UnboundMethod.freeze
+  def text(string, parts)
+    @push.bind_call(parts, '"')
+    @each.bind_call(@unpack.bind_call(@encode.bind_call(string, @utf8), 'U*')) { |c|
+      if @gt.bind_call(c, 0xffff)
+        c = @sub.bind_call(c, 0x10000)
+        @push.bind_call(parts, @format.bind_call(nil, '\u%04x\u%04x',
+                                                 @add.bind_call(0xd800, @shift.bind_call(c, 10)),
+                                                 @add.bind_call(0xdc00, @and.bind_call(c, 0x3ff))))
+      elsif @lt.bind_call(c, 0x20) || @gt.bind_call(c, 0x7e) ||
+            @same.bind_call(c, 0x22) || @same.bind_call(c, 0x5c)
+        @push.bind_call(parts, @format.bind_call(nil, '\u%04x', c))
       else
-        '["m"' + value.map { |k, v| ',' + put.(k, depth + 1) + ',' + put.(v, depth + 1) }.join +
-          ']'
+        @push.bind_call(parts, @chr.bind_call(c))
       end
+    }
+    @push.bind_call(parts, '"')
+  end
+  def put(value, depth, parts, budget)
+    budget = @sub.bind_call(budget, 1)
+    if @same.bind_call(value, nil) then @push.bind_call(parts, 'null')
+    elsif @same.bind_call(value, true) then @push.bind_call(parts, 'true')
+    elsif @same.bind_call(value, false) then @push.bind_call(parts, 'false')
+    elsif @is.bind_call(@Integer, value) then @push.bind_call(parts, @int_s.bind_call(value))
+    elsif @is.bind_call(@Rational, value)
+      if @same.bind_call(@denominator.bind_call(value), 1)
+        @push.bind_call(parts, '["y","Rational",', @int_s.bind_call(@numerator.bind_call(value)),
+                        ']')
+      else
+        @push.bind_call(parts, '["q","', @int_s.bind_call(@numerator.bind_call(value)), '","',
+                        @int_s.bind_call(@denominator.bind_call(value)), '"]')
+      end
+    elsif @is.bind_call(@Complex, value)
+      @push.bind_call(parts, '["y","Complex",["t",')
+      budget = put(@real.bind_call(value), @add.bind_call(depth, 1), parts, budget)
+      @push.bind_call(parts, ',')
+      budget = put(@imaginary.bind_call(value), @add.bind_call(depth, 1), parts, budget)
+      @push.bind_call(parts, ']]')
+    elsif @is.bind_call(@Float, value)
+      infinite = @infinite.bind_call(value)
+      if @nan.bind_call(value) then @push.bind_call(parts, '["f","nan"]')
+      elsif @same.bind_call(infinite, 1) then @push.bind_call(parts, '["f","inf"]')
+      elsif @same.bind_call(infinite, -1) then @push.bind_call(parts, '["f","-inf"]')
+      else
+        digits = @format.bind_call(nil, '%.17g', value)
+        @push.bind_call(parts, digits)
+        @push.bind_call(parts, '.0') unless @match.bind_call(/[.e]/, digits)
+      end
+    elsif @is.bind_call(@String, value)
+      if @valid.bind_call(value) &&
+         (@same.bind_call(@encoding.bind_call(value), @utf8) || @ascii.bind_call(value))
+        text(value, parts)
+      else
+        @push.bind_call(parts, '["b","', @unpack1.bind_call(value, 'H*'), '"]')
+      end
+    elsif @is.bind_call(@Symbol, value)
+      @push.bind_call(parts, '["t","sym",')
+      text(@name.bind_call(value), parts)
+      @push.bind_call(parts, ']')
+    elsif (@is.bind_call(@Array, value) || @is.bind_call(@Hash, value)) &&
+          (@gt.bind_call(depth, 99) || @lt.bind_call(budget, 0))
+      @push.bind_call(parts, '["x","deep"]')
+    elsif @is.bind_call(@Array, value)
+      @push.bind_call(parts, '["l"')
+      @each.bind_call(value) { |item|
+        @push.bind_call(parts, ',')
+        budget = put(item, @add.bind_call(depth, 1), parts, budget)
+      }
+      @push.bind_call(parts, ']')
+    elsif @is.bind_call(@Hash, value)
+      @push.bind_call(parts, '["m"')
+      @pairs.bind_call(value) { |key, item|
+        @push.bind_call(parts, ',')
+        budget = put(key, @add.bind_call(depth, 1), parts, budget)
+        @push.bind_call(parts, ',')
+        budget = put(item, @add.bind_call(depth, 1), parts, budget)
+      }
+      @push.bind_call(parts, ']')
     else
-      # BigDecimal is a library's: named only where the solution loaded it.
-      if defined?(::BigDecimal) && ::BigDecimal === value
-        '["y","BigDecimal",' + text.(value.to_s) + ']'
-      else '["x","object"]'
+      digits = decimal(value)
+      if digits
+        @push.bind_call(parts, '["y","BigDecimal",')
+        text(digits, parts)
+        @push.bind_call(parts, ']')
+      else
+        @push.bind_call(parts, '["x","object"]')
       end
     end
-  }
-  ->(site, value) {
-    budget = 1_000_000
-    out.write('[' + site.to_s + ',' + put.(value, 0) + "]\n")
-  }
-}.()
+    budget
+  end
+  def decimal(value)
+    return nil unless @is.bind_call(@Numeric, value) &&
+                      @defined.bind_call(@Object, :BigDecimal, false)
+    type = @constant.bind_call(@Object, :BigDecimal, false)
+    return nil unless @is.bind_call(@Module, type) && @is.bind_call(type, value)
+    to_s = @method.bind_call(type, :to_s)
+    return nil unless @same.bind_call(@source.bind_call(to_s), nil)
+    digits = @bound.bind_call(to_s, value)
+    @is.bind_call(@String, digits) ? digits : nil
+  end
+  def call(site, value)
+    parts = ['[', @int_s.bind_call(site), ',']
+    put(value, 0, parts, 1000000)
+    @push.bind_call(parts, "]\n")
+    @write.bind_call(@out, @join.bind_call(parts, ''))
+    nil
+  end
+  freeze
+} }
 """
+# One line: a line that goes on (after `,`, `(`, `||`, `&&`) joined with a space, others with `;`.
+_SERIALISER_LINE = "; ".join(line.strip() for line in re.sub(
+    r"(,|\(|\|\||&&)\n\s*", r"\1 ", _SERIALISER.strip()).split("\n")) + "; "
+_DRIVER_HEAD = "\n;__verifier_record = __verifier_serialiser\n"
 
 
 class _Literal(Reader):
@@ -212,6 +292,25 @@ class RubyDialect(ScriptDialect):
 
     def plan(self, tests: str) -> CallsPlan:
         return _Frame(tests, split_lines(_tokenize(tests))).plan(_DRIVER_HEAD)
+
+    def program(self, solution: str, plan: CallsPlan) -> str:
+        """The serialiser made first (on the solution's first line of code: after its comments,
+        which hold its magic comments, and `=begin` blocks), the solution, the driver."""
+        name = drawn_name(solution, plan.driver)
+        driver = plan.driver.replace("__verifier_serialiser", name, 1)
+        bom = "\ufeff" if solution.startswith("\ufeff") else ""
+        lines = solution[len(bom):].splitlines(keepends=True)
+        at, documentation = 0, False
+        while at < len(lines) and (documentation or lines[at].startswith("=begin")
+                                   or lines[at].lstrip().startswith("#") or not lines[at].strip()):
+            documentation = (documentation or lines[at].startswith("=begin")) and not (
+                lines[at].startswith("=end"))
+            at += 1
+        prelude = _SERIALISER_LINE.replace("RECORD", name)
+        if at == len(lines):
+            return f"{bom}{''.join(lines)}\n{prelude}\n{driver}"
+        lines[at] = prelude + lines[at]
+        return f"{bom}{''.join(lines)}\n{driver}"
 
     def judge(self, check: Check, value: Any) -> bool:
         if check.kind == "equal":
