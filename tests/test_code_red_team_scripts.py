@@ -425,61 +425,79 @@ def test_wrong_solutions_in_odd_styles_fail_in_time():
         name: "wrong" for name in ODD_BUT_WRONG}, results
 
 
-# Ruby's driver records values in the solution's process: a wrong solution that patches what a
-# serialiser would call (a core class's method, prepended or aliased, a `case` it would take,
-# Kernel.format, IO#write, even from a BEGIN block) must not make the record say the expected
-# value. Each is (solution, tests) and earns nothing.
+# A calls driver records values in the solution's process: a wrong solution (the language's,
+# before the attack) that patches what a serialiser would call (a core class's method, prepended
+# or aliased, a `case` it would take, Kernel.format, IO#write, even from a BEGIN block; Perl's
+# builtins overridden) must not make the record say the expected value. Each is (language,
+# attack, tests: None for the language's asserts) and earns nothing.
 _RUBY_TO_S = ("class Integer\n  alias_method :o, :to_s\n  def to_s(*) = ({3 => '7', 4 => '8'}"
               "[self] || o)\nend\n")
 _RUBY_SEVEN = "raise 'x' unless add(5, 2) == 7\nraise 'x' if add(6, 2) != 8\n"
-RUBY_SERIALISER_ATTACKS = {
-    "Integer#to_s aliased": (_RUBY_TO_S, _RUBY_SEVEN),
-    "Integer#to_s from a BEGIN block": (f"BEGIN {{\n{_RUBY_TO_S}}}\n", _RUBY_SEVEN),
-    "Integer#to_s prepended": ("Integer.prepend(Module.new { def to_s(*) = ({3 => '7', 4 => "
-                               "'8'}[self] || super) })\n", _RUBY_SEVEN),
-    "String#+ rewrites the record": (
+SERIALISER_ATTACKS = {
+    "ruby Integer#to_s aliased": ("ruby", _RUBY_TO_S, _RUBY_SEVEN),
+    "ruby Integer#to_s from a BEGIN block": ("ruby", f"BEGIN {{\n{_RUBY_TO_S}}}\n", _RUBY_SEVEN),
+    "ruby Integer#to_s prepended": (
+        "ruby", "Integer.prepend(Module.new { def to_s(*) = ({3 => '7', 4 => '8'}[self] || "
+        "super) })\n", _RUBY_SEVEN),
+    "ruby String#+ rewrites the record": (
+        "ruby",
         "class String\n  alias_method :o, :+\n  def +(x) = (r = o(x); {\"[0,-1]\\n\" => \"[0,3]"
         "\\n\", \"[1,0]\\n\" => \"[1,4]\\n\"}[r] || r)\nend\n", None),
-    "IO#write rewrites the record": (
+    "ruby IO#write rewrites the record": (
+        "ruby",
         "class IO\n  alias_method :ow, :write\n  def write(*s) = ow(*s.map { |x| x.to_s.sub("
         "/\\A\\[(\\d),(-1|0)\\]/) { \"[#{$1},#{$2 == '0' ? 4 : 3}]\" } })\nend\n", None),
-    "Kernel.format writes a Float": (
+    "ruby Kernel.format writes a Float": (
+        "ruby",
         "def add(a, b) = (a - b).to_f\nmodule Kernel\n  def self.format(f, *v) = ({-1.0 => '3',"
         " 0.0 => '4'}[v[0]] || sprintf(f, *v))\nend\n", None),
-    "Module#=== takes a fake for an Integer": (
+    "ruby Module#=== takes a fake for an Integer": (
+        "ruby",
         "class Fake\n  def initialize(v) = @v = v\n  def to_s = ({-1 => '3', 0 => '4'}[@v] || "
         "'0')\nend\ndef add(a, b) = Fake.new(a - b)\nclass Module\n  alias_method :o, :===\n"
         "  def ===(v) = Fake.instance_method(:to_s).owner.equal?(v.class) ? equal?(Integer) : "
         "o(v)\nend\n", None),
-    "TrueClass#=== takes false": (
+    "ruby TrueClass#=== takes false": (
+        "ruby",
         "def odd(n) = false\nclass TrueClass\n  def ===(o) = o == true || o == false\nend\n",
         "raise 'x' unless odd(3) == true\n"),
-    "Symbol#to_s": ("def s(n) = :b\nclass Symbol\n  alias_method :o, :to_s\n  def to_s = (o == "
-                    "'b' ? 'a' : o)\nend\n", "raise 'x' unless s(1) == :a\n"),
-    "Array#join of a string's characters": (
+    "ruby Symbol#to_s": (
+        "ruby", "def s(n) = :b\nclass Symbol\n  alias_method :o, :to_s\n  def to_s = (o == 'b' ? "
+        "'a' : o)\nend\n", "raise 'x' unless s(1) == :a\n"),
+    "ruby Array#join of a string's characters": (
+        "ruby",
         "def s(n) = 'bye'\nclass Array\n  alias_method :oj, :join\n  def join(*a) = ((r = oj(*a))"
         " == 'bye' ? 'hi' : r)\nend\n", "raise 'x' unless s(1) == 'hi'\n"),
-    "Array#map of an array's items": (
+    "ruby Array#map of an array's items": (
+        "ruby",
         "def pair(n) = [1, -1]\nclass Array\n  alias_method :om, :map\n  def map(&b) = om(&b)."
         "om { |s| s == ',-1' ? ',1' : s }\nend\n", "raise 'x' unless pair(1) == [1, 1]\n"),
-    "Hash#map of a hash's entries": (
+    "ruby Hash#map of a hash's entries": (
+        "ruby",
         "def h(n) = {1 => -1}\nclass Hash\n  def map(&b) = [',1,1']\nend\n",
         "raise 'x' unless h(1) == {1 => 1}\n"),
-    "BigDecimal#to_s": (
+    "ruby BigDecimal#to_s": (
+        "ruby",
         "require 'bigdecimal'\ndef add(a, b) = BigDecimal(a - b)\nclass BigDecimal\n  alias_method"
         " :o, :to_s\n  def to_s(*) = ({-1 => '3', 0 => '4'}[to_i] || o)\nend\n",
         None),
+    "perl ref overridden for an overloaded object": (
+        "perl", "package Fake;\nuse overload '\"\"' => sub { '3' }, '0+' => sub { 3 }, fallback "
+        "=> 1;\npackage main;\nBEGIN { *CORE::GLOBAL::ref = sub { '' } }\nsub add { return "
+        "bless [], 'Fake'; }\n", "die 'x' unless add(1, 2) == 3;\n"),
+    "perl ref a sub of the package": (
+        "perl", "package Fake;\nuse overload '\"\"' => sub { '3' }, '0+' => sub { 3 }, fallback "
+        "=> 1;\npackage main;\nuse subs 'ref';\nsub ref { '' }\nsub add { return bless [], "
+        "'Fake'; }\n", "die 'x' unless add(1, 2) == 3;\n"),
 }
 
 
-@pytest.mark.parametrize("attack", sorted(RUBY_SERIALISER_ATTACKS))
-def test_ruby_serialiser_is_out_of_the_solutions_reach(attack):
-    solution, tests = RUBY_SERIALISER_ATTACKS[attack]
-    wrong = LANGUAGES["ruby"]["wrong"]
-    tests = tests or LANGUAGES["ruby"]["shapes"]["asserts"]
-    solution = solution if solution.startswith(("def", "class Fake", "require")) else (
-        wrong + solution)
-    result = run_code_items([_item("ruby", solution, tests)])[0]
+@pytest.mark.parametrize("attack", sorted(SERIALISER_ATTACKS))
+def test_serialisers_are_out_of_the_solutions_reach(attack):
+    language, solution, tests = SERIALISER_ATTACKS[attack]
+    case = LANGUAGES[language]
+    result = run_code_items([_item(language, _attacked(case["wrong"], solution),
+                                   tests or case["shapes"]["asserts"])])[0]
     assert (result.status.value, result.detail["judged"]) == ("wrong", "outside"), result
 
 

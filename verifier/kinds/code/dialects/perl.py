@@ -87,22 +87,22 @@ _DRIVER_HEAD = r"""
 BEGIN { ${^WARNING_BITS} = undef; $^H &= ~0x602; }
 my $__verifier_record = do {
     BEGIN { $^H &= ~0x1F001; %^H = (); }  # no `use integer`, `use bignum` of the solution
-    open(my $out, '>&=', 3) or die "no channel: $!";
-    binmode $out;
-    select((select($out), $| = 1)[0]);
+    CORE::open(my $out, '>&=', 3) or CORE::die "no channel: $!";
+    CORE::binmode $out;
+    CORE::select((CORE::select($out), $| = 1)[0]);
     my ($put, $budget);
     $put = sub {
         my ($value, $depth) = @_;
         $budget -= 1;
         return 'null' unless defined $value;
-        my $type = ref $value;
+        my $type = CORE::ref $value;
         if ($type eq '') {
             my $text = "$value";
             return '["x","wide"]' if $text =~ /[^\x{0}-\x{10ffff}]/;
-            $text =~ s/([\x00-\x1f"\\\x{7f}-\x{10ffff}])/ord($1) > 0xffff
-                ? sprintf('\\u%04x\\u%04x', 0xd800 + ((ord($1) - 0x10000) >> 10),
-                          0xdc00 + ((ord($1) - 0x10000) & 0x3ff))
-                : sprintf('\\u%04x', ord($1))/ge;
+            $text =~ s/([\x00-\x1f"\\\x{7f}-\x{10ffff}])/CORE::ord($1) > 0xffff
+                ? CORE::sprintf('\\u%04x\\u%04x', 0xd800 + ((CORE::ord($1) - 0x10000) >> 10),
+                          0xdc00 + ((CORE::ord($1) - 0x10000) & 0x3ff))
+                : CORE::sprintf('\\u%04x', CORE::ord($1))/ge;
             my $number = 0 + $value;
             my $written;
             if ($number != $number) { $written = '["f","nan"]' }
@@ -110,16 +110,16 @@ my $__verifier_record = do {
             elsif ($number == -9**9**9) { $written = '["f","-inf"]' }
             else {
                 $written = "$number";
-                $written = sprintf('%.17g', $number) unless $written =~ /\A-?[0-9]+\z/;
+                $written = CORE::sprintf('%.17g', $number) unless $written =~ /\A-?[0-9]+\z/;
             }
             return '["t","' . $text . '",' . $written . ']';
         }
         return '["x","ref"]' if $depth >= 100 or $budget < 0;
         if ($type eq 'ARRAY') {
-            return join(',', '["l"', map { $put->($_, $depth + 1) } @$value) . ']';
+            return CORE::join(',', '["l"', map { $put->($_, $depth + 1) } @$value) . ']';
         }
         if ($type eq 'HASH') {
-            return join(',', '["m"', map { ($put->($_, $depth + 1),
+            return CORE::join(',', '["m"', map { ($put->($_, $depth + 1),
                                              $put->($value->{$_}, $depth + 1)) }
                                      sort keys %$value) . ']';
         }
