@@ -175,3 +175,36 @@ def test_a_legacy_octal_literal_is_the_number_javascript_reads():
     results = run_code_items([_item("javascript", f"function f() {{ return {n}; }}\n", tests)
                               for n in (8, 10)])
     assert [r.status.value for r in results] == ["correct", "wrong"], results
+
+
+# The driver records values in the solution's process: a wrong solution that patches what a
+# serialiser would call, to rewrite its values' records into the right values', earns nothing.
+_REWRITE = r"""const __fix = (s) => typeof s !== 'string' ? s : s.replace(
+  /\["l",(\d+),\["l",\1,\1\],\["o","sum",\1\]\]/g,
+  (m, n) => '["l",' + n + ',["l",' + n + ',' + 2 * n + '],["o","sum",' + 3 * n + ']]');
+"""
+SERIALISER_ATTACKS = {
+    "JSON.stringify": "const __s = JSON.stringify;\nJSON.stringify = (...a) => __fix(__s(...a));\n",
+    "Array.prototype.push": (
+        "const __p = Array.prototype.push;\nArray.prototype.push = function (...a) "
+        "{ return __p.apply(this, a.map(__fix)); };\n"),
+    "Array.prototype.join": (
+        "const __j = Array.prototype.join;\nArray.prototype.join = function (s) "
+        "{ return __fix(__j.call(this, s)); };\n"),
+    "fs.writeSync": ("const __fs = require('fs'), __w = __fs.writeSync;\n"
+                     "__fs.writeSync = (fd, s, ...r) => __w(fd, __fix(s), ...r);\n"),
+    "Array.prototype.toJSON": (
+        "Array.prototype.toJSON = function () { const n = this[1];\n  return this[0] === 'l' && "
+        "Array.isArray(this[2]) && this[2][0] === 'l' && this[2][2] === n\n    ? ['l', n, ['l', n, "
+        "2 * n], ['o', 'sum', 3 * n]] : this.slice(); };\n"),
+}
+
+
+@pytest.mark.parametrize("language", ["javascript", "typescript"])
+def test_the_serialiser_is_out_of_the_solutions_reach(language):
+    tests = TESTS["multiple"]
+    tests = _typescript(tests) if language == "typescript" else tests
+    results = run_code_items([_item(language, WRONG + _REWRITE + attack, tests)
+                              for attack in SERIALISER_ATTACKS.values()])
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("wrong", "outside")] * len(SERIALISER_ATTACKS), results

@@ -40,6 +40,9 @@ right programs passing and wrong ones failing through the real toolchain, and it
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any
@@ -106,6 +109,17 @@ class Dialect(ABC):
     def harden(self, solution: str, tests: str, tag: str) -> str | None:
         """The in-process program, hardened; None: the appended program (appended.py)."""
         return None
+
+
+_NAME_KEY = secrets.token_bytes(32)
+
+
+def drawn_name(solution: str, driver: str) -> str:
+    """A name for what a prelude keeps before the solution runs, drawn per program (an HMAC of
+    its text), so the solution can neither know it, to reassign it, nor shadow it."""
+    tag = hmac.new(_NAME_KEY, f"{solution}\0{driver}".encode("utf-8", "surrogatepass"),
+                   hashlib.sha256).hexdigest()[:16]
+    return f"__verifier_{tag}"
 
 
 def sites_within_bounds(sites: list[Site]) -> tuple[Site, ...]:

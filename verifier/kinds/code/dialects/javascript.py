@@ -46,6 +46,7 @@ from verifier.kinds.code.dialects.core import (
     Dialect,
     NotPlainCalls,
     Site,
+    drawn_name,
     sites_within_bounds,
 )
 from verifier.kinds.code.dialects.lexer import (
@@ -81,27 +82,58 @@ _DECLARES = ("let", "const", "var")
 _STRINGS = ("string", "char", "template")  # the lexer's kinds: '...' is a C char
 _RESERVED_CALLEES = frozenset({"assert", "console", "require", "JSON", "Math", "eval",
                                "Function"})
-# The driver's own code, kept short: TypeScript transpiles it with every program.
-_DRIVER = (
-    "\n;(() => {\nconst __verifier_write = require('fs').writeSync, __verifier_records = [];\n"
-    "const __verifier_encode = (v, d) => {\n"
-    "if (v === null) return null;\n"
-    "switch (typeof v) {\n"
-    "case 'undefined': return ['u'];\n"
-    "case 'boolean': case 'string': return v;\n"
-    "case 'number': return v !== v ? ['f', 'nan'] : v === 1 / 0 ? ['f', 'inf'] : "
-    "v === -1 / 0 ? ['f', '-inf'] : Object.is(v, -0) ? ['f', '-0'] : v;\n"
-    "case 'bigint': return ['i', v.toString()];\n"
-    "case 'function': case 'symbol': return ['x', typeof v];\n}\n"
-    "if (d > 90) return ['x', 'nested too deep'];\n"
-    "const e = (x) => __verifier_encode(x, d + 1);\n"
-    "if (Array.isArray(v)) return ['l', ...Array.from(v, e)];\n"
-    "if (v instanceof Map) return ['m', ...[...v].flatMap(([k, x]) => [e(k), e(x)])];\n"
-    "if (v instanceof Set) return ['s', ...[...v].map(e)];\n"
-    "if (v instanceof Date || v instanceof Promise) return ['x', v.constructor.name];\n"
-    "return ['o', ...Object.keys(v).flatMap((k) => [k, e(v[k])])];\n};\n"
-    "const __verifier_record = (site, value) => "
-    "__verifier_records.push(JSON.stringify([site, __verifier_encode(value, 0)]) + '\\n');\n")
+# The serialiser, made before the solution runs (a prologue after its `#!` line and directive,
+# under a name drawn per program: a module-scope const the solution can neither see nor
+# reassign) of the intrinsics as they were: it writes the JSON text itself, calling only
+# functions it kept (JSON.stringify of a string, which reads no toJSON; Map and Set's forEach;
+# Object.keys), never a method of a prototype, so a solution that replaces JSON.stringify,
+# Array.prototype.push or join, adds a toJSON or patches fs.writeSync does not reach the record.
+# Kept short: TypeScript transpiles it with every program.
+_SERIALISER = """
+const NAME = (() => {
+const write = require('fs').writeSync, apply = Reflect.apply, keys = Object.keys;
+const isArray = Array.isArray, is = Object.is, text = JSON.stringify, string = String;
+const MapType = Map, SetType = Set, DateType = Date, PromiseType = Promise;
+const mapEach = Map.prototype.forEach, setEach = Set.prototype.forEach;
+let records = '';
+const put = (v, d) => {
+if (v === null) return 'null';
+switch (typeof v) {
+case 'undefined': return '["u"]';
+case 'boolean': return v ? 'true' : 'false';
+case 'string': return text(v);
+case 'number': return v !== v ? '["f","nan"]' : v === 1 / 0 ? '["f","inf"]' :
+v === -1 / 0 ? '["f","-inf"]' : is(v, -0) ? '["f","-0"]' : string(v);
+case 'bigint': return '["i","' + string(v) + '"]';
+case 'function': case 'symbol': return '["x","' + typeof v + '"]';
+}
+if (d > 90) return '["x","nested too deep"]';
+let out = '';
+if (isArray(v)) {
+for (let i = 0; i < v.length; i++) out += ',' + put(v[i], d + 1);
+return '["l"' + out + ']';
+}
+if (v instanceof MapType) {
+apply(mapEach, v, [(x, k) => { out += ',' + put(k, d + 1) + ',' + put(x, d + 1); }]);
+return '["m"' + out + ']';
+}
+if (v instanceof SetType) {
+apply(setEach, v, [(x) => { out += ',' + put(x, d + 1); }]);
+return '["s"' + out + ']';
+}
+if (v instanceof DateType) return '["x","Date"]';
+if (v instanceof PromiseType) return '["x","Promise"]';
+const names = keys(v);
+for (let i = 0; i < names.length; i++) out += ',' + text(names[i]) + ',' + put(v[names[i]], d + 1);
+return '["o"' + out + ']';
+};
+return Object.freeze({
+record: (site, value) => { records += '[' + string(site) + ',' + put(value, 0) + ']\\n'; },
+flush: () => { write(3, records); } });
+})();
+"""
+# The driver: made of the serialiser's functions, under the name `program` gives.
+_DRIVER = "\n;(() => {\nconst __verifier_record = __verifier_serialiser.record;\n"
 
 
 @dataclass
@@ -157,7 +189,7 @@ class JavaScriptDialect(Dialect):
             raise NotPlainCalls("a variable both passed to a call and expected")
         return CallsPlan(sites_within_bounds(sites), "\n".join(
             [_DRIVER, *used_declarations(lines, scope.declared),
-             "__verifier_write(3, __verifier_records.join(''));", "})();", ""]))
+             "__verifier_serialiser.flush();", "})();", ""]))
 
     def _statement(self, tests: str, statement: list[Token], scope: _Scope, lines: list[str],
                    sites: list[Site]) -> None:
@@ -326,6 +358,12 @@ class JavaScriptDialect(Dialect):
             return False
         return False
 
+    def program(self, solution: str, plan: CallsPlan) -> str:
+        """The serialiser made first (see _SERIALISER), the solution, the driver."""
+        name = drawn_name(solution, plan.driver)
+        return (f"{_with_prologue(solution, _SERIALISER.replace('NAME', name, 1))}\n"
+                f"{plan.driver.replace('__verifier_serialiser', name)}")
+
     def harden(self, solution: str, tests: str, tag: str) -> str | None:
         """The appended program, the tests' `require('assert')`, `console.assert`, `Math`,
         `JSON`, `Object`, `Number`, `Array` and `String` replaced by copies taken before the
@@ -356,14 +394,18 @@ class JavaScriptDialect(Dialect):
             rewritten += [tests[last:start], replacement]
             last = end
         rewritten.append(tests[last:])
-        prologue = _PROLOGUE.replace("NAME", name)
-        # After a `#!` line (node and tsc take one only at the very start) and a directive.
-        shebang = re.match(r"#![^\n]*", solution)
-        start = shebang.end() if shebang else 0
-        head = re.compile(r"""\s*(['"])use strict\1;?""").match(solution, start)
-        cut = head.end() if head else start
-        return appended.assemble(self.language, f"{solution[:cut]}{prologue}{solution[cut:]}",
-                                 "".join(rewritten))
+        return appended.assemble(self.language, _with_prologue(
+            solution, _PROLOGUE.replace("NAME", name)), "".join(rewritten))
+
+
+def _with_prologue(solution: str, prologue: str) -> str:
+    """The solution with `prologue` first: after a `#!` line (node and tsc take one only at the
+    very start) and a `use strict` directive (which must come first to count)."""
+    shebang = re.match(r"#![^\n]*", solution)
+    start = shebang.end() if shebang else 0
+    head = re.compile(r"""\s*(['"])use strict\1;?""").match(solution, start)
+    cut = head.end() if head else start
+    return f"{solution[:cut]}{prologue}{solution[cut:]}"
 
 
 class TypeScriptDialect(JavaScriptDialect):

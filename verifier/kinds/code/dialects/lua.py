@@ -29,6 +29,7 @@ from verifier.kinds.code.dialects.core import (
     CallsPlan,
     Check,
     NotPlainCalls,
+    drawn_name,
 )
 from verifier.kinds.code.dialects.lexer import (
     Token,
@@ -45,7 +46,6 @@ from verifier.kinds.code.dialects.scripts import (
     Reader,
     ScriptDialect,
     Step,
-    drawn_name,
     lexer,
     literal,
     texts,

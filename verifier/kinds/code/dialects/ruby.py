@@ -34,6 +34,7 @@ from verifier.kinds.code.dialects.core import (
     CallsPlan,
     Check,
     NotPlainCalls,
+    drawn_name,
 )
 from verifier.kinds.code.dialects.lexer import (
     Token,
@@ -50,7 +51,6 @@ from verifier.kinds.code.dialects.scripts import (
     Reader,
     ScriptDialect,
     Step,
-    drawn_name,
     lexer,
     literal,
     split_lines,

@@ -11,10 +11,7 @@ anchored and non-recursive; a text the lexer cannot read is not plain calls.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import re
-import secrets
 from collections.abc import Callable
 from typing import Any
 
@@ -31,15 +28,6 @@ from verifier.kinds.code.dialects.lexer import Token, is_punct, source_of, unwra
 from verifier.kinds.code.dialects.scanner import scan
 
 _DROPPED = frozenset({"space", "newline", "comment"})
-_NAME_KEY = secrets.token_bytes(32)
-
-
-def drawn_name(solution: str, driver: str) -> str:
-    """A name for what a prelude keeps before the solution runs, drawn per program (an HMAC of
-    its text), so the solution can neither know it, to reassign it, nor shadow it."""
-    tag = hmac.new(_NAME_KEY, f"{solution}\0{driver}".encode("utf-8", "surrogatepass"),
-                   hashlib.sha256).hexdigest()[:16]
-    return f"__verifier_{tag}"
 
 
 class ScriptDialect(Dialect):
