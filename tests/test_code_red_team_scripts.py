@@ -433,6 +433,15 @@ def test_wrong_solutions_in_odd_styles_fail_in_time():
 _RUBY_TO_S = ("class Integer\n  alias_method :o, :to_s\n  def to_s(*) = ({3 => '7', 4 => '8'}"
               "[self] || o)\nend\n")
 _RUBY_SEVEN = "raise 'x' unless add(5, 2) == 7\nraise 'x' if add(6, 2) != 8\n"
+# A stream wrapper that rewrites the wrong solution's records into the right values'.
+_PHP_WRAPPER = (
+    "class W {\n  public $context;\n  private $h;\n  function stream_open($path, $mode, $o, &$p) {"
+    " stream_wrapper_restore('php'); $this->h = fopen($path, $mode); return true; }\n  "
+    "function stream_write($d) { "
+    "fwrite($this->h, str_replace(['[0,-1]', '[1,0]'], ['[0,3]', '[1,4]'], $d)); return "
+    "strlen($d); }\n  "
+    "function stream_flush() { return fflush($this->h); }\n  function stream_close() { fclose("
+    "$this->h); }\n}\nstream_wrapper_unregister('php');\nstream_wrapper_register('php', 'W');\n")
 SERIALISER_ATTACKS = {
     "ruby Integer#to_s aliased": ("ruby", _RUBY_TO_S, _RUBY_SEVEN),
     "ruby Integer#to_s from a BEGIN block": ("ruby", f"BEGIN {{\n{_RUBY_TO_S}}}\n", _RUBY_SEVEN),
@@ -489,6 +498,10 @@ SERIALISER_ATTACKS = {
         "perl", "package Fake;\nuse overload '\"\"' => sub { '3' }, '0+' => sub { 3 }, fallback "
         "=> 1;\npackage main;\nuse subs 'ref';\nsub ref { '' }\nsub add { return bless [], "
         "'Fake'; }\n", "die 'x' unless add(1, 2) == 3;\n"),
+    "php stream wrapper of its own for php://": ("php", _PHP_WRAPPER, None),
+    "php stream wrapper whose error handler registers it again": (
+        "php", _PHP_WRAPPER + "set_error_handler(function () { @stream_wrapper_unregister('php');"
+        " stream_wrapper_register('php', 'W'); return true; });\n", None),
 }
 
 

@@ -79,6 +79,11 @@ _DECIMAL_KEY = re.compile(rb"0|-?[1-9][0-9]*")
 
 _DRIVER_HEAD = r"""?><?php
 $__verifier_record = (function () {
+    // php:// as PHP made it: a solution may have registered a stream wrapper of its own there
+    // (which would see, and could rewrite, every record). Unregistered first, so that restoring
+    // it never notices (an error handler of the solution's would run) that nothing changed.
+    @\stream_wrapper_unregister('php');
+    \stream_wrapper_restore('php');
     $out = \fopen('php://fd/3', 'wb');
     $budget = 0;
     $put = function ($value, int $depth) use (&$put, &$budget): string {
