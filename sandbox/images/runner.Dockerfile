@@ -1,7 +1,7 @@
 # Runner images of the Docker jail backend (VERIFIER_SANDBOX=docker), one per language group:
 # Python 3 and bubblewrap (the jail's supervisor and its namespaces) plus that group's toolchain.
 # build-runners.sh builds them all; by hand:
-#   docker build -f sandbox/images/runner.Dockerfile --build-arg PACKAGES="gcc g++ libc6-dev" \
+#   docker build -f sandbox/images/runner.Dockerfile --build-arg PACKAGES="gcc g++ libc6-dev libboost-dev libssl-dev" \
 #       -t rlvr-verifier-runner-c sandbox/images
 # The sandbox code itself is not baked in: the backend hands it to each container when it
 # starts it, so a runner image never has to be rebuilt when the worker's code changes.
