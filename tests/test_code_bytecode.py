@@ -6,7 +6,6 @@ from __future__ import annotations
 import __future__
 
 import base64
-import json
 import marshal
 import re
 import secrets
@@ -18,7 +17,7 @@ import pytest
 from rlvr_contract.schemas import CodeItem, Limits
 from tests.test_code_warm_cold import CORPUS
 from verifier.config import Settings
-from verifier.kinds.code import process_settings, run_code_items
+from verifier.kinds.code import harness, process_settings, run_code_items
 from verifier.kinds.code import runner as code_runner
 from verifier.kinds.code.bytecode import (
     MAX_SOURCE_CHARS,
@@ -70,7 +69,7 @@ def test_a_run_loads_the_workers_bytecode_instead_of_compiling() -> None:
     outcome = backend.run(RunRequest(
         argv=[backend.tools()["python"]], limits=run_limits(find_language("python"), Limits(),
                                                             1 << 20),
-        env=dict(JAIL_ENV), proc=False, python_payload=b"stdio\n" + json.dumps(payload).encode(),
+        env=dict(JAIL_ENV), proc=False, python_payload=harness.payload("stdio", payload),
         warm_python=True))
     assert outcome.stdout == b"from the bytecode\n", outcome
 

@@ -3,6 +3,7 @@ teardown without orphans, and infra errors (reward None) when no jail can run.""
 
 from __future__ import annotations
 
+import marshal
 import os
 import shutil
 import signal
@@ -35,9 +36,10 @@ def test_framing_round_trip_and_errors():
     assert header == {"op": "run", "n": 1} and blobs == {"a": b"\x00\x01", "b": b""}
     with pytest.raises(worker_jail.ProtocolError, match="timed out"):
         worker_jail.read_message(read_fd, timeout_s=0.05)
-    os.write(write_fd, b"\x00\x00\x00\x05{bad}")
-    with pytest.raises(worker_jail.ProtocolError, match="malformed"):
-        worker_jail.read_message(read_fd, timeout_s=5)
+    for header in (b"{bad}", marshal.dumps(["not", "a", "dict"]), marshal.dumps({"op": "run"})):
+        os.write(write_fd, len(header).to_bytes(4, "big") + header)
+        with pytest.raises(worker_jail.ProtocolError, match="malformed"):
+            worker_jail.read_message(read_fd, timeout_s=5)
     os.close(write_fd)
     with pytest.raises(worker_jail.ProtocolError, match="closed"):
         worker_jail.read_message(read_fd, timeout_s=5)

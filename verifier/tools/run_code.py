@@ -26,7 +26,7 @@ from rlvr_contract.tool_schemas import (
     RunStatus,
 )
 from verifier.config import Settings
-from verifier.kinds.code import process_settings, sandbox
+from verifier.kinds.code import harness, process_settings, sandbox
 from verifier.kinds.code.bytecode import jail_bytecode
 from verifier.kinds.code.languages import MIB, Language, find_language, language_env
 from verifier.kinds.code.limits import COMPILE_MEMORY_MB, compile_limits, run_limits
@@ -131,9 +131,9 @@ def _run(job: dict[str, Any], backend: SandboxBackend, settings: Settings) -> di
                          job["run_timeout"], output_bytes)
     payload = None
     if python:  # the harness runs it as `python solution.py` would (warm: in a fork)
-        payload = b"stdio\n" + json.dumps({
+        payload = harness.payload("stdio", {
             "code": code, "nonce": secrets.token_hex(16), "script_path": True,
-            "bytecode": jail_bytecode(code, backend.bytecode_magic())}).encode()
+            "bytecode": jail_bytecode(code, backend.bytecode_magic())})
     if artefact:  # the compiled program replaced what was there (`main`, `classes/`)
         files = {path: data for path, data in files.items()
                  if not any(path == kept or path.startswith(f"{kept}/")

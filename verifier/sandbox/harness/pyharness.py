@@ -2,7 +2,11 @@
 
 Two entries behave identically: `run_forked` in a process forked from the runner's warm
 interpreter, and `python3 pyharness.py` (the cold path). Both read the payload from fd 4: its
-first line names the mode (`stdio`, `calls` or `assert`), the rest is JSON.
+first line names the mode (`stdio`, `calls` or `assert`), the rest is marshal data (see
+verifier/kinds/code/harness.py).
+
+A warm run's first steps are C calls where it can (`_signal`, not `signal`'s enum wrappers):
+every page of the warm interpreter that Python code writes to is copied for the run.
 
 stdio runs the solution as `__main__` in this process and ends the way the interpreter does
 (threads joined, atexit run, streams flushed); the worker compares stdout outside the jail.
@@ -23,10 +27,11 @@ Standard library only.
 
 from __future__ import annotations
 
+import _signal
 import builtins
 import json
+import marshal
 import os
-import signal
 import sys
 import types
 
@@ -60,7 +65,7 @@ def preload() -> None:
 def run_forked() -> None:
     """Warm path: this process was forked from a runner that has set the run's environment and
     called `reset_interpreter`. Never returns."""
-    signal.signal(signal.SIGINT, signal.default_int_handler)  # as a fresh interpreter has it
+    _signal.signal(_signal.SIGINT, _signal.default_int_handler)  # a fresh interpreter's
     _execute()
 
 
@@ -92,7 +97,7 @@ def _read_payload(offset: int) -> dict:
     size: one small buffer)."""
     raw = os.pread(PAYLOAD_FD, os.fstat(PAYLOAD_FD).st_size - offset, offset)
     os.close(PAYLOAD_FD)
-    return json.loads(raw)
+    return marshal.loads(raw)
 
 
 # --------------------------------------------------------------------------- judged runs
@@ -112,7 +117,7 @@ def _run_judged() -> None:
             os._exit(1)
     os.close(to_contestant[0])
     os.close(to_judge[1])
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
     payload = _read_payload(len("assert\n"))
     peer = judge_contestant.Peer(to_judge[0], to_contestant[1], judge.Judge(), MAX_MESSAGE)
     judge.main(payload, peer, pid)

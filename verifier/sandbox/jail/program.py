@@ -7,13 +7,13 @@ side does as little as it can.
 
 from __future__ import annotations
 
+import _signal
 import contextlib
 import errno
 import fcntl
 import math
 import os
 import resource
-import signal
 from dataclasses import dataclass
 
 import warm_python
@@ -160,10 +160,10 @@ def become_program(launch: Launch) -> None:
     if launch.warm:
         os.close(SETUP_FD)
         warm_python.run()  # exits the process
-    for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT):
-        signal.signal(sig, signal.SIG_DFL)
+    for sig in (_signal.SIGPIPE, _signal.SIGXFSZ, _signal.SIGINT):  # not `signal`'s enum
+        _signal.signal(sig, _signal.SIG_DFL)  # wrappers: Python code, pages copied
     if launch.ignore_sigpipe:
-        signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+        _signal.signal(_signal.SIGPIPE, _signal.SIG_IGN)
     try:
         os.execve(launch.argv[0], launch.argv, launch.env)
     except OSError as exc:
