@@ -367,6 +367,11 @@ ODD_BUT_RIGHT = {
                                "die 'x' unless f(2, 3) == 2.5;\n"),
     "r negative scipen": ("r", "options(scipen = -100)\nf <- function(a, b) (a + b) / 2\n",
                           "stopifnot(isTRUE(all.equal(f(2, 3), 2.5)))\n"),
+    "r base's functions rebound, after a shebang": (
+        "r", "#!/usr/bin/env Rscript\nrm(list = ls())\nf <- function(a, b) list(x = 'é', y = a + b)"
+             "\nfor (name in c('paste0', 'sprintf', 'vapply')) {\n  unlockBinding(name, baseenv())"
+             "\n  assign(name, function(...) stop('mine'), envir = baseenv())\n}\n",
+        "stopifnot(isTRUE(all.equal(f(2, 3), list(x = 'é', y = 5))))\n"),
     "bash readonly names": ("bash", "readonly hex=1 byte=2 index=3 value=4\n"
                                     "f() {\n    echo $(( $1 + $2 ))\n}\n",
                             "set -e\n[[ $(f 1 2) = 3 ]]\n"),
@@ -428,8 +433,9 @@ def test_wrong_solutions_in_odd_styles_fail_in_time():
 # A calls driver records values in the solution's process: a wrong solution (the language's,
 # before the attack) that patches what a serialiser would call (a core class's method, prepended
 # or aliased, a `case` it would take, Kernel.format, IO#write, even from a BEGIN block; Perl's
-# builtins overridden) must not make the record say the expected value. Each is (language,
-# attack, tests: None for the language's asserts) and earns nothing.
+# builtins overridden; R's base functions or the compiler's enableJIT rebound) must not make the
+# record say the expected value. Each is (language, attack, tests: None for the language's
+# asserts) and earns nothing.
 _RUBY_TO_S = ("class Integer\n  alias_method :o, :to_s\n  def to_s(*) = ({3 => '7', 4 => '8'}"
               "[self] || o)\nend\n")
 _RUBY_SEVEN = "raise 'x' unless add(5, 2) == 7\nraise 'x' if add(6, 2) != 8\n"
@@ -442,6 +448,18 @@ _PHP_WRAPPER = (
     "strlen($d); }\n  "
     "function stream_flush() { return fflush($this->h); }\n  function stream_close() { fclose("
     "$this->h); }\n}\nstream_wrapper_unregister('php');\nstream_wrapper_register('php', 'W');\n")
+
+def _r_rebound(name: str, function: str, where: str = "baseenv()") -> str:
+    """R: `name` rebound in `where` (base's, unlocked) to `function`, which may call the
+    original as `o`."""
+    return (f"local({{o <- get('{name}', {where}); unlockBinding('{name}', {where}); "
+            f"assign('{name}', {function}, envir = {where})}})\n")
+
+
+# The wrong `add`'s records (-1 and 0) made the right values' (3 and 4).
+_R_FIX = ("function(r) sub(',[\"l\",0.0]', ',[\"l\",4.0]', sub(',[\"l\",-1.0]', ',[\"l\",3.0]',"
+          " r, fixed = TRUE), fixed = TRUE)")
+
 SERIALISER_ATTACKS = {
     "ruby Integer#to_s aliased": ("ruby", _RUBY_TO_S, _RUBY_SEVEN),
     "ruby Integer#to_s from a BEGIN block": ("ruby", f"BEGIN {{\n{_RUBY_TO_S}}}\n", _RUBY_SEVEN),
@@ -498,6 +516,35 @@ SERIALISER_ATTACKS = {
         "perl", "package Fake;\nuse overload '\"\"' => sub { '3' }, '0+' => sub { 3 }, fallback "
         "=> 1;\npackage main;\nuse subs 'ref';\nsub ref { '' }\nsub add { return bless [], "
         "'Fake'; }\n", "die 'x' unless add(1, 2) == 3;\n"),
+    "r paste0 rewrites the record": (
+        "r", _r_rebound("paste0", f"function(...) ({_R_FIX})(o(...))"), None),
+    "r sprintf writes the right numbers": (
+        "r", _r_rebound("sprintf", "function(fmt, ...) { r <- o(fmt, ...); if (!identical(fmt, "
+                        "'%.17g')) r else if (identical(r, '-1')) '3' else if (identical(r, '0'))"
+                        " '4' else r }"), None),
+    "r vapply rewrites the items": (
+        "r", _r_rebound("vapply", "function(...) { r <- o(...); if (is.character(r)) { r[r == "
+                        "'-1.0'] <- '3.0'; r[r == '0.0'] <- '4.0' }; r }"), None),
+    "r charToRaw rewrites the record": (
+        "r", _r_rebound("charToRaw", f"function(x) o(({_R_FIX})(x))"), None),
+    "r writeBin rewrites the record": (
+        "r", _r_rebound("writeBin", f"function(object, con, ...) o(if (is.raw(object)) charToRaw(("
+                        f"{_R_FIX})(rawToChar(object))) else object, con, ...)"), None),
+    "r typeof takes an integer for a double": (
+        "r", "add <- function(a, b) as.integer(a + b)\n" + _r_rebound(
+            "typeof", "function(x) { r <- o(x); if (r == 'integer') 'double' else r }"), None),
+    "r is.na takes FALSE for NA": (
+        "r", "add <- function(a, b) FALSE\n" + _r_rebound(
+            "is.na", "function(x) o(x) | identical(x, FALSE)"),
+        "candidate <- add\nstopifnot(identical(candidate(1, 2), NA))\n"),
+    "r == takes -1 for Inf": (
+        "r", _r_rebound("==", "function(e1, e2) if (identical(e1, -1) && identical(e2, Inf)) TRUE"
+                        " else o(e1, e2)"),
+        "candidate <- add\nstopifnot(identical(candidate(1, 2), Inf))\n"),
+    "r the compiler's enableJIT rewrites the value": (
+        "r", _r_rebound("enableJIT", "function(level) { e <- parent.frame(); if (identical(e$value,"
+                        " -1)) e$value <- 3 else if (identical(e$value, 0)) e$value <- 4; o(level)"
+                        " }", "asNamespace('compiler')"), None),
     "php stream wrapper of its own for php://": ("php", _PHP_WRAPPER, None),
     "php stream wrapper whose error handler registers it again": (
         "php", _PHP_WRAPPER + "set_error_handler(function () { @stream_wrapper_unregister('php');"

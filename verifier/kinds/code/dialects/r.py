@@ -13,8 +13,9 @@ never a list or NULL), lengths, names and NA positions, then numbers within R's 
 (the mean relative difference of the elements that differ, 1.5e-8) and everything else
 exactly; identical compares types too. The driver writes a vector as its type, names and
 elements (a string as its bytes), a list likewise, anything with other attributes (a factor, a
-matrix) as a value equal to nothing; it runs in an environment whose parent is base's, so the
-solution's global functions do not reach it, and with R's JIT compiler off once the call has
+matrix) as a value equal to nothing. Its serialiser is made before the solution runs, of base's
+primitives and `.Internal`s as they were (see _SERIALISER), so neither the solution's global
+functions nor base's rebound reach it, and runs with R's JIT compiler off once the call has
 returned (compiling the serialiser would cost more than running it).
 """
 
@@ -28,6 +29,7 @@ from verifier.kinds.code.dialects.core import (
     CallsPlan,
     Check,
     NotPlainCalls,
+    drawn_name,
 )
 from verifier.kinds.code.dialects.lexer import (
     Token,
@@ -77,44 +79,68 @@ _BUILTINS = frozenset({"stopifnot", "isTRUE", "all.equal", "identical", "c", "li
                        "print", "stop", "quit", "q", "invisible", "return", "local"})
 
 
-_DRIVER_HEAD = r"""
-.verifier_record <- local({
-  out <- file('/proc/self/fd/3', 'wb', raw = TRUE)
-  budget <- 0
-  joined <- function(items) if (length(items)) paste0(',', items, collapse = '') else ''
-  bytes <- function(s) paste0('["b","', paste(as.character(charToRaw(s)), collapse = ''), '"]')
-  number <- function(x) {
-    if (is.nan(x)) '["f","nan"]' else if (is.na(x)) 'null' else if (x == Inf) '["f","inf"]'
-    else if (x == -Inf) '["f","-inf"]'
-    else { s <- sprintf('%.17g', x); if (grepl('[.e]', s)) s else paste0(s, '.0') }
-  }
-  put <- function(value, depth) {
-    budget <<- budget - 1
-    if (is.null(value)) return('null')
-    type <- typeof(value)
-    if (depth >= 100 || budget < 0 || !all(names(attributes(value)) == 'names') ||
-        !(type %in% c('logical', 'integer', 'double', 'character', 'list'))) {
-      return('["x","object"]')
+# The serialiser, made before the solution runs (on its first line: one line, joined below)
+# in an environment of its own whose parent is the empty one. R looks every name up when it
+# runs (`if` and `paste0` alike) and base's closures call others by name, so it holds base's
+# primitives as they were, copies of base's closures that are a bare `.Internal` call (they
+# look `.Internal` and `list` up there) and its own calls of the `.Internal`s it needs
+# (vapply's looks `[[` up where it is called); a solution that rebinds base's functions
+# (`unlockBinding` on `baseenv()`) reaches none of them. The record function is too small
+# for R's JIT compiler, whose R code the solution can rebind too, to compile it, and turns
+# the compiler off for the rest once the call has returned.
+_SERIALISER = r"""
+RECORD <- local({
+  own <- new.env(parent = emptyenv());
+  for (name in c('{', '(', 'if', '<-', '<<-', 'function', 'return', '||', '&&', '!', '==',
+                 '<', '>=', '+', '-', '[', '[<-', '[[', '.Internal', 'list', 'c', 'length',
+                 'is.null', 'names', 'attributes', 'is.na', 'is.nan', 'as.character', 'all',
+                 'abs', 'trunc', 'on.exit')) assign(name, get(name, baseenv()), envir = own);
+  for (name in c('paste0', 'sprintf', 'typeof', 'charToRaw')) {
+    copy <- get(name, baseenv()); environment(copy) <- own; assign(name, copy, envir = own)
+  };
+  own$out <- file('/proc/self/fd/3', 'wb', raw = TRUE);
+  evalq({
+    budget <- 0;
+    each <- function(x, f, ...) .Internal(vapply(x, f, '', FALSE));
+    enableJIT <- function(level) .Internal(enableJIT(level));
+    joined <- function(items) if (length(items)) paste0(',', items, collapse = '') else '';
+    bytes <- function(s) paste0('["b","', paste0(as.character(charToRaw(s)), collapse = ''), '"]');
+    marked <- function(s, x) { s[is.na(x)] <- 'null'; s };
+    number <- function(x) {
+      if (is.nan(x)) '["f","nan"]' else if (is.na(x)) 'null' else if (x == Inf) '["f","inf"]'
+      else if (x == -Inf) '["f","-inf"]'
+      else { s <- sprintf('%.17g', x); if (abs(x) < 1e17 && trunc(x) == x) paste0(s, '.0') else s }
+    };
+    put <- function(value, depth) {
+      budget <<- budget - 1;
+      if (is.null(value)) return('null');
+      type <- typeof(value);
+      if (depth >= 100 || budget < 0 || !all(names(attributes(value)) == 'names') ||
+          !(type == 'logical' || type == 'integer' || type == 'double' || type == 'character'
+            || type == 'list')) return('["x","object"]');
+      labels <- if (is.null(names(value))) 'null' else paste0('["l"', joined(each(
+        names(value), function(n) if (is.na(n)) 'null' else bytes(n))), ']');
+      items <- if (type == 'list') each(value, function(item) put(item, depth + 1))
+        else if (type == 'logical') marked(c('false', 'true')[value + 1L], value)
+        else if (type == 'integer') marked(sprintf('%d', value), value)
+        else if (type == 'double') each(value, number)
+        else each(value, function(s) if (is.na(s)) 'null' else bytes(s));
+      paste0('["t","', type, '",', labels, ',["l"', joined(items), ']]')
+    };
+    function(site, value) {
+      value;
+      jit <- enableJIT(0);
+      on.exit(enableJIT(jit));
+      budget <<- 1000000;
+      .Internal(writeBin(charToRaw(paste0('[', sprintf('%d', site), ',', put(value, 0), ']\n')),
+                         out, NA_integer_, FALSE, FALSE));
+      .Internal(flush(out))
     }
-    labels <- if (is.null(names(value))) 'null' else paste0('["l"', joined(vapply(
-      names(value), function(n) if (is.na(n)) 'null' else bytes(n), '')), ']')
-    items <- if (type == 'list') vapply(value, function(item) put(item, depth + 1), '')
-      else if (type == 'logical') ifelse(is.na(value), 'null', ifelse(value, 'true', 'false'))
-      else if (type == 'integer') ifelse(is.na(value), 'null', sprintf('%d', value))
-      else if (type == 'double') vapply(value, number, '')
-      else vapply(value, function(s) if (is.na(s)) 'null' else bytes(s), '')
-    paste0('["t","', type, '",', labels, ',["l"', joined(items), ']]')
-  }
-  function(site, value) {
-    force(value)
-    jit <- compiler::enableJIT(0)
-    on.exit(compiler::enableJIT(jit))
-    budget <<- 1000000
-    writeBin(charToRaw(paste0('[', sprintf('%d', site), ',', put(value, 0), ']\n')), out)
-    flush(out)
-  }
-}, envir = new.env(parent = baseenv()))
+  }, own)
+});
 """
+_SERIALISER_LINE = " ".join(line.strip() for line in _SERIALISER.strip().splitlines()) + " "
+_SERIALISER_CALL = ".__verifier_serialiser("  # the drawn name replaces it
 
 
 class _Literal(Reader):
@@ -171,7 +197,14 @@ class RDialect(ScriptDialect):
     language = "r"
 
     def plan(self, tests: str) -> CallsPlan:
-        return _Frame(tests, _tokenize(tests)).plan(_DRIVER_HEAD)
+        return _Frame(tests, _tokenize(tests)).plan("")
+
+    def program(self, solution: str, plan: CallsPlan) -> str:
+        """The serialiser made first, on the solution's first line (its lines keep their
+        numbers), under a name drawn per program; the solution; the driver."""
+        name = f".{drawn_name(solution, plan.driver)}"
+        return (f"{_SERIALISER_LINE.replace('RECORD', name, 1)}{solution}\n"
+                f"{plan.driver.replace(_SERIALISER_CALL, f'{name}(')}")
 
     def judge(self, check: Check, value: Any) -> bool:
         if check.kind != "equal":
@@ -189,7 +222,7 @@ class RDialect(ScriptDialect):
 class _Frame(Frame):
     """Test functions (`name <- function() {...}`) called by name, `candidate <- f`, checks."""
 
-    record = ".verifier_record({site}, {call})"
+    record = _SERIALISER_CALL + "{site}, {call})"
     reader = _Literal
 
     def __init__(self, tests: str, tokens: list[Token]) -> None:
