@@ -727,3 +727,78 @@ def test_csharp_system_names_the_tests_call_are_not_the_solutions():
             f"List<T> b) {{ return true; }} }}\nclass Problem {{\n{empty}"),
     }
     _refused("csharp", head + "class Problem {\n" + right, tests, attacks)
+
+
+# A calls driver records values in the solution's compilation unit: a wrong solution that takes
+# what the driver names must not make a record say the right value. Java's and Scala's recorder
+# calls sit in the solution's class (`main`), where a nested `__VerifierCalls` of its own took
+# them; a top-level `java` of its own obscured the package in every `java.lang.StringBuilder` of
+# the recorder (the compilers take a type or value before a package); Kotlin's `for` over a
+# string called the solution's `CharSequence.iterator` extension before the library's. Each is
+# (language, solution, tests: None for the language's MultiPL-E shape) and earns nothing.
+_FORWARDED = 'Class.forName("__VerifierCalls{module}")'  # the recorder, called with a fake
+_LONGS_RIGHT = r'"4],[\"y\",\"Long\",5]", "3],[\"y\",\"Long\",6]"'
+DRIVER_ATTACKS = {
+    "java nested __VerifierCalls": ("java", (
+        "import java.util.*;\nclass Problem {\n    static class __VerifierCalls {\n"
+        "        static void record(int site, Object v) throws Exception {\n"
+        f"            {_FORWARDED.format(module='')}.getDeclaredMethod(\"record\", int.class, "
+        "Object.class)\n                .invoke(null, site, site == 0 ? Arrays.asList(3L, 6L) : v);"
+        "\n        }\n    }\n" + JAVA_WRONG), None),
+    "scala nested __VerifierCalls": ("scala", (
+        "object Problem {\n    object __VerifierCalls {\n"
+        "      def record(site: Int, value: Any): Unit = {\n"
+        f"        val c = {_FORWARDED.format(module='$')}\n"
+        "        c.getDeclaredMethod(\"record\", classOf[Int], classOf[Any]).invoke(c.getField("
+        "\"MODULE$\").get(null),\n          Integer.valueOf(site), (if (site == 0) List[Long]("
+        "3L, 6L) else value).asInstanceOf[AnyRef])\n      }\n    }\n" + SCALA_WRONG), None),
+    "scala object java": ("scala", (
+        "object java {\n  object lang {\n    type StringBuilder = _root_.java.lang.StringBuilder\n"
+        "    type String = _root_.java.lang.String\n    object String {\n"
+        "      def format(f: String, a: AnyRef*): String = f\n"
+        "      def valueOf(c: Char): String = _root_.java.lang.String.valueOf(c)\n    }\n"
+        "    object Double {\n      def isNaN(d: scala.Double): Boolean = d != d\n"
+        "      val POSITIVE_INFINITY = _root_.java.lang.Double.POSITIVE_INFINITY\n"
+        "      val NEGATIVE_INFINITY = _root_.java.lang.Double.NEGATIVE_INFINITY\n"
+        "      def toString(d: scala.Double): String = _root_.java.lang.Double.toString(d)\n"
+        "    }\n    object Integer { def valueOf(i: Int): _root_.java.lang.Integer = "
+        "_root_.java.lang.Integer.valueOf(i) }\n  }\n  object io {\n"
+        "    type OutputStream = _root_.java.io.OutputStream\n"
+        "    class FileOutputStream(p: String) extends _root_.java.io.FileOutputStream(p) {\n"
+        "      override def write(b: Array[Byte]): Unit = super.write(new String(b, \"US-ASCII\")"
+        f".replace(\n        {_LONGS_RIGHT}).getBytes(\"US-ASCII\"))\n    }}\n  }}\n"
+        "  object nio { object charset { object StandardCharsets {\n"
+        "    val US_ASCII = _root_.java.nio.charset.StandardCharsets.US_ASCII } } }\n"
+        "  object util { type List[A] = _root_.java.util.List[A] }\n}\n"
+        "object Problem {\n" + SCALA_WRONG), None),
+    "kotlin object java": ("kotlin", (
+        "import java.io.FileOutputStream as Fos\nobject java {\n    object lang {\n"
+        "        class StringBuilder {\n            val b = kotlin.text.StringBuilder()\n"
+        "            fun append(x: Any?): StringBuilder { b.append(x); return this }\n"
+        f"            override fun toString() = b.toString().replace({_LONGS_RIGHT})\n"
+        "        }\n        object String { fun format(f: kotlin.String, vararg a: Any?): "
+        "kotlin.String = f }\n        object Double {\n"
+        "            fun toString(d: kotlin.Double): kotlin.String = d.toString()\n"
+        "            fun isNaN(d: kotlin.Double): Boolean = d != d\n        }\n    }\n"
+        "    object io {\n        open class OutputStream(p: kotlin.String) {\n"
+        "            val f = Fos(p)\n            fun write(b: ByteArray) = f.write(b)\n"
+        "            fun flush() = f.flush()\n        }\n"
+        "        class FileOutputStream(p: kotlin.String) : OutputStream(p)\n    }\n}\n"
+        + KOTLIN_WRONG), None),
+    "kotlin CharSequence.iterator extension": ("kotlin", (
+        "fun s(n: Long): String = \"bye\"\n"
+        "operator fun CharSequence.iterator(): CharIterator = object : CharIterator() {\n"
+        "    val s = if (this@iterator.toString() == \"bye\") \"hi\" else this@iterator.toString()"
+        "\n    var i = 0\n    override fun hasNext() = i < s.length\n"
+        "    override fun nextChar() = s[i++]\n}\n"),
+        "fun main() {\n  assert(s(1L) == \"hi\")\n}\n"),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(DRIVER_ATTACKS))
+def test_the_recorder_is_out_of_the_solutions_reach(attack: str):
+    language, solution, tests = DRIVER_ATTACKS[attack]
+    _installed(language)
+    result = run_code_items([_item(language, solution, tests or TESTS[language]["multiple"])])[0]
+    assert result.reward == 0.0 and result.detail["judged"] == "outside", result
+    assert result.status.value in ("wrong", "runtime_error"), result

@@ -64,7 +64,7 @@ from verifier.kinds.code.dialects.lexer import (
     used_declarations,
 )
 from verifier.kinds.code.dialects.rewrite import checks_rewritten
-from verifier.kinds.code.dialects.shadowing import Declaring, refusal
+from verifier.kinds.code.dialects.shadowing import Declaring, driven, refusal
 from verifier.kinds.code.dialects.shapes import Scope, ShapeReader, Spelling, judged, unwrapped
 from verifier.kinds.code.dialects.tokens import top_level
 from verifier.kinds.code.dialects.typed import (
@@ -351,7 +351,9 @@ class JavaDialect(Dialect):
         return source_of(tests, statement) + ";"
 
     def program(self, solution: str, plan: CallsPlan) -> str:
-        return f"{appended.solution_mains_renamed(self.language, solution)}\n{plan.driver}"
+        placed = appended.solution_mains_renamed(self.language, solution)
+        return driven(JAVA_DECLARING, solution, placed, plan.driver,
+                      (RECORDER, JAVA_RECORDER))
 
     def holds(self, check: Check, value: Any) -> bool:
         return judged(check, value)

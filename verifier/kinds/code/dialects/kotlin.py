@@ -50,7 +50,7 @@ from verifier.kinds.code.dialects.lexer import (
     used_declarations,
 )
 from verifier.kinds.code.dialects.rewrite import checks_rewritten
-from verifier.kinds.code.dialects.shadowing import Declaring, refusal
+from verifier.kinds.code.dialects.shadowing import Declaring, driven, refusal
 from verifier.kinds.code.dialects.shapes import Scope, ShapeReader, Spelling, judged, unwrapped
 from verifier.kinds.code.dialects.tokens import at, top_level
 from verifier.kinds.code.dialects.typed import (
@@ -279,7 +279,8 @@ class KotlinDialect(Dialect):
         return judged(check, value)
 
     def program(self, solution: str, plan: CallsPlan) -> str:
-        return f"{_renamed_main(solution)}\n{plan.driver}"
+        return driven(KOTLIN_DECLARING, solution, _renamed_main(solution), plan.driver,
+                      (RECORDER, KOTLIN_RECORDER))
 
     def harden(self, solution: str, tests: str, tag: str) -> str | None:
         try:

@@ -5,6 +5,9 @@ As java_record.py, in Kotlin: by runtime type and fully qualified names (`kotlin
 builtin whatever the solution declares), numbers with their JVM box's name (`Integer`, `Long`:
 Kotlin's `==` on boxed values is `equals`, which tells them apart), `Pair` and `Triple` as
 tuples, lists, sets, maps; arrays (equal only to themselves) and anything else equal nothing.
+Members and qualified functions only where the value is the solution's: an extension of the
+solution's (`CharSequence.iterator` for a `for` over a string, `Double.isNaN`) would come
+before the library's.
 """
 
 from __future__ import annotations
@@ -28,16 +31,19 @@ object __VerifierCalls {
 
     private fun text(out: java.lang.StringBuilder, value: kotlin.String) {
         out.append('"')
-        for (c in value) {
+        var i = 0
+        while (i < value.length) {
+            val c = value[i]
             if (c == '"' || c == '\\') out.append('\\').append(c)
             else if (c.toInt() in 32..126) out.append(c)
             else out.append(java.lang.String.format("\\u%04x", c.toInt()))
+            i += 1
         }
         out.append('"')
     }
 
     private fun real(out: java.lang.StringBuilder, value: kotlin.Double) {
-        if (value.isNaN()) out.append("[\"f\",\"nan\"]")
+        if (java.lang.Double.isNaN(value)) out.append("[\"f\",\"nan\"]")
         else if (value == kotlin.Double.POSITIVE_INFINITY) out.append("[\"f\",\"inf\"]")
         else if (value == kotlin.Double.NEGATIVE_INFINITY) out.append("[\"f\",\"-inf\"]")
         else if (value == 0.0 && 1.0 / value < 0) out.append("[\"f\",\"-0\"]")

@@ -37,7 +37,7 @@ from verifier.kinds.code.dialects.entry import find_entry, line_statements, word
 from verifier.kinds.code.dialects.lexer import Token, closing, is_punct, split_top, tokenize
 from verifier.kinds.code.dialects.rewrite import checks_rewritten
 from verifier.kinds.code.dialects.scala_record import RECORDER, SCALA_RECORDER
-from verifier.kinds.code.dialects.shadowing import Declaring, refusal
+from verifier.kinds.code.dialects.shadowing import Declaring, driven, refusal
 from verifier.kinds.code.dialects.shapes import Scope, ShapeReader, Spelling, judged
 from verifier.kinds.code.dialects.tokens import top_level
 from verifier.kinds.code.dialects.typed import (
@@ -185,7 +185,9 @@ class ScalaDialect(Dialect):
         return CallsPlan(sites_within_bounds(sites), driver)
 
     def program(self, solution: str, plan: CallsPlan) -> str:
-        return f"{appended.solution_mains_renamed(self.language, solution)}\n{plan.driver}"
+        placed = appended.solution_mains_renamed(self.language, solution)
+        return driven(SCALA_DECLARING, solution, placed, plan.driver,
+                      (RECORDER, SCALA_RECORDER))
 
     def holds(self, check: Check, value: Any) -> bool:
         if check.kind == "equal" and check.how == "cooperative":

@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from verifier.kinds.code.dialects.core import NotPlainCalls
+from verifier.kinds.code.dialects.core import NotPlainCalls, drawn_name
 from verifier.kinds.code.dialects.lexer import Token, is_punct, tokenize
 
 # Tokens before `TYPE NAME =` that make it no declaration (`return Math;`, `import x.List;`).
@@ -66,6 +66,24 @@ def refusal(declaring: Declaring, solution: str, tests: str) -> str | None:
     if not shadowed:
         return None
     return declaring.refused.replace("NAMES", ", ".join(shadowed))
+
+
+def driven(declaring: Declaring, solution: str, placed: str, driver: str,
+           recorder: tuple[str, str]) -> str:
+    """The calls program: `placed` (the solution as the program holds it) and `driver`, whose
+    recorder (`recorder`: its class's name, its source) sits at the driver's end. The class is
+    renamed to a name drawn per program: the driver's calls sit in the solution's class (Java's
+    and Scala's `main`), where a nested class of that name of the solution's would take them.
+    The program that says why runs instead (see Declaring) where the solution declares a name
+    the recorder's qualified names start with (`class java`, `object kotlin`, `object scala`:
+    the compilers take a type or value before a package, so `java.lang.StringBuilder` would be
+    the solution's)."""
+    name, source = recorder
+    tokens = tokenize(source)
+    roots = {token.text for index, token in enumerate(tokens[:-1]) if is_punct(
+        tokens[index + 1], ".") and not (index and is_punct(tokens[index - 1], "."))}
+    refused = refusal(declaring, solution, " ".join(sorted(roots & declaring.library)))
+    return refused or f"{placed}\n{driver.replace(name, drawn_name(solution, driver))}"
 
 
 def declared(declaring: Declaring, tokens: list[Token], enums: bool = True
