@@ -88,6 +88,12 @@ CPP_ATTACKS = {
     "garbage on the channel": '#include <unistd.h>\nstatic int junk = [] { write(3, "{\\"passed\\'
                               '": true}\\n[", 18); return 0; }();\n',
     "a macro of a name of the epilogue (its call of the tests)": "#define f() 0\n",
+    # The driver's serialiser was `__verifier_calls::put`: a non-template overload declared
+    # first for what scale returns was the one the record called, writing the right value.
+    "the driver's namespace opened first with a put of its own": (
+        "namespace __verifier_calls {\ninline void put_text(const char *text);\n"
+        "void put(const std::vector<long> &v) { put_text(v.empty() ? \"[\\\"l\\\"]\" : "
+        "\"[\\\"l\\\",3,6]\"); }\n}\n"),
 }
 C_ATTACKS = {
     "NDEBUG before the tests' assert.h": "#define NDEBUG\n",

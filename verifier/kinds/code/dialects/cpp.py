@@ -18,6 +18,7 @@ from typing import Any
 
 from verifier.kinds.code.dialects.cfamily import CFamilyDialect, Comparator
 from verifier.kinds.code.dialects.clike import CType
+from verifier.kinds.code.dialects.core import CallsPlan, drawn_name
 from verifier.kinds.code.dialects.lexer import Token
 
 _PRELUDE = r"""#include <type_traits>
@@ -190,6 +191,13 @@ class CppDialect(CFamilyDialect):
     prelude = _PRELUDE
     record = "__verifier_calls::__verifier_record({site}, {call});"
     finish = "__verifier_calls::flush();"
+
+    def program(self, solution: str, plan: CallsPlan) -> str:
+        """The solution and the driver, its namespace renamed to a name drawn per program: a
+        `namespace __verifier_calls` of the solution's, declared first, with a `put` of its own
+        for what its function returns, was what the record called."""
+        name = drawn_name(solution, plan.driver)
+        return f"{solution}\n{plan.driver.replace('__verifier_calls', name)}"
 
     def comparator(self, tokens: list[Token], name: str, parameters: tuple[str, str],
                    types: tuple[Any, Any]) -> Comparator | None:
