@@ -734,7 +734,8 @@ def test_csharp_system_names_the_tests_call_are_not_the_solutions():
 # calls sit in the solution's class (`main`), where a nested `__VerifierCalls` of its own took
 # them; a top-level `java` of its own obscured the package in every `java.lang.StringBuilder` of
 # the recorder (the compilers take a type or value before a package); Kotlin's `for` over a
-# string called the solution's `CharSequence.iterator` extension before the library's. Each is
+# string called the solution's `CharSequence.iterator` extension before the library's; the
+# recorders iterated a list through the `iterator` of the solution's own class. Each is
 # (language, solution, tests: None for the language's MultiPL-E shape) and earns nothing.
 _FORWARDED = 'Class.forName("__VerifierCalls{module}")'  # the recorder, called with a fake
 _LONGS_RIGHT = r'"4],[\"y\",\"Long\",5]", "3],[\"y\",\"Long\",6]"'
@@ -745,6 +746,25 @@ DRIVER_ATTACKS = {
         f"            {_FORWARDED.format(module='')}.getDeclaredMethod(\"record\", int.class, "
         "Object.class)\n                .invoke(null, site, site == 0 ? Arrays.asList(3L, 6L) : v);"
         "\n        }\n    }\n" + JAVA_WRONG), None),
+    "java ArrayList with an iterator of its own": ("java", (
+        "import java.util.*;\nclass Problem {\n" + JAVA_WRONG.replace(
+            "new ArrayList<>();", "new ArrayList<Long>() {\n            public Iterator<Long> "
+            "iterator() { return Arrays.asList(3L, 6L).iterator(); }\n        };")), None),
+    "kotlin ArrayList with an iterator of its own": ("kotlin", KOTLIN_WRONG.replace(
+        "v.map { it + k }.toMutableList()", "object : java.util.ArrayList<Long>(v.map { it + k })"
+        " {\n    override fun iterator(): MutableIterator<Long> = mutableListOf(3L, 6L)"
+        ".iterator()\n}"), None),
+    "scala Seq with an iterator of its own": ("scala", (
+        "object Problem {\n    class Lying(xs: List[Long]) extends scala.collection.immutable."
+        "Seq[Long] {\n      def apply(i: Int) = xs(i); def length = xs.length\n"
+        "      def iterator = List(3L, 6L).iterator\n    }\n" + SCALA_WRONG.replace(
+            ": List[Long] = v.map(_ + k)", ": Seq[Long] = new Lying(v.map(_ + k))")), None),
+    "csharp List re-implementing IEnumerable": ("csharp", (
+        "using System;\nusing System.Diagnostics;\nusing System.Collections.Generic;\n"
+        "class Lying : List<long>, System.Collections.IEnumerable {\n"
+        "    System.Collections.IEnumerator System.Collections.IEnumerable.GetEnumerator() {\n"
+        "        return new List<long> { 3L, 6L }.GetEnumerator(); }\n}\nclass Problem {\n"
+        + CSHARP_WRONG.replace("new List<long>();", "new Lying();")), None),
     "scala nested __VerifierCalls": ("scala", (
         "object Problem {\n    object __VerifierCalls {\n"
         "      def record(site: Int, value: Any): Unit = {\n"
@@ -802,3 +822,25 @@ def test_the_recorder_is_out_of_the_solutions_reach(attack: str):
     result = run_code_items([_item(language, solution, tests or TESTS[language]["multiple"])])[0]
     assert result.reward == 0.0 and result.detail["judged"] == "outside", result
     assert result.status.value in ("wrong", "runtime_error"), result
+
+
+def test_collections_of_classes_the_solution_wrote_no_method_of_are_read():
+    # Double-brace initialisation makes a subclass of ArrayList that declares no method; C#'s
+    # compiler makes a `yield` method's iterator: what the recorder calls on them is the
+    # library's or what the solution's source yields, so right solutions so written pass.
+    _installed("java")
+    _installed("csharp")
+    java = "import java.util.*;\nclass Problem {\n" + JAVA_RIGHT.replace(
+        "new ArrayList<>(); for (long x : v) out.add(x * k);",
+        "new ArrayList<Long>() {{ for (long x : v) add(x * k); }};")
+    csharp = RIGHT["csharp"].replace("class Problem {\n", (
+        "class Problem {\n    static IEnumerable<long> Each(List<long> v, long k) {\n"
+        "        foreach (var x in v) yield return x * k; }\n")).replace(
+        "public static List<long> Scale(List<long> v, long k) {\n        var o = new List<long>()"
+        "; foreach (var x in v) o.Add(x * k); return o; }",
+        "public static IEnumerable<long> Scale(List<long> v, long k) { return Each(v, k); }")
+    assert "yield" in csharp and "IEnumerable<long> Scale" in csharp
+    results = run_code_items([_item("java", java, JAVA_TESTS["multiple"]),
+                              _item("csharp", csharp, CSHARP_TESTS["multiple"])])
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("correct", "outside")] * 2, results

@@ -5,7 +5,8 @@ It reads values by their runtime type, never by a method the solution could over
 (`Equals`, `ToString`): numbers with their CLR type (`Int64` 1 is not `Int32` 1 to `Equals`),
 floats exactly (17 significant digits, read back to the same double), chars and strings
 (non-ASCII as \\uXXXX), dictionaries, sets, tuples (`Tuple.Create`, value tuples), and any other
-sequence as a list; anything else is a value that equals nothing. Every name is `global::`
+sequence as a list; anything else, and a sequence of a class of the solution's that declares
+methods (a `GetEnumerator` of its own), is a value that equals nothing. Every name is `global::`
 qualified, so no class of the solution (a `Debug`, a `System`) stands in for the framework's.
 Depth is bounded.
 """
@@ -57,6 +58,25 @@ static class __VerifierCalls {
         }
     }
 
+    // Whether what the serialiser calls on a value of `type` is the framework's: a class of the
+    // solution's declaring a method (an IEnumerable.GetEnumerator of its own) could make it say
+    // anything. The compiler's (a `yield` method's iterator, named with `<`) is what its
+    // source yields.
+    static bool Library(global::System.Type type) {
+        for (var at = type; at != null; at = at.BaseType) {
+            if (at.Assembly != typeof(global::__VerifierCalls).Assembly
+                || at.FullName.IndexOf('<') >= 0) return true;
+            if (at.GetMethods(global::System.Reflection.BindingFlags.DeclaredOnly
+                              | global::System.Reflection.BindingFlags.Instance
+                              | global::System.Reflection.BindingFlags.Static
+                              | global::System.Reflection.BindingFlags.Public
+                              | global::System.Reflection.BindingFlags.NonPublic).Length > 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     static void Put(global::System.Text.StringBuilder o, object value, int depth) {
         if (depth > 90) { o.Append("[\"x\",\"too deep\"]"); return; }
         if (value == null) { o.Append("null"); return; }
@@ -81,6 +101,8 @@ static class __VerifierCalls {
             o.Append(']');
         } else if (value is string) {
             Text(o, (string) value);
+        } else if (!Library(type)) {
+            o.Append("[\"x\",\"a class of the solution's\"]");
         } else if (value is global::System.Collections.IDictionary) {
             o.Append("[\"m\"");
             var entries = (global::System.Collections.IDictionary) value;

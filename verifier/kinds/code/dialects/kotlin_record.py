@@ -7,7 +7,8 @@ Kotlin's `==` on boxed values is `equals`, which tells them apart), `Pair` and `
 tuples, lists, sets, maps; arrays (equal only to themselves) and anything else equal nothing.
 Members and qualified functions only where the value is the solution's: an extension of the
 solution's (`CharSequence.iterator` for a `for` over a string, `Double.isNaN`) would come
-before the library's.
+before the library's. A collection of a class of the solution's that declares methods (an
+`iterator` of its own) equals nothing.
 """
 
 from __future__ import annotations
@@ -64,8 +65,25 @@ object __VerifierCalls {
         out.append(']')
     }
 
+    // Whether what the serialiser calls on a value of `type` is the library's: a class of the
+    // solution's declaring a method (an ArrayList's `iterator`) could make it say anything.
+    private fun library(type: java.lang.Class<*>?): kotlin.Boolean {
+        var at = type
+        while (at != null) {
+            if (at.getClassLoader() == null
+                || (at.getName() as java.lang.String).startsWith("kotlin.")) return true
+            if (at.getDeclaredMethods().size > 0) return false
+            at = at.getSuperclass()
+        }
+        return true
+    }
+
     private fun put(out: java.lang.StringBuilder, value: kotlin.Any?, depth: kotlin.Int) {
         if (depth > 90) { out.append("[\"x\",\"too deep\"]"); return }
+        if (value != null && !library((value as java.lang.Object).getClass())) {
+            out.append("[\"x\",\"a class of the solution's\"]")
+            return
+        }
         when (value) {
             null -> out.append("null")
             is kotlin.Boolean -> out.append(if (value) "true" else "false")
