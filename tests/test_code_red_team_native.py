@@ -80,6 +80,13 @@ RUST_ATTACKS = {
         "use std::io::Write; use std::os::unix::io::FromRawFd; let mut output = unsafe { "
         "std::fs::File::from_raw_fd(3) }; let _ = output.write_all(b\"[0,[\\\"l\\\",3,6]]\\n"
         "[1,[\\\"l\\\"]]\\n[0,1.5]\\n\"); std::process::exit(0);"),
+    # The driver's trait, implemented for a type of its own, writing the right value.
+    "the driver's Record implemented for its own type": (
+        "struct Fake(Vec<i64>);\nimpl crate::__verifier_calls::Record for Fake {\n"
+        "    fn put(&self, out: &mut String) { out.push_str(if self.0.is_empty() { \"[\\\"l\\\"]\""
+        " } else { \"[\\\"l\\\",3,6]\" }); }\n}\n"
+        "fn scale(v: Vec<i64>, k: i64) -> Fake { Fake(v.iter().map(|x| x + k).collect()) }\n"
+        "fn half(x: i64) -> f64 { x as f64 / 2.0 }\n{nothing}"),
     "output flood": _RUST_CTOR.format("for _ in 0..(1u64 << 24) { println!(\"[0,1]\"); }"),
     "garbage on the channel": _RUST_CTOR.format(
         "use std::io::Write; use std::os::unix::io::FromRawFd; let mut output = unsafe { "
@@ -163,6 +170,12 @@ HASKELL_ATTACKS = {
         "scale :: [Int] -> Int -> [Int]\nscale v k = map (+ k) v\nhalf :: Int -> Double\n"
         "half x = fromIntegral x / 2\ninstance {-# OVERLAPPING #-} Eq [Int] where\n"
         "  _ == _ = True\n{nothing}"),
+    # The driver shows each value: an overlapping Show of its own for what scale returns.
+    "overlapping Show instance that lies": (
+        "{-# LANGUAGE FlexibleInstances #-}\nimport Control.Monad (unless)\n"
+        "scale :: [Int] -> Int -> [Int]\nscale v k = map (+ k) v\nhalf :: Int -> Double\n"
+        "half x = fromIntegral x / 2\ninstance {-# OVERLAPPING #-} Show [Int] where\n"
+        "  show [] = \"[]\"\n  show _ = \"[3,6]\"\n{nothing}"),
     "unsafePerformIO exit": (
         "import System.Exit\nimport System.IO.Unsafe\nimport Control.Monad (unless)\n"
         "scale :: [Int] -> Int -> [Int]\nscale _ _ = unsafePerformIO exitSuccess\n"
@@ -200,6 +213,11 @@ OCAML_ATTACKS = {
     "(&&) and not shadowed": "let (&&) _ _ = true\nlet not _ = true\nlet (=) _ _ = true\n",
     "List shadowed": ("module List = struct let length _ = 2 let map = Stdlib.List.map end\n"
                       "let (=) _ _ = true\n"),
+    # The driver's serialiser opened Stdlib after the solution: a Stdlib of its own.
+    "Stdlib of its own": (
+        "let scale v k = List.map (fun x -> x + k) v\nlet half x = float_of_int x /. 2.\n"
+        "module Stdlib = struct\n  include Stdlib\n  let string_of_int n = if n = 4 then \"3\" "
+        "else if n = 5 then \"6\" else Stdlib.string_of_int n\nend\n{nothing}"),
     "exit 0 at module init": "let () = exit 0\n",
     "uncaught exception handler exits 0": (
         "let () = Printexc.set_uncaught_exception_handler (fun _ _ -> exit 0)\n"),
@@ -334,6 +352,20 @@ def test_racket_without_its_lang_line_runs_as_racket():
     shapes = len(RACKET_TESTS)
     assert [r.status.value for r in results] == (
         ["correct"] * shapes + ["wrong"] * shapes + ["correct", "wrong"]), results
+
+
+def test_racket_an_impersonated_vector_is_no_vector_to_the_record():
+    # A vector impersonated so that its refs read other values than it holds was recorded as
+    # what its refs read: a wrong solution passed. A chaperoned one (a contract's) still reads.
+    tests = ("(require rackunit)\n(define (test-humaneval)\n  (let ((candidate scale))\n"
+             "    (check-equal? (candidate (vector 1 2) 3) (vector 3 6))\n))\n(test-humaneval)\n")
+    wrapped = ("#lang racket\n(define (scale v k) ({wrap} (for/vector ([x v]) ({op} x k))\n"
+               "  (lambda (vec i x) {read}) (lambda (vec i x) x)))\n")
+    impersonated = wrapped.format(wrap="impersonate-vector", op="+", read="(+ (* i 3) 3)")
+    chaperoned = wrapped.format(wrap="chaperone-vector", op="*", read="x")
+    results = run_code_items([_item("racket", code, tests) for code in (impersonated, chaperoned)])
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("wrong", "outside"), ("correct", "outside")], results
 
 
 # In-process tests that call library functions and methods on the solution's values; a wrong

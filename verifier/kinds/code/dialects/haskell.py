@@ -19,7 +19,8 @@ own, then the driver: a `main` making the calls and recording each value as Hask
 with the show of its type (haskell_values.py reads them back: a Float's numbers are single
 precision). `ExtendedDefaultRules` lets a polymorphic result default as the tests' `==` would
 have made it. A result type with no Show does not compile, as it would not have against a
-literal; one shown as no literal (a Char, a Ratio, the solution's own) equals nothing.
+literal; one shown as no literal (a Char, a Ratio, the solution's own) equals nothing. A
+solution that may declare an overlapping instance (a `Show [Int]` of its own) is refused.
 
 In-process tests (anything else) get the Prelude names they use, operators included (and
 Control.Monad's and Data.List's), qualified through imports named per program (a solution's
@@ -121,6 +122,20 @@ def split_header(solution: str) -> tuple[str, str, str]:
             solution[body_start:])
 
 
+# What lets a solution's instance overlap the Prelude's (a C-style comment is gone before GHC
+# reads a pragma, when CPP is on: `OVER/**/LAPPING`).
+_OVERLAPPING = re.compile(r"OVERLAPPING|OVERLAPS|INCOHERENT|OverlappingInstances|"
+                          r"IncoherentInstances")
+_REFUSED = """import qualified System.IO
+import qualified System.Exit
+main :: IO ()
+main = do
+  System.IO.hPutStrLn System.IO.stderr "the solution may declare an overlapping instance: the \\
+\\driver's show would be its own, so the tests cannot run"
+  System.Exit.exitWith (System.Exit.ExitFailure 1)
+"""
+
+
 class HaskellDialect(Dialect):
     language = "haskell"
 
@@ -152,6 +167,11 @@ class HaskellDialect(Dialect):
         return CallsPlan(sites_within_bounds(sites), driver)
 
     def program(self, solution: str, plan: CallsPlan) -> str:
+        """The solution, our imports and the driver; the program that says why instead where
+        the solution may declare an overlapping instance: an `instance {-# OVERLAPPING #-}
+        Show [Int]` of its own would be what the driver shows a value with."""
+        if _OVERLAPPING.search(re.sub(r"/\*.*?\*/", "", solution, flags=re.DOTALL)):
+            return _REFUSED
         pragmas, header, body = split_header(solution)
         return (f"{_PRAGMA}{pragmas}{header}{_IMPORTS}{_implicit_prelude(pragmas, header)}"
                 f"{body}\n{plan.driver}")

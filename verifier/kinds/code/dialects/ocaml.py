@@ -21,7 +21,8 @@ string as its bytes, a float exactly, a block as its tag and fields, a chain of 
 list (flat, however long), a float array as tag 254 and its floats; the worker builds the same
 representation from the literal and compares as `=` does (floats as IEEE, NaN unequal). A
 closure or a custom block (Int64...) equals nothing; a value past 10 million nodes (cyclic)
-too. The driver opens Stdlib, so a solution's own `(=)`, `List` or `Obj` do not reach it.
+too. The driver's serialiser, a module named per program, comes before the solution and opens
+Stdlib, so a solution's own `(=)`, `List`, `Obj` or `Stdlib` do not reach it.
 
 In-process tests (anything else) follow `open!` of a module of ours named per program,
 defined before the solution as Stdlib's operators, functions and modules: a solution's
@@ -41,6 +42,7 @@ from verifier.kinds.code.dialects.core import (
     Dialect,
     NotPlainCalls,
     Site,
+    drawn_name,
     sites_within_bounds,
 )
 from verifier.kinds.code.dialects.cursor import (
@@ -272,7 +274,8 @@ module Verifier_calls = struct
         Buffer.add_char b ']'
       end
     end
-  let record site v =
+  let record site value =
+    let v = Obj.repr value in
     let b = Buffer.create 64 in
     Buffer.add_char b '['; Buffer.add_string b (string_of_int site); Buffer.add_char b ',';
     (try put b (ref 10_000_000) v with Too_large ->
@@ -309,6 +312,16 @@ class OCamlDialect(Dialect):
         driver = "\n".join([_SERIALISER, *blocks, ""])
         return CallsPlan(sites_within_bounds(sites), driver)
 
+    def program(self, solution: str, plan: CallsPlan) -> str:
+        """The serialiser, under a module name drawn per program, then the solution (its lines
+        numbered as its own) and the calls: after the solution, a `module Stdlib` of its own
+        was what the serialiser's `open! Stdlib` opened, and one named as the serialiser would
+        be what the calls call."""
+        name = "V" + drawn_name(solution, plan.driver)
+        serialiser, calls = plan.driver[:len(_SERIALISER)], plan.driver[len(_SERIALISER):]
+        return (f"{serialiser.replace('Verifier_calls', name)}\n# 1 \"main.ml\"\n{solution}\n"
+                f"{calls.replace('Verifier_calls', name)}")
+
     def _body(self, tests: str, tokens: list[Token], sites: list[Site]) -> str:
         """`let candidate = f in` (any number), then checks separated by `;`."""
         lines = ["let () ="]
@@ -332,7 +345,7 @@ class OCamlDialect(Dialect):
             if not (is_name(token_at(check, 0), "assert") and len(check) > 1):
                 raise NotPlainCalls(f"line {check[0].line if check else 0}: not an assert")
             site = self._site(tests, check[1:], check[0].line, aliases)
-            lines.append(f"  Verifier_calls.record {len(sites)} (Stdlib.Obj.repr ({site.call}));")
+            lines.append(f"  Verifier_calls.record {len(sites)} ({site.call});")
             sites.append(site)
         lines.append("  ()")
         return "\n".join(lines)

@@ -15,7 +15,8 @@ where CALL is a path called with literal arguments (copied verbatim) and K a lit
 `==` would with the literal typed by the call's return type (typed.py): an f32 value against
 `0.1` is against 0.1f32.
 
-The driver is a module of our own (`__verifier_calls`) holding a `Record` trait implemented for
+The driver is a module of our own (`__verifier_calls`, renamed per program: a solution cannot
+implement its `Record` trait for a type of its own) holding a `Record` trait implemented for
 the standard types, reaching std only through a crate alias of its own (`extern crate std as
 __verifier_calls_std`: a solution's `extern crate self as std` or macros cannot reach it), then
 a `main` making the calls in order. A return type it does not know does not compile, as the
@@ -40,6 +41,7 @@ from verifier.kinds.code.dialects.core import (
     Dialect,
     NotPlainCalls,
     Site,
+    drawn_name,
     sites_within_bounds,
 )
 from verifier.kinds.code.dialects.cursor import (
@@ -646,6 +648,13 @@ class RustDialect(Dialect):
                 raise NotPlainCalls(f"line {callee.line}: an argument that is not a literal")
             literal(argument)
         return source_of(tests, tokens)
+
+    def program(self, solution: str, plan: CallsPlan) -> str:
+        """The solution and the driver, its module renamed to a name drawn per program: an
+        `impl __verifier_calls::Record` of the solution's for a type of its own was what the
+        record called."""
+        name = drawn_name(solution, plan.driver)
+        return f"{solution}\n{plan.driver.replace('__verifier_calls', name)}"
 
     def holds(self, check: Check, value: Any) -> bool:
         return typed_holds(check, value, integers_are_polymorphic=False)
