@@ -293,3 +293,25 @@ def test_a_library_function_of_the_solutions_own_is_refused(language):
     assert [(r.status.value, r.detail["judged"]) for r in results] == [
         *[("runtime_error", "in_process")] * len(items), ("correct", "in_process")], results
     assert all("the tests call" in r.detail["tests"][0]["stderr"] for r in results[:-1])
+
+
+def test_cpp_a_std_name_the_driver_uses_declared_by_the_solution_is_refused():
+    # An overload of std::get for pairs (declared in std, or through a macro) was what the
+    # driver's serialiser read a pair's items with: a wrong pair recorded as the right one. A
+    # right solution that specialises std::hash (no name of the driver's) still passes.
+    tests = ("#include<assert.h>\n#include<bits/stdc++.h>\nint main() {\n    auto candidate = pr;"
+             "\n    assert(candidate(1) == (std::make_pair(1, 7)));\n}\n")
+    head = "#include <bits/stdc++.h>\nusing namespace std;\n"
+    wrong = head + "pair<long, long> pr(long a) { return {a, a}; }\n"
+    get = ("template <size_t I> long GET(const pair<long, long> &p) { return I == 1 ? 7 : "
+           "p.first; }")
+    right = (head + "pair<long, long> pr(long a) { return {a, 7}; }\nnamespace std { template <>"
+             " struct hash<pair<int, int>> { size_t operator()(const pair<int, int> &p) const "
+             "{ return p.first; } }; }\n")
+    results = run_code_items([
+        _item("cpp", wrong + "namespace std { " + get.replace("GET", "get") + " }\n", tests),
+        _item("cpp", wrong + "#define G get\nnamespace std { " + get.replace("GET", "G") + " }\n",
+              tests),
+        _item("cpp", right, tests)])
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("runtime_error", "outside"), ("runtime_error", "outside"), ("correct", "outside")], results

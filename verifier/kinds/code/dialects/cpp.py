@@ -14,12 +14,13 @@ solution's choice of return type can make its values wrong, never the program un
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from verifier.kinds.code.dialects.cfamily import CFamilyDialect, Comparator
 from verifier.kinds.code.dialects.clike import CType
-from verifier.kinds.code.dialects.core import CallsPlan, drawn_name
-from verifier.kinds.code.dialects.lexer import Token
+from verifier.kinds.code.dialects.core import CallsPlan, NotPlainCalls, drawn_name
+from verifier.kinds.code.dialects.lexer import Token, closing, is_punct, token_at, tokenize
 
 _PRELUDE = r"""#include <type_traits>
 #include <utility>
@@ -195,7 +196,11 @@ class CppDialect(CFamilyDialect):
     def program(self, solution: str, plan: CallsPlan) -> str:
         """The solution and the driver, its namespace renamed to a name drawn per program: a
         `namespace __verifier_calls` of the solution's, declared first, with a `put` of its own
-        for what its function returns, was what the record called."""
+        for what its function returns, was what the record called. The program that says why
+        instead where the solution declares in std a name the driver uses from there."""
+        declared = _declared_in_std(solution)
+        if declared:
+            return _REFUSED.replace("NAMES", ", ".join(declared))
         name = drawn_name(solution, plan.driver)
         return f"{solution}\n{plan.driver.replace('__verifier_calls', name)}"
 
@@ -252,3 +257,44 @@ def _type_words(words: list[str], position: int) -> int | None:
         if words[position - 1] not in ("long", "unsigned", "signed", "short"):
             break
     return position if position > start else None
+
+
+# The names the driver's serialiser takes from std.
+_STD_NAMES = frozenset(re.findall(r"std::(\w+)", _PRELUDE))
+_REFUSED = """#include <stdio.h>
+int main(void) {
+    fputs("the solution declares std::NAMES, which the driver uses: it would record through the "
+          "solution's own\\n", stderr);
+    return 1;
+}
+"""
+
+
+def _declared_in_std(solution: str) -> list[str]:
+    """The driver's std names the solution declares there: in a `namespace std` of its own (an
+    overload of `std::get` for pairs that reads another value), as an explicit specialisation
+    (`template <> ... std::is_integral_v<...>`), or in a macro (which may spell either)."""
+    try:
+        return sorted(_declared(tokenize(solution, preprocessor=True)))
+    except NotPlainCalls:  # unreadable (or unbalanced): every name it spells, if it names std
+        return sorted(set(re.findall(r"\w+", solution)) & _STD_NAMES) if "std" in solution else []
+
+
+def _declared(tokens: list[Token]) -> set[str]:
+    found: set[str] = set()
+    for index, token in enumerate(tokens):
+        if token.kind == "directive":
+            found |= set(re.findall(r"\w+", token.text)) & _STD_NAMES
+        elif token.text == "namespace" and [t.text for t in tokens[index + 1:index + 2]] == [
+                "std"]:
+            start = next((i for i in range(index, len(tokens)) if is_punct(tokens[i], "{", ";")),
+                         len(tokens))
+            end = closing(tokens, start) if is_punct(token_at(tokens, start), "{") else start
+            found |= {t.text for t in tokens[start:end]} & _STD_NAMES
+        elif token.text == "template" and [t.text for t in tokens[index + 1:index + 3]] == [
+                "<", ">"]:
+            end = next((i for i in range(index, len(tokens)) if is_punct(tokens[i], "{", ";")),
+                       len(tokens))
+            found |= {tokens[i + 2].text for i in range(index, end - 2) if tokens[i].text == "std"
+                      and is_punct(tokens[i + 1], "::")} & _STD_NAMES
+    return found
