@@ -460,6 +460,12 @@ def _r_rebound(name: str, function: str, where: str = "baseenv()") -> str:
 _R_FIX = ("function(r) sub(',[\"l\",0.0]', ',[\"l\",4.0]', sub(',[\"l\",-1.0]', ',[\"l\",3.0]',"
           " r, fixed = TRUE), fixed = TRUE)")
 
+# A function named `builtin` that rewrites the driver's `builtin printf` of the records.
+_BASH_BUILTIN = (
+    "builtin() {\n    if [[ $1 == printf && $2 == '[%s,[\"b\",\"%s\"]]\\n' ]]; then\n"
+    "        local h=$4\n        [[ $h == 2d31 ]] && h=33\n        [[ $h == 30 ]] && h=34\n"
+    "        command builtin printf \"$2\" \"$3\" \"$h\"\n"
+    "    else\n        command builtin \"$@\"\n    fi\n}\n")
 SERIALISER_ATTACKS = {
     "ruby Integer#to_s aliased": ("ruby", _RUBY_TO_S, _RUBY_SEVEN),
     "ruby Integer#to_s from a BEGIN block": ("ruby", f"BEGIN {{\n{_RUBY_TO_S}}}\n", _RUBY_SEVEN),
@@ -545,6 +551,7 @@ SERIALISER_ATTACKS = {
         "r", _r_rebound("enableJIT", "function(level) { e <- parent.frame(); if (identical(e$value,"
                         " -1)) e$value <- 3 else if (identical(e$value, 0)) e$value <- 4; o(level)"
                         " }", "asNamespace('compiler')"), None),
+    "bash function builtin rewrites the record": ("bash", _BASH_BUILTIN, None),
     "php stream wrapper of its own for php://": ("php", _PHP_WRAPPER, None),
     "php stream wrapper whose error handler registers it again": (
         "php", _PHP_WRAPPER + "set_error_handler(function () { @stream_wrapper_unregister('php');"
@@ -577,3 +584,16 @@ def test_ruby_right_solutions_that_open_core_classes_pass_outside():
                              + [_item("ruby", texts, checks)])
     assert [(r.status.value, r.detail["judged"]) for r in results] == [
         ("correct", "outside")] * 4, results
+
+
+def test_bash_a_builtin_the_driver_cannot_take_back_ends_the_run():
+    # The driver unsets the solution's `builtin` in posix mode; a solution that keeps the shell
+    # out of posix mode (a readonly POSIXLY_CORRECT, its own unset) or makes its `builtin`
+    # readonly ends the run instead of reaching the records.
+    case = LANGUAGES["bash"]
+    kept = [_BASH_BUILTIN + "readonly -f builtin\n",
+            _BASH_BUILTIN + "readonly POSIXLY_CORRECT\nunset() { :; }\n"]
+    results = run_code_items([_item("bash", _attacked(case["wrong"], attack),
+                                    case["shapes"]["asserts"]) for attack in kept])
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("runtime_error", "outside")] * 2, results

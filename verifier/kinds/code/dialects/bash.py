@@ -32,6 +32,7 @@ from verifier.kinds.code.dialects.core import (
     Check,
     NotPlainCalls,
     Site,
+    drawn_name,
     sites_within_bounds,
 )
 from verifier.kinds.code.dialects.scripts import ScriptDialect, utf8
@@ -51,11 +52,23 @@ _DOUBLE_QUOTED_ESCAPE = re.compile(r"\\([\\\"`$\n])")
 
 # Bash expands aliases as it reads a command: the driver's own function is read with
 # expand_aliases off (its first word quoted, so no alias of the solution's stands for it), then
-# the solution's setting is back for the wrappers and the calls, which the tests would have read
-# with it. Its printf is the builtin, whatever function a solution names so.
+# the solution's setting (kept first, from BASHOPTS: posix mode changes it) is back for the
+# wrappers and the calls, which the tests would have read with it. Its printf is the builtin,
+# whatever function a solution names so; and `builtin` and `command` are: first, in posix mode
+# (where the special builtin `unset` comes before any function, and an alias never before a
+# reserved word), their functions of the solution's are unset, the run ending (`${NAME:?}` of
+# names drawn per program) where the shell stays out of posix mode (a readonly
+# POSIXLY_CORRECT) or they cannot be (readonly functions).
+_DRIVER_GUARD = r"""__verifier_aliases=${BASHOPTS/*expand_aliases*/y}
+__verifier_aliases=${__verifier_aliases#"$BASHOPTS"}
+POSIXLY_CORRECT=y
+OFF=${SHELLOPTS##*posix*}
+\: "${OFF:+${NEVER:?the solution keeps bash out of posix mode}}"
+\unset -f builtin command || \: "${NEVER:?the builtin or command of the solution stays its own}"
+\unset POSIXLY_CORRECT
+"""
 _DRIVER_HEAD = r"""
-\builtin shopt -q expand_aliases && __verifier_aliases=y || __verifier_aliases=
-\builtin shopt -u expand_aliases
+GUARD\builtin shopt -u expand_aliases
 __verifier_record() {
     local LC_ALL=C __verifier_text=$2 __verifier_hex= __verifier_byte __verifier_at
     if (( ${#__verifier_text} > 512 )); then
@@ -99,6 +112,12 @@ _STOP = '{ "/usr/bin/kill" -9 $$; exit 97; }'
 
 class BashDialect(ScriptDialect):
     language = "bash"
+
+    def program(self, solution: str, plan: CallsPlan) -> str:
+        """The solution and the driver, led by its guard (_DRIVER_GUARD)."""
+        name = drawn_name(solution, plan.driver)
+        guard = _DRIVER_GUARD.replace("OFF", f"{name}_off").replace("NEVER", f"{name}_never")
+        return f"{solution}\n{plan.driver.replace('GUARD', guard, 1)}"
 
     def plan(self, tests: str) -> CallsPlan:
         frame = _Frame(tests.split("\n"))
