@@ -298,14 +298,17 @@ def test_a_library_function_of_the_solutions_own_is_refused(language):
 def test_cpp_a_std_name_the_driver_uses_declared_by_the_solution_is_refused():
     # An overload of std::get for pairs (declared in std, or through a macro) was what the
     # driver's serialiser read a pair's items with: a wrong pair recorded as the right one. A
-    # right solution that specialises std::hash (no name of the driver's) still passes.
+    # right solution that specialises std::hash (no name of the driver's) or has a macro of its
+    # own that uses std::get still passes.
     tests = ("#include<assert.h>\n#include<bits/stdc++.h>\nint main() {\n    auto candidate = pr;"
              "\n    assert(candidate(1) == (std::make_pair(1, 7)));\n}\n")
     head = "#include <bits/stdc++.h>\nusing namespace std;\n"
     wrong = head + "pair<long, long> pr(long a) { return {a, a}; }\n"
     get = ("template <size_t I> long GET(const pair<long, long> &p) { return I == 1 ? 7 : "
            "p.first; }")
-    right = (head + "pair<long, long> pr(long a) { return {a, 7}; }\nnamespace std { template <>"
+    right = (head + "#define SECOND(p) std::get<1>(p)\n"
+             "pair<long, long> pr(long a) { return {a, SECOND(make_pair(0, 7))}; }\n"
+             "namespace std { template <>"
              " struct hash<pair<int, int>> { size_t operator()(const pair<int, int> &p) const "
              "{ return p.first; } }; }\n")
     results = run_code_items([

@@ -281,20 +281,33 @@ def _declared_in_std(solution: str) -> list[str]:
 
 
 def _declared(tokens: list[Token]) -> set[str]:
+    # A macro that spells a driver's name stands for it (`#define G get`, then `G` in std); one
+    # that could open std or specialise in it by itself counts with every such name it spells.
+    spelled: dict[str, set[str]] = {}
     found: set[str] = set()
-    for index, token in enumerate(tokens):
+    for token in tokens:
         if token.kind == "directive":
-            found |= set(re.findall(r"\w+", token.text)) & _STD_NAMES
-        elif token.text == "namespace" and [t.text for t in tokens[index + 1:index + 2]] == [
+            words = set(re.findall(r"\w+", token.text)) & _STD_NAMES
+            defined = re.match(r"#\s*define\s+(\w+)", token.text)
+            if defined and words:
+                spelled[defined[1]] = words
+            if re.search(r"\b(namespace|template)\b|##", token.text):
+                found |= words
+
+    def named(text: str) -> set[str]:
+        return spelled.get(text, {text} & _STD_NAMES)
+
+    for index, token in enumerate(tokens):
+        if token.text == "namespace" and [t.text for t in tokens[index + 1:index + 2]] == [
                 "std"]:
             start = next((i for i in range(index, len(tokens)) if is_punct(tokens[i], "{", ";")),
                          len(tokens))
             end = closing(tokens, start) if is_punct(token_at(tokens, start), "{") else start
-            found |= {t.text for t in tokens[start:end]} & _STD_NAMES
+            found |= {name for t in tokens[start:end] for name in named(t.text)}
         elif token.text == "template" and [t.text for t in tokens[index + 1:index + 3]] == [
                 "<", ">"]:
             end = next((i for i in range(index, len(tokens)) if is_punct(tokens[i], "{", ";")),
                        len(tokens))
-            found |= {tokens[i + 2].text for i in range(index, end - 2) if tokens[i].text == "std"
-                      and is_punct(tokens[i + 1], "::")} & _STD_NAMES
+            found |= {name for i in range(index, end - 2) if tokens[i].text == "std"
+                      and is_punct(tokens[i + 1], "::") for name in named(tokens[i + 2].text)}
     return found
