@@ -122,6 +122,12 @@ def drawn_name(solution: str, driver: str) -> str:
     return f"__verifier_{tag}"
 
 
+def renamed_driver(solution: str, driver: str, placeholder: str) -> str:
+    """The solution, then `driver` with `placeholder` (a module, namespace or class of its own)
+    under a name drawn per program: one of that name the solution declares cannot stand in."""
+    return f"{solution}\n{driver.replace(placeholder, drawn_name(solution, driver))}"
+
+
 def sites_within_bounds(sites: list[Site]) -> tuple[Site, ...]:
     if not sites:
         raise NotPlainCalls("no checks")

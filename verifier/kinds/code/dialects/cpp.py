@@ -19,7 +19,7 @@ from typing import Any
 
 from verifier.kinds.code.dialects.cfamily import CFamilyDialect, Comparator
 from verifier.kinds.code.dialects.clike import CType
-from verifier.kinds.code.dialects.core import CallsPlan, NotPlainCalls, drawn_name
+from verifier.kinds.code.dialects.core import CallsPlan, NotPlainCalls, renamed_driver
 from verifier.kinds.code.dialects.lexer import Token, closing, is_punct, token_at, tokenize
 
 _PRELUDE = r"""#include <type_traits>
@@ -201,8 +201,7 @@ class CppDialect(CFamilyDialect):
         declared = _declared_in_std(solution)
         if declared:
             return _REFUSED.replace("NAMES", ", ".join(declared))
-        name = drawn_name(solution, plan.driver)
-        return f"{solution}\n{plan.driver.replace('__verifier_calls', name)}"
+        return renamed_driver(solution, plan.driver, "__verifier_calls")
 
     def comparator(self, tokens: list[Token], name: str, parameters: tuple[str, str],
                    types: tuple[Any, Any]) -> Comparator | None:

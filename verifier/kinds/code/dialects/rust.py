@@ -41,7 +41,7 @@ from verifier.kinds.code.dialects.core import (
     Dialect,
     NotPlainCalls,
     Site,
-    drawn_name,
+    renamed_driver,
     sites_within_bounds,
 )
 from verifier.kinds.code.dialects.cursor import (
@@ -653,8 +653,7 @@ class RustDialect(Dialect):
         """The solution and the driver, its module renamed to a name drawn per program: an
         `impl __verifier_calls::Record` of the solution's for a type of its own was what the
         record called."""
-        name = drawn_name(solution, plan.driver)
-        return f"{solution}\n{plan.driver.replace('__verifier_calls', name)}"
+        return renamed_driver(solution, plan.driver, "__verifier_calls")
 
     def holds(self, check: Check, value: Any) -> bool:
         return typed_holds(check, value, integers_are_polymorphic=False)

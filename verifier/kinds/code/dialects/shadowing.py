@@ -12,11 +12,12 @@ run: one that says why and exits 1 runs instead (`runtime_error`), whatever the 
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from verifier.kinds.code.dialects.core import NotPlainCalls, drawn_name
+from verifier.kinds.code.dialects.core import NotPlainCalls, renamed_driver
 from verifier.kinds.code.dialects.lexer import Token, is_punct, tokenize
 
 # Tokens before `TYPE NAME =` that make it no declaration (`return Math;`, `import x.List;`).
@@ -79,11 +80,18 @@ def driven(declaring: Declaring, solution: str, placed: str, driver: str,
     the compilers take a type or value before a package, so `java.lang.StringBuilder` would be
     the solution's)."""
     name, source = recorder
+    refused = refusal(declaring, solution,
+                      " ".join(sorted(_qualified_roots(source) & declaring.library)))
+    return refused or renamed_driver(placed, driver, name)
+
+
+@functools.cache
+def _qualified_roots(source: str) -> frozenset[str]:
+    """The first names of `source`'s qualified names (`java` of `java.lang.StringBuilder`):
+    a recorder's source is one of a few constants, read once."""
     tokens = tokenize(source)
-    roots = {token.text for index, token in enumerate(tokens[:-1]) if is_punct(
-        tokens[index + 1], ".") and not (index and is_punct(tokens[index - 1], "."))}
-    refused = refusal(declaring, solution, " ".join(sorted(roots & declaring.library)))
-    return refused or f"{placed}\n{driver.replace(name, drawn_name(solution, driver))}"
+    return frozenset(token.text for index, token in enumerate(tokens[:-1]) if is_punct(
+        tokens[index + 1], ".") and not (index and is_punct(tokens[index - 1], ".")))
 
 
 def declared(declaring: Declaring, tokens: list[Token], enums: bool = True
