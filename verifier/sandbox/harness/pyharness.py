@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import _signal
 import builtins
-import json
 import marshal
 import os
 import sys
@@ -199,7 +198,7 @@ def _run_stdio(code: str, nonce: str, script_path: bool = False,
     except BaseException as exc:  # the solution's compile error, reported as such
         sys.__excepthook__(type(exc), exc, None)
         record = {"nonce": nonce, "compile_error": contestant.compile_error(exc)[0]}
-        os.write(CHANNEL_FD, (json.dumps(record) + "\n").encode())
+        judge.emit([record])
         os._exit(1)
     os.close(CHANNEL_FD)
     main = types.ModuleType("__main__")
