@@ -79,6 +79,15 @@ def test_multiple_cpp_expected_values_are_parsed_with_cpp_types():
     assert [site.line for site in found.sites] == list(range(5, 13))
 
 
+def test_multiple_cpp_tests_first_close_the_prompts_function():
+    # MultiPL-E's C++ prompt leaves its function open: the tests' first `}` closes it, so the
+    # driver must too, before anything of its own.
+    found = plan("cpp", "}\nint main() {\n    auto candidate = add;\n"
+                        "    assert(candidate((1), (2)) == (3));\n}\n")
+    assert [site.line for site in found.sites] == [4]
+    assert found.driver.startswith("}\n#undef ")
+
+
 def test_humaneval_x_cpp_shapes():
     found = plan("cpp", HUMANEVAL_X_CPP)
     checks = [site.check for site in found.sites]

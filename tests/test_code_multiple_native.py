@@ -1,4 +1,4 @@
-"""MultiPL-E's test shapes for Rust, D, Haskell, OCaml and Racket through the real toolchains
+"""MultiPL-E's test shapes for C++, Rust, D, Haskell, OCaml and Racket through the real toolchains
 and jail: right programs (written as completions of MultiPL-E's prompts) pass, judged outside
 the solution's process, with each language's value semantics; their broken variants fail.
 Our own problems, in the layout each translator writes."""
@@ -16,9 +16,19 @@ pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewra
 
 LIMITS = {"time_s": 10, "memory_mb": 512}
 
-# (language, right, wrong, tests): MultiPL-E's Rust tests open with the `}` that closes the
-# prompt's function, so its completions end without one.
+# (language, right, wrong, tests): MultiPL-E's C++ and Rust tests open with the `}` that
+# closes the prompt's function, so its completions end without one.
+CPP_PROMPT = ("#include<assert.h>\n#include<bits/stdc++.h>\n"
+              "std::vector<long> evens(std::vector<long> xs) {\n")
 PROBLEMS = [
+    ("cpp",
+     CPP_PROMPT + "    std::vector<long> r;\n"
+     "    for (long x : xs) if (x % 2 == 0) r.push_back(x);\n    return r;\n",
+     CPP_PROMPT + "    return xs;\n",
+     "}\nint main() {\n    auto candidate = evens;\n"
+     "    assert(candidate((std::vector<long>({(long)1, (long)2, (long)4}))) == "
+     "(std::vector<long>({(long)2, (long)4})));\n"
+     "    assert(candidate((std::vector<long>())) == (std::vector<long>()));\n}\n"),
     ("rust",
      "use std::collections::HashMap;\n\nfn histogram(test: String) -> HashMap<String, isize> {\n"
      "    let mut counts = HashMap::new();\n"
@@ -119,3 +129,14 @@ def test_right_programs_pass_outside_and_broken_ones_fail():
     assert verdicts == [(status, "outside") for _ in PROBLEMS for status in ("correct", "wrong")
                         ], [(item.language, r.status.value, r.detail) for item, r in
                             zip(items, results, strict=True)]
+
+
+def test_cpp_tests_in_process_follow_the_brace_that_closes_the_prompt():
+    # Not plain calls (a loop): the verifier's guard goes after the tests' first `}`, not
+    # inside the solution's open function.
+    tests = ("}\nint main() {\n    auto candidate = evens;\n    for (long i = 0; i < 3; i++)\n"
+             "        assert(candidate((std::vector<long>({i * 2 + 1}))).empty());\n}\n")
+    right, wrong = PROBLEMS[0][1:3]
+    results = run_code_items([_item("cpp", right, tests), _item("cpp", wrong, tests)])
+    assert [(r.status.value, r.detail.get("judged")) for r in results] == [
+        ("correct", "in_process"), ("wrong", "in_process")], [r.detail for r in results]

@@ -133,7 +133,7 @@ class CFamilyDialect(Dialect):
         header: list[str] = []
         comparators: dict[str, Comparator] = {}
         main: list[Token] | None = None
-        position = 0
+        closes = position = _leading_closes(tokens)
         while position < len(tokens):
             token = tokens[position]
             if token.kind == "directive":
@@ -154,7 +154,8 @@ class CFamilyDialect(Dialect):
         if main is None:
             raise NotPlainCalls("no main")
         lines, sites = self._main(tests, main, comparators)
-        driver = "\n".join([*(f"#undef {name}" for name in sorted(self.prelude_names)),
+        driver = "\n".join([*["}"] * closes,
+                            *(f"#undef {name}" for name in sorted(self.prelude_names)),
                             self.prelude, *header, "int main() {", *lines, self.finish,
                             "return 0;", "}", ""])
         return CallsPlan(sites_within_bounds(sites), driver)
@@ -487,16 +488,20 @@ class CFamilyDialect(Dialect):
         check, fail = f"__verifier_check_{tag}", f"__verifier_fail_{tag}"
         names = {t.text for t in tokens + _epilogue_tokens(self.language)
                  if t.kind == "name"} - STANDARD_MACROS
+        # after the `}`s that close the prompt's function: the guard defines functions
+        closes = _leading_closes(tokens)
+        last = tokens[closes - 1].end if closes else 0
         guard = "\n".join([*(f"#undef {name}" for name in sorted(names | _GUARD_NAMES)),
-                           _GUARD.replace("CHECK", check).replace("FAIL", fail), "#line 1", ""])
-        rewritten, last = [], 0
+                           _GUARD.replace("CHECK", check).replace("FAIL", fail),
+                           f"#line {tokens[closes - 1].line if closes else 1}", ""])
+        rewritten = [tests[:last] + "\n" if closes else "", guard]
         for index, token in enumerate(tokens):
             if token.kind == "name" and token.text == "assert" and is_punct(
                     token_at(tokens, index + 1), "("):
                 rewritten += [tests[last:token.start], check]
                 last = token.end
         rewritten.append(tests[last:])
-        return appended.assemble(self.language, solution, guard + "".join(rewritten))
+        return appended.assemble(self.language, solution, "".join(rewritten))
 
 
 # The C and C++ libraries' functions tests call by name. A definition of one in the program is
@@ -709,6 +714,15 @@ def _needed(scope: _Scope) -> set[str]:
                 needed.add(used)
                 waiting.append(used)
     return needed
+
+
+def _leading_closes(tokens: list[Token]) -> int:
+    """How many `}` open the tests: MultiPL-E's close the prompt's function, whose body the
+    solution (prompt and completion) leaves open."""
+    closes = 0
+    while closes < len(tokens) and is_punct(tokens[closes], "}"):
+        closes += 1
+    return closes
 
 
 def _statement_end(tokens: list[Token], position: int) -> int:
