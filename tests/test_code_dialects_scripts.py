@@ -154,6 +154,68 @@ def test_other_shapes_of_plain_calls(language):
     assert found is not None and len(found.sites) == count
 
 
+# MultiPL-E's PHP comparison helpers (its tests since nuprl/MultiPL-E#72, before its
+# `candidate` wrapper): `deep_equal` is `===` after integer-keyed arrays are renumbered.
+PHP_DEEP_EQUAL = """function is_int_keyed_array($value): bool {
+    if (!is_array($value)) {
+        return false;
+    }
+    foreach (array_keys($value) as $key) {
+        if (!is_int($key)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+function normalize_array($value) {
+    if (!is_array($value)) {
+        return $value;
+    }
+    if (is_int_keyed_array($value)) {
+        $values = array_values($value);
+        foreach ($values as $index => $item) {
+            $values[$index] = normalize_array($item);
+        }
+        return $values;
+    }
+    $normalized = array();
+    foreach ($value as $key => $item) {
+        $normalized[$key] = normalize_array($item);
+    }
+    return $normalized;
+}
+
+function deep_equal($left, $right): bool {
+    if (is_array($left) && is_array($right)) {
+        return normalize_array($left) === normalize_array($right);
+    }
+    return $left === $right;
+}
+"""
+
+
+def test_php_multiple_deep_equal_renumbers_integer_keyed_arrays():
+    tests = (PHP_DEEP_EQUAL + "\nfunction candidate(...$args) {\n    return f(...$args);\n}\n\n"
+             "function test(): void {\n    if (!deep_equal(candidate(array(1, 2)), array(\"b\"))) "
+             "{ throw new Exception(\"Test failed!\"); }\n    if (!deep_equal(candidate(\"x\"), "
+             "array(\"k\" => array(5 => 1)))) { throw new Exception(\"Test failed!\"); }\n}\n\n"
+             "test();")
+    found = calls_plan("php", tests)
+    assert found is not None and [site.line for site in found.sites] == [43, 44]
+    listed, keyed = (site.check for site in found.sites)
+    assert _holds("php", listed.expected, Map(((3, b"b"),)), how=listed.how)
+    assert not _holds("php", listed.expected, Map(((0, b"b"), (1, b"c"))), how=listed.how)
+    assert _holds("php", keyed.expected, Map(((b"k", Map(((0, 1),))),)), how=keyed.how)
+    assert not _holds("php", keyed.expected, Map(((7, Map(((0, 1),))),)), how=keyed.how)
+    assert not _holds("php", keyed.expected, Map(((b"k", Map(((0, 1.0),))),)), how=keyed.how)
+    # a helper that is not MultiPL-E's, or one missing, is no comparison we know
+    assert calls_plan("php", tests.replace("=== normalize_array($right)",
+                                           "== normalize_array($right)")) is None
+    assert calls_plan("php", tests.replace("function is_int_keyed_array",
+                                           "function is_int_keyed")) is None
+
+
 NOT_PLAIN = {
     "lua": [
         "for i = 1, 3 do assert(f(i) == i) end\n",

@@ -17,6 +17,7 @@ import shutil
 import pytest
 
 from rlvr_contract.schemas import CodeItem
+from tests.test_code_dialects_scripts import PHP_DEEP_EQUAL
 from verifier.kinds.code import run_code_items
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
@@ -350,6 +351,25 @@ def test_judged_outside_as_the_language_judges(language):
         verdicts.setdefault(case, {})[mode] = result.reward
     assert {case: found for case, found in verdicts.items()
             if found["outside"] != found["in_process"]} == {}
+
+
+def test_php_multiple_deep_equal_judged_outside_as_its_helpers_judge():
+    # MultiPL-E's harness with its `deep_equal`: judged outside (the worker renumbers) and in
+    # the solution's process (PHP runs the helpers), the verdicts agree.
+    cases = [("[3 => 'a']", "array('a')"), ("['k' => [5 => 1]]", "array('k' => array(1))"),
+             ("['b' => 1, 'a' => 2]", "array('a' => 2, 'b' => 1)"), ("[1, 2]", "array(1.0, 2)"),
+             ("[0 => 'x', 'k' => 'y']", "array('x', 'k' => 'y')"), ("1", "array(1)"),
+             ("[]", "array()")]
+    harness = (PHP_DEEP_EQUAL + "\nfunction candidate(...$args) {\n    return f(...$args);\n}"
+               "\n\nfunction test(): void {\n    if (!deep_equal(candidate(), {})) { throw new "
+               "Exception(\"Test failed!\"); }\n}\n\ntest();")
+    items = [_item("php", f"<?php\nfunction f() {{ return {returned}; }}\n",
+                   harness.replace("{}", expected) + unplain)
+             for returned, expected in cases for unplain in ("", "\n$unused = 0;\n")]
+    results = run_code_items(items)
+    assert [r.detail["judged"] for r in results] == ["outside", "in_process"] * len(cases)
+    rewards = [r.reward for r in results]
+    assert rewards[0::2] == rewards[1::2] == [1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 1.0], results
 
 
 # Right solutions in legal styles that the driver of plain calls must not trip over: a value of

@@ -8,6 +8,11 @@
     }
     test();
     assert(f(ARGS) === K);               (either side the call)
+    if (!deep_equal(candidate(ARGS), EXPECTED)) { throw ... }
+
+`deep_equal` is MultiPL-E's (with its `normalize_array` and `is_int_keyed_array`, recognised
+by their exact tokens): `===` after an array whose keys are all integers is renumbered from 0
+in its order, nested arrays too.
 
 Expected values are PHP literals: null, booleans, integers (an overflow is a float), floats,
 strings ('...' and "..." without interpolation) and arrays (`array(...)`, `[...]`, keys with
@@ -123,6 +128,24 @@ _GUARD = ("\n?><?php\neval('?><?php function __verifier_check_{tag}($condition, 
           "exit(1); }} }} ' . {tests});\n")
 
 
+# MultiPL-E's comparison helpers (its tests since nuprl/MultiPL-E#72), token by token after
+# `function NAME`: `deep_equal` is `===` on arrays renumbered where every key is an integer.
+_HELPERS = {name: shape.split() for name, shape in {
+    "is_int_keyed_array": "( $value ) : bool { if ( ! is_array ( $value ) ) { return false ; } "
+                          "foreach ( array_keys ( $value ) as $key ) { if ( ! is_int ( $key ) ) "
+                          "{ return false ; } } return true ; }",
+    "normalize_array": "( $value ) { if ( ! is_array ( $value ) ) { return $value ; } if ( "
+                       "is_int_keyed_array ( $value ) ) { $values = array_values ( $value ) ; "
+                       "foreach ( $values as $index => $item ) { $values [ $index ] = "
+                       "normalize_array ( $item ) ; } return $values ; } $normalized = array ( "
+                       ") ; foreach ( $value as $key => $item ) { $normalized [ $key ] = "
+                       "normalize_array ( $item ) ; } return $normalized ; }",
+    "deep_equal": "( $left , $right ) : bool { if ( is_array ( $left ) && is_array ( $right ) "
+                  ") { return normalize_array ( $left ) === normalize_array ( $right ) ; } "
+                  "return $left === $right ; }",
+}.items()}
+
+
 class _Literal(Reader):
     """A PHP literal: null, booleans, numbers (a unary minus), strings, arrays."""
 
@@ -181,6 +204,8 @@ class PhpDialect(ScriptDialect):
         return _Frame(tests, _tokenize(tests)).plan(_DRIVER_HEAD)
 
     def judge(self, check: Check, value: Any) -> bool:
+        if check.kind == "equal" and check.how == "deep_equal":
+            return identical(_renumbered(value), _renumbered(check.expected)) != check.negated
         if check.kind == "equal":
             return identical(value, check.expected) != check.negated
         return False
@@ -214,6 +239,7 @@ class _Frame(Frame):
         super().__init__(tests)
         self.tokens = tokens
         self.wrapped: dict[str, str] = {}  # the tests' wrapper -> the driver's
+        self.helpers: set[str] = set()  # MultiPL-E's comparison helpers the tests define
 
     def read(self) -> None:
         tokens, position = self.tokens, 0
@@ -259,6 +285,13 @@ class _Frame(Frame):
             raise NotPlainCalls("a function of the tests")
         parameters_end = closing(tokens, position + 1)
         body_start = parameters_end + 1
+        shape = _HELPERS.get(name.text.lower())
+        if shape is not None and texts(tokens[position + 1:position + 1 + len(shape)]) == shape:
+            if name.text.lower() in self.taken:
+                raise NotPlainCalls(f"{name.text!r} defined twice")
+            self.taken.add(name.text.lower())
+            self.helpers.add(name.text.lower())
+            return position + 1 + len(shape)
         if texts(tokens[body_start:body_start + 2]) == [":", "void"]:
             body_start += 2
         if not is_punct(token_at(tokens, body_start), "{"):
@@ -307,7 +340,16 @@ class _Frame(Frame):
 
     def _failed_if(self, condition: list[Token], line: int, into: list[Step]) -> None:
         condition = unwrapped(condition)
-        if is_punct(condition[0], "!") and closing(condition, 1) == len(condition) - 1:
+        if texts(condition[:3]) == ["!", "deep_equal", "("] and closing(condition, 2) == len(
+                condition) - 1:
+            if self.helpers != set(_HELPERS):
+                raise NotPlainCalls(f"line {line}: a deep_equal not MultiPL-E's")
+            parts = split_top(condition[3:-1], ",")
+            if len(parts) != 2:
+                raise NotPlainCalls(f"line {line}: a deep_equal of something else")
+            call, expected = self.either(parts[0], parts[1], line)
+            self.site(call, line, Check("equal", expected, how="deep_equal"), into)
+        elif is_punct(condition[0], "!") and closing(condition, 1) == len(condition) - 1:
             self._identity(condition[1:], "===", line, into)
         else:
             self._identity(condition, "!==", line, into)
@@ -390,6 +432,16 @@ def _key(value: Any) -> Any:
     if type(value) is int:
         return value
     raise NotPlainCalls("an array as a key")
+
+
+def _renumbered(value: Any) -> Any:
+    """MultiPL-E's `normalize_array`: an array whose keys are all integers keeps its values in
+    order under keys 0, 1, ...; nested arrays likewise."""
+    if not isinstance(value, Map):
+        return value
+    listed = all(type(key) is int for key, _ in value.pairs)
+    return Map(tuple((index if listed else key, _renumbered(item))
+                     for index, (key, item) in enumerate(value.pairs)))
 
 
 def identical(actual: Any, expected: Any) -> bool:
