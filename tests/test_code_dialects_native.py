@@ -124,6 +124,10 @@ def test_multiple_shapes_are_plain_calls_with_typed_expected_values(language: st
              " assert_eq![f(6), 1i64,];\n assert!{f(7) != vec![1]}\n}\n",
      [("truth", None, False), ("truth", None, True), ("equal", "a", False),
       ("equal", 1, True), ("close", 2.5, False), ("equal", 1, False), ("equal", [1], True)]),
+    # MultiPL-E's turbofish empty vectors, of tuples too
+    ("rust", "}\n\nfn main() {\n    let candidate = f;\n    assert_eq!(candidate(Vec::<Vec<isize>>"
+             "::new(), 1), Vec::<(isize, isize)>::new());\n}\n",
+     [("equal", [], False)]),
     ("d", "unittest {\n assert(f(1));\n assert(!f(2), \"no\");\n assert(f(3) != 1.5f);\n"
           " assert(abs(f(4) - 2.5) < 1e-6);\n assert(\"a\" == f('c'));\n}\nvoid main(){}\n",
      [("truth", None, False), ("truth", None, True), ("equal", 1.5, True),

@@ -218,7 +218,7 @@ class LiteralParser(Cursor):
                 depth += 1
             elif is_punct(token, ">"):
                 depth -= 1
-            elif is_punct(token, "(", "[", "{", ")", "]", "}", ";"):
+            elif is_punct(token, "{", "}", ";"):  # a tuple type's parentheses are types'
                 raise NotPlainCalls("not a type")
 
     def _named(self, token: Token, depth: int) -> Any:
