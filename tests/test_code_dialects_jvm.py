@@ -188,6 +188,51 @@ def test_csharp_kotlin_scala_shapes():
     assert sc[4].expected == OfType("Option", None) and sc[5].expected == Some("x")
 
 
+# Shapes of MultiPL-E's current translators: C#'s SequenceEqual (nuprl/MultiPL-E#71), casts
+# of generic types (with a comma in their type arguments), Scala's negative `.toLong`s.
+CURRENT_SHAPES = {
+    "csharp": ("    }\n    public static void Main(string[] args) {\n"
+               "    Debug.Assert(Row((new List<List<long>>(new List<long>[]{(List<long>)new "
+               "List<long>(new long[]{(long)1L})})), (1L)).SequenceEqual((new List<Tuple<long, "
+               "long>>(new Tuple<long, long>[]{(Tuple<long, long>)Tuple.Create(0L, 0L)}))));\n"
+               "    Debug.Assert(Words((\"a\")).SequenceEqual((new List<string>())));\n"
+               "    }\n\n}\n",
+               [[(OfType("Int64", 0), OfType("Int64", 0))], []]),
+    "java": ("    }\n    public static void main(String[] args) {\n"
+             "    assert(row((new ArrayList<ArrayList<Long>>(Arrays.asList((ArrayList<Long>)new "
+             "ArrayList<Long>(Arrays.asList((long)1l))))), (1l)).equals((new ArrayList<Pair<Long, "
+             "Long>>(Arrays.asList((Pair<Long, Long>)Pair.with(0l, 0l))))));\n"
+             "    assert(ints((new ArrayList<Object>(Arrays.asList(4l, new HashMap<Long,Long>("
+             "Map.of()), \"a\")))).equals((new ArrayList<Long>(Arrays.asList((long)4l)))));\n"
+             "    }\n\n}\n",
+             [[(OfType("Long", 0), OfType("Long", 0))], [OfType("Long", 4)]]),
+    "scala": ("    }\n    def main(args: Array[String]) = {\n"
+              "    assert(sorted((List[Long](-3l.toLong, 2l.toLong))).equals((List[Long]("
+              "-3l.toLong, 2l.toLong))));\n"
+              "    assert(total((List[Float](-1.5f.toFloat))) == (-1.5f.toDouble));\n    }\n\n}\n",
+              [[OfType("Long", -3), OfType("Long", 2)], OfType("Double", -1.5)]),
+}
+
+
+@pytest.mark.parametrize("language", sorted(CURRENT_SHAPES))
+def test_multiple_current_shapes_are_plain_calls(language: str):
+    tests, expected = CURRENT_SHAPES[language]
+    assert [c.expected for c in checks(language, tests)] == expected
+
+
+@pytest.mark.parametrize(("language", "tests"), [
+    # SequenceEqual compares sequences: a string or a dictionary is not one MultiPL-E writes
+    ("csharp", "    public static void Main(string[] args) {\n"
+               "    Debug.Assert(F((1L)).SequenceEqual((\"ab\")));\n    }\n}\n"),
+    # a reference cast converts nothing: a list is no Pair
+    ("java", "    public static void main(String[] args) {\n"
+             "    assert(f((1l)).equals(((Pair<Long, Long>)new ArrayList<Long>())));\n    }\n}\n"),
+])
+def test_current_shapes_of_something_else_run_in_process(language: str, tests: str):
+    with pytest.raises(NotPlainCalls):
+        DIALECTS[language].plan(tests)
+
+
 def test_go_shapes_are_read_with_gos_types():
     found = checks("go", HUMANEVAL_X_GO)
     assert [c.expected for c in found] == [

@@ -45,6 +45,10 @@ JAVA_TESTS = {
                  "    assert(scale((new ArrayList<Long>(Arrays.asList((long)1l, (long)2l))), (3l))"
                  ".equals((new ArrayList<Long>(Arrays.asList((long)3l, (long)6l)))));\n"
                  "    assert(even((4l)) == (true));\n    }\n\n}\n"),
+    "multiple_casts": ("    public static void main(String[] args) {\n"
+                       "    assert(scale((ArrayList<Long>)new ArrayList<Long>(Arrays.asList("
+                       "(long)1l, (long)-2l)), (3l)).equals((new ArrayList<Long>(Arrays.asList("
+                       "(long)3l, (long)-6l)))));\n    }\n\n}\n"),
     "humaneval_x": ("}\npublic class Main {\n    public static void main(String[] args) {\n"
                     "        Problem s = new Problem();\n"
                     "        List<Boolean> correct = Arrays.asList(\n"
@@ -140,6 +144,9 @@ SCALA_TESTS = {
     "multiple": ("    }\n    def main(args: Array[String]) = {\n"
                  "    assert(scale((List[Long](1l, 2l)), (3l)).equals((List[Long](3l, 6l))));\n"
                  "    assert(even((4l)) == (true));\n    }\n\n}\n"),
+    "multiple_negatives": ("    }\n    def main(args: Array[String]) = {\n"
+                           "    assert(scale((List[Long](-1l.toLong, 2l.toLong)), (3l)).equals("
+                           "(List[Long](-3l.toLong, 6l.toLong))));\n    }\n\n}\n"),
     "loop": ("    }\n    def main(args: Array[String]) = {\n"
              "    for (k <- 1l to 2l) assert(scale((List[Long](1l)), k).equals(List[Long](k)));\n"
              "    assert(even((4l)) == (true));\n    }\n\n}\n"),
@@ -168,6 +175,10 @@ CSHARP_TESTS = {
                  "    Debug.Assert(Scale((new List<long>(new long[]{(long)1L, (long)2L})), (3L))"
                  ".Equals((new List<long>(new long[]{(long)3L, (long)6L}))));\n"
                  "    Debug.Assert(Even((4L)) == (true));\n    }\n\n}\n"),
+    "multiple_sequence": ("    public static void Main(string[] args) {\n"
+                          "    Debug.Assert(Scale((new List<long>(new long[]{(long)1L, (long)2L}))"
+                          ", (3L)).SequenceEqual((new List<long>(new long[]{(long)3L, (long)6L}"
+                          "))));\n    }\n\n}\n"),
     "loop": ("    public static void Main(string[] args) {\n"
              "    for (long k = 1; k < 3; k++)\n"
              "        Debug.Assert(Scale((new List<long>(new long[]{1L})), k)[0] == k);\n"

@@ -133,7 +133,7 @@ class CSharpReader(TypedReader):
             return None
         kind = found[0]
         if kind.name in _INTEGERS or kind.name in _FLOATS or kind.name in (
-                "string", "char", "Nullable", "[]") or kind.name in _LISTS | _SETS | _MAPS:
+                "string", "char", "Nullable", "[]", "Tuple") or kind.name in _LISTS | _SETS | _MAPS:
             return kind
         return None
 
@@ -246,6 +246,11 @@ def _converted(value: Any, target: Generic) -> Any:
             raise NotPlainCalls(f"a {name} of something else")
         converted = [_converted(item, element) if element else item for item in items]
         return SetOf(tuple(converted)) if name in _SETS else converted
+    if name == "Tuple":
+        if not isinstance(value, tuple) or len(value) != len(target.args):
+            raise NotPlainCalls("a tuple of something else")
+        return tuple(_converted(item, kind) for item, kind in zip(value, target.args,
+                                                                 strict=True))
     if name in _MAPS:
         if not isinstance(value, Map) or len(target.args) not in (0, 2):
             raise NotPlainCalls("a dictionary of something else")
@@ -257,7 +262,7 @@ def _converted(value: Any, target: Generic) -> Any:
 
 
 CSHARP = Spelling(CSharpReader, equals="Equals", absolute=(("Math", "Abs"),),
-                  object_equality=None)
+                  object_equality=None, sequence_equals="SequenceEqual")
 
 
 def _main_header(tokens: list[Token], position: int) -> int | None:

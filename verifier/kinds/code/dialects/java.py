@@ -72,6 +72,7 @@ from verifier.kinds.code.dialects.typed import (
     in_range,
     integer_value,
     of_float,
+    read_generic,
     unescape,
     utf16_joined,
 )
@@ -84,8 +85,10 @@ _FLOATS = {"float": "Float", "double": "Double", "Float": "Float", "Double": "Do
 _LISTS = frozenset({"ArrayList", "LinkedList", "List", "Vector"})
 _SETS = frozenset({"HashSet", "TreeSet", "LinkedHashSet", "Set"})
 _MAPS = frozenset({"HashMap", "TreeMap", "LinkedHashMap", "Map"})
-_TUPLES = frozenset({"Unit", "Pair", "Triplet", "Quartet", "Quintet", "Sextet", "Septet",
-                     "Octet", "Ennead", "Decade"})
+_ARITIES = {name: arity for arity, name in enumerate(
+    ("Unit", "Pair", "Triplet", "Quartet", "Quintet", "Sextet", "Septet", "Octet", "Ennead",
+     "Decade"), start=1)}
+_TUPLES = frozenset(_ARITIES)
 _CONSTANTS = {("Long", "MAX_VALUE"): OfType("Long", (1 << 63) - 1),
               ("Long", "MIN_VALUE"): OfType("Long", -(1 << 63)),
               ("Integer", "MAX_VALUE"): OfType("Integer", (1 << 31) - 1),
@@ -134,9 +137,21 @@ class JavaReader(TypedReader):
     def cast(self, tokens: list[Token]) -> str | None:
         if len(tokens) == 1 and tokens[0].text in (*_INTEGERS, *_FLOATS, "char", "String"):
             return tokens[0].text
+        found = read_generic(tokens, 0)  # MultiPL-E's `(ArrayList<Long>)new ArrayList<...>`
+        if found is not None and found[1] == len(tokens) and found[0].name in (
+                _LISTS | _SETS | _MAPS | _TUPLES):
+            return found[0].name
         return None
 
     def convert(self, value: Any, target: str) -> Any:
+        if target in _LISTS | _SETS | _MAPS | _TUPLES:
+            # a reference cast converts nothing: the value must already be of that kind
+            if not (target in _LISTS and isinstance(value, list)
+                    or target in _SETS and isinstance(value, SetOf)
+                    or target in _MAPS and isinstance(value, Map)
+                    or isinstance(value, tuple) and len(value) == _ARITIES.get(target)):
+                raise NotPlainCalls(f"a cast to {target} of something else")
+            return value
         if target == "String":
             if type(value) is not str:
                 raise NotPlainCalls("a cast to String of something else")

@@ -86,8 +86,7 @@ class ScalaReader(TypedReader):
             raise NotPlainCalls("a char literal of other than one char")
         return OfType("Character", body)
 
-    def postfix(self, depth: int, expected: Any) -> Any:
-        value = self.primary(depth, expected)
+    def suffixed(self, value: Any) -> Any:
         while is_punct(self.peek(), ".") and self.peek(1) is not None and (
                 self.peek(1).text in _CONVERSIONS):
             name, bits = _CONVERSIONS[self.peek(1).text]

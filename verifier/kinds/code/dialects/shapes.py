@@ -4,6 +4,7 @@ call that is recorded and the `Check` the worker applies to its value.
     CALL == K    K == CALL    CALL != K          a primitive `==` (or the language's `==` on
                                                  objects: Kotlin's and Scala's are `equals`)
     CALL.equals(K)    K.equals(CALL)             the language's equals (`Equals` in C#)
+    CALL.SequenceEqual(K)                        (C#) K a list: its elements' Equals, in order
     Objects.equals(CALL, K)                      (Java) null-safe equals
     Objects.equals(CALL.get(), K)                (Java) the Optional holds K
     CALL.isEmpty()                               an empty Optional, list, map or string
@@ -52,6 +53,7 @@ class Spelling:
     object_equality: str | None = None
     java_objects: bool = False
     primitive_equality: str = "=="
+    sequence_equals: str | None = None  # a method comparing sequences element by element
 
 
 def unwrapped(tokens: list[Token]) -> list[Token]:
@@ -146,10 +148,19 @@ class ShapeReader:
                     return inner, Some(self.literal(literal_side))
             return self.either(parts[0], parts[1], tokens[0].line)
         split = self._receiver_and_argument(tokens, self.spelling.equals)
+        if split is not None:
+            return self.either(*split, tokens[0].line)
+        if self.spelling.sequence_equals is None:
+            return None
+        split = self._receiver_and_argument(tokens, self.spelling.sequence_equals)
         if split is None:
             return None
-        receiver, argument = split
-        return self.either(receiver, argument, tokens[0].line)
+        # a list's elements, each by its Equals in order: what the equals of a list means here
+        call, expected = self.either(*split, tokens[0].line)
+        if not isinstance(expected, list):
+            raise NotPlainCalls(f"line {tokens[0].line}: a sequence compared with other than "
+                                "a list")
+        return call, expected
 
     def _method(self, tokens: list[Token], name: str) -> str | None:
         """`CALL.name()`: the call's source, or None."""

@@ -182,7 +182,7 @@ class TypedReader:
         if not is_punct(self.peek(), open_):
             raise NotPlainCalls(f"expected {open_!r}")
         end = closing(self.tokens, self.position)
-        parts = split_top(self.tokens[self.position + 1:end], ",")
+        parts = split_top(self.tokens[self.position + 1:end], ",", angles=True)
         self.position = end + 1
         if parts and not parts[-1] and len(parts) > 1:
             parts.pop()  # a trailing comma
@@ -195,7 +195,7 @@ class TypedReader:
         if not is_punct(self.peek(), open_):
             raise NotPlainCalls(f"expected {open_!r}")
         end = closing(self.tokens, self.position)
-        found = split_top(self.tokens[self.position + 1:end], ",")
+        found = split_top(self.tokens[self.position + 1:end], ",", angles=True)
         self.position = end + 1
         if found and not found[-1] and len(found) > 1:
             found.pop()
@@ -252,7 +252,7 @@ class TypedReader:
             token = self.peek()
             if sign == "-" and token is not None and token.kind == "number":
                 self.position += 1
-                return self.number("-" + token.text, expected)
+                return self.suffixed(self.number("-" + token.text, expected))
             operand = self.unary(depth + 1, expected)
             if not (isinstance(operand, OfType) and type(operand.value) in (int, float)):
                 raise NotPlainCalls("a sign before something else than a number")
@@ -260,8 +260,13 @@ class TypedReader:
         return self.postfix(depth, expected)
 
     def postfix(self, depth: int, expected: Any) -> Any:
-        """A primary and what follows it (Scala's `.toLong`): by default nothing."""
-        return self.primary(depth, expected)
+        """A primary and what follows it (Scala's `.toLong`)."""
+        return self.suffixed(self.primary(depth, expected))
+
+    def suffixed(self, value: Any) -> Any:
+        """`value` with what follows it applied (Scala's `.toLong`, also after a negative
+        number: `-3l.toLong`): by default nothing."""
+        return value
 
     def primary(self, depth: int, expected: Any) -> Any:
         token = self.peek()
