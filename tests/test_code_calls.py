@@ -23,6 +23,8 @@ HUMANEVAL = ('\n\nMETADATA = {"author": "jt", "dataset": "test"}\n\n\ndef check(
              '    assert abs(candidate(0.5, 0.25) - 0.75) < 1e-6\n'
              '    assert True, "This prints if this assert fails (good for debugging!)"\n\n\n'
              'check(add)\n')
+# MultiPL-E's Python: HumanEval's check, called through a wrapper of its own.
+MULTIPLE = HUMANEVAL.replace("check(add)\n", "def test_check():\n    check(add)\n\ntest_check()\n")
 MBPP = ("assert add(17, 25) == 42\nassert add(a=-1000, b=1) == -999\n"
         "assert add(0.5, 0.25) != 1\n")
 CALLS = (Call("add", (17, 25), {}), Call("add", (), {"a": -1000, "b": 1}),
@@ -60,6 +62,11 @@ NOT_ONLY_CALLS = {
                               "check(add)\n",
     "an assert in an if": "def check(c):\n    if True:\n        assert c(1, 2) == 3\n\n"
                           "check(add)\n",
+    "a wrapper doing more": MULTIPLE.replace("    check(add)\n",
+                                             "    check(add)\n    check(add)\n"),
+    "a wrapper taking arguments": MULTIPLE.replace("def test_check():", "def test_check(x=print):"),
+    "a wrapper rebound": MULTIPLE.replace("test_check()\n", "test_check = check\ntest_check()\n"),
+    "a wrapper calling something else": MULTIPLE.replace("    check(add)", "    print(add)"),
 }
 
 
@@ -67,6 +74,7 @@ def test_humaneval_and_mbpp_shapes_are_only_calls():
     assert plan(HUMANEVAL).calls == CALLS
     assert plan(HUMANEVAL).mode == "calls"
     assert plan(MBPP).calls == CALLS
+    assert plan(MULTIPLE).calls == CALLS
 
 
 # HumanEval's constant expressions (HumanEval/4, 8, 16, 25, 31): the worker computes them.
@@ -141,6 +149,7 @@ def test_the_calls_payload_holds_no_expected_value():
 
 # A `call` test is a calls run too: one call per case.
 SHAPES = {"humaneval": {"type": "assert", "code": HUMANEVAL},
+          "multiple": {"type": "assert", "code": MULTIPLE},
           "call": {"type": "call", "fn_name": "add",
                    "cases": [{"args": [17, 25], "expected": 42}]}}
 

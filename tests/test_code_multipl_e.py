@@ -15,6 +15,7 @@ import json
 import pytest
 
 from tests.peer import peer_file
+from verifier.kinds.code import asserts
 from verifier.kinds.code.dialects import calls_plan
 
 # MultiPL-E's file extension -> (our language, problems, problems judged outside at least)
@@ -37,3 +38,11 @@ def test_multipl_e_humaneval_tests_stay_judged_outside(extension: str):
     inside = [problem["name"] for problem in found
               if calls_plan(language, problem["tests"]) is None]
     assert len(found) - len(inside) >= floor, inside
+
+
+def test_multipl_e_python_tests_are_only_calls():
+    # Python's `check` through MultiPL-E's `test_check` wrapper: one process, no judge.
+    found = json.loads(peer_file("multipl-e/humaneval-py.json").read_text())
+    assert len(found) == 161
+    assert [problem["name"] for problem in found
+            if asserts.plan(problem["tests"]).mode != "calls"] == []

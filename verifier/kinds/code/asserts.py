@@ -203,9 +203,15 @@ def _only_calls(tree: ast.Module, computed: dict[int, ast.expr],
                 bound: dict[str, set[str]]) -> tuple[Call, ...] | None:
     """The tests as the calls their judged asserts make, in the order they run, if the tests
     are nothing else: HumanEval's shape (one `def check(candidate)` of such asserts, called once,
-    last, with the solution's function) or MBPP's (such asserts at module level). Besides them
-    only names bound to constants, imports, docstrings and always-true asserts; else None."""
+    last, with the solution's function; or MultiPL-E's, through `def test_check(): check(f)`
+    called last) or MBPP's (such asserts at module level). Besides them only names bound to
+    constants, imports, docstrings and always-true asserts; else None."""
     *setup, last = tree.body or [ast.Pass()]
+    wrapper = _wrapper(setup, last)
+    if wrapper is not None:
+        if any(wrapper.name in _binds(node) for node in setup):
+            return None
+        setup, last = [node for node in setup if node is not wrapper], wrapper.body[0]
     checks = [node for node in setup if isinstance(node, ast.FunctionDef)]
     if (len(checks) == 1 and isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)
             and _plain_call(last.value, checks[0].name, 1)):
@@ -224,6 +230,27 @@ def _only_calls(tree: ast.Module, computed: dict[int, ast.expr],
     if len(names) != 1 or bound.get(target := names.pop()):
         return None
     return _calls(tree.body, computed, target, target)
+
+
+def _wrapper(setup: list[ast.stmt], last: ast.stmt) -> ast.FunctionDef | None:
+    """MultiPL-E's `def test_check(): check(f)`, defined once and called last with nothing:
+    a function of no parameters whose one statement is a call."""
+    if not (isinstance(last, ast.Expr) and isinstance(last.value, ast.Call)
+            and isinstance(last.value.func, ast.Name)
+            and _plain_call(last.value, last.value.func.id, 0)):
+        return None
+    found = [node for node in setup if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef
+                                                  | ast.ClassDef)
+             and node.name == last.value.func.id]
+    if len(found) != 1 or not isinstance(found[0], ast.FunctionDef):
+        return None
+    wrapper, arguments = found[0], found[0].args
+    if (wrapper.decorator_list or wrapper.returns or arguments.args or arguments.posonlyargs
+            or arguments.vararg or arguments.kwonlyargs or arguments.kwarg
+            or len(wrapper.body) != 1 or not isinstance(wrapper.body[0], ast.Expr)
+            or not isinstance(wrapper.body[0].value, ast.Call)):
+        return None
+    return wrapper
 
 
 def _calls(body: list[ast.stmt], computed: dict[int, ast.expr], name: str,
