@@ -54,6 +54,14 @@ LANGUAGES = {
             "record forged": "do local i = io.open('/proc/self/fd/4', 'rb') local o = io.open("
                              "'/proc/self/fd/3', 'wb') o:write(i:read('a')) o:close() "
                              "os.exit(0) end\n",
+            # A hook on every call: the serialiser's value made the right one, the argument of
+            # the tests' assert true.
+            "debug hook that rewrites locals": (
+                "debug.sethook(function()\n  local f = debug.getinfo(2, 'f').func\n"
+                "  if f == assert then debug.setlocal(2, 1, true) end\n  for i = 1, 4 do\n"
+                "    local name, v = debug.getlocal(2, i)\n"
+                "    if name == 'value' and (v == -1 or v == 0) then debug.setlocal(2, i, v + 4)"
+                " end\n  end\nend, 'c')\n"),
         },
         "in_process_only": {"record forged"},
     },
@@ -401,6 +409,10 @@ ODD_BUT_RIGHT = {
                "getmetatable('').__index = {}\ngetmetatable(io.stdout).__index.write = nil\n",
         "assert(f(2, 3) == 5)\nlu = require('luaunit')\nfunction test_g()\n"
         "  lu.assertEquals(g('ab'), {'ab', 2.5})\nend\nos.exit(lu.LuaUnit.run())\n"),
+    "lua debug's traceback and getinfo": (
+        "lua", "local function where() return debug.getinfo(1, 'S').short_src end\n"
+               "function f(a, b) assert(#where() > 0 and #debug.traceback() > 0) return a + b end"
+               "\n", "assert(f(2, 3) == 5)\n"),
     "ruby BigDecimal and Complex": (
         "ruby", "require 'bigdecimal'\ndef half(x)\n  BigDecimal(x) / 2\nend\n"
                 "def twice(x)\n  Complex(x, 0) * 2\nend\n",
@@ -617,3 +629,33 @@ def test_bash_a_builtin_the_driver_cannot_take_back_ends_the_run():
                                     case["shapes"]["asserts"]) for attack in kept])
     assert [(r.status.value, r.detail["judged"]) for r in results] == [
         ("runtime_error", "outside")] * 2, results
+
+
+def test_lua_in_process_tests_reach_the_library_as_it_was():
+    # A wrong solution that patches what in-process tests reach past their own names: the
+    # strings' methods (its `string.format` was what `('%d'):format(x)` called, returning what
+    # its function returns too), a luaunit served from a metatable of package.loaded or of
+    # package.preload, or written beside the program with `string.gsub` patched (the guard
+    # took ./ out of the path with it). A right solution's own string method still works.
+    fake = "{assertEquals = function() end}"
+    formats = "for i = 1, 3 do assert(tostring(add(i, i)) == ('%d'):format(2 * i)) end\n"
+    luaunit = ("lu = require('luaunit')\nfunction test_x()\n  for i = 1, 3 do "
+               "lu.assertEquals(add(i, i), 2 * i) end\nend\ntest_x()\n")
+    wrong = LANGUAGES["lua"]["wrong"]
+    attacks = [
+        ("local function add(a, b) return 'Z' end\nstring.format = function() return 'Z' end\n",
+         formats),
+        (wrong + "setmetatable(package.loaded, {__index = function(_, k) if k == 'luaunit' then "
+                 f"return {fake} end end}})\n", luaunit),
+        (wrong + "setmetatable(package.preload, {__index = function(_, k) if k == 'luaunit' then"
+                 f" return function() return {fake} end end end}})\n", luaunit),
+        (wrong + "string.gsub = function(s) return s end\ndo local f = io.open('luaunit.lua', 'w')"
+                 f" f:write('return {fake}') f:close() end\n", luaunit),
+    ]
+    right = ("function string.twice(s) return s .. s end\n"
+             "local function add(a, b) return math.tointeger(tonumber(('1'):twice())) - 11 "
+             "+ a + b end\n")
+    results = run_code_items([_item("lua", solution, tests) for solution, tests in attacks]
+                             + [_item("lua", right, formats)])
+    assert [r.detail["judged"] for r in results] == ["in_process"] * len(results)
+    assert [r.reward for r in results] == [0.0] * len(attacks) + [1.0], results

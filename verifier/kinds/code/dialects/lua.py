@@ -15,7 +15,10 @@ the same float); a table compared with `==` is a new table, equal to nothing, so
 is not plain calls. The driver writes a table as a map of its raw pairs, a string as its bytes,
 through a serialiser made before the solution runs (a prelude on the solution's first line) from
 the standard library as it was: a solution reassigning `type` or patching `string.format`, the
-string metatable or file methods changes nothing of the records.
+string metatable or file methods changes nothing of the records. Before the solution runs, the
+debug library loses what reaches into other functions' state (hooks, locals, upvalues, the
+registry): a hook of the solution's could set the serialiser's value, or the argument of an
+in-process test's `assert`, to the right one.
 """
 
 from __future__ import annotations
@@ -71,6 +74,12 @@ _STANDARD = frozenset({"assert", "collectgarbage", "dofile", "error", "getmetata
                        "tonumber", "tostring", "type", "xpcall", "coroutine", "debug", "io",
                        "math", "os", "string", "table", "utf8"})
 _INT_MIN, _INT_RANGE = -(1 << 63), 1 << 64
+# The debug library's functions that reach into other functions' state, taken away by the
+# preludes before the solution runs (its `traceback`, `getinfo` and metatable functions stay):
+# a wrong solution's `debug.sethook` set the value the serialiser was writing to the right one.
+_DEBUG_TAKEN = ("for _, name in next, {'sethook', 'gethook', 'getlocal', 'setlocal', "
+                "'getupvalue', 'setupvalue', 'upvalueid', 'upvaluejoin', 'getregistry', "
+                "'getuservalue', 'setuservalue'} do debug[name] = nil end")
 _EQUALITY = {"assertEquals": False, "assert_equals": False, "assertNotEquals": True,
              "assert_not_equals": True}
 _CONSTANT = {"assertTrue": True, "assert_true": True, "assertFalse": False,
@@ -125,6 +134,7 @@ _SERIALISER = r"""local RECORD = (function()
       parts[#parts + 1] = '["x","' .. kind .. '"]'
     end
   end
+  DEBUG_TAKEN
   return function(site, value)
     budget = 1000000
     local parts = {'[', format('%d', site), ','}
@@ -134,30 +144,50 @@ _SERIALISER = r"""local RECORD = (function()
     flush(out)
   end
 end)(); """
-_SERIALISER_LINE = " ".join(line.strip() for line in _SERIALISER.split("\n")) + " "
+_SERIALISER_LINE = " ".join(line.strip() for line in _SERIALISER.replace(
+    "DEBUG_TAKEN", _DEBUG_TAKEN).split("\n")) + " "
 # The driver's first line, which `program` gives the prelude's name.
 _DRIVER_HEAD = "local __verifier_record = __verifier_serialiser\n"
 
 
 # In-process tests: the prelude (on the solution's first line, so its lines keep their numbers)
-# keeps the standard library as it was, tables copied; the guard (before the tests) binds each
-# global name the tests use to the kept one as a local, and makes `require` find modules where
-# the system keeps them again (not a luaunit the solution planted, preloaded or wrote in ./).
+# keeps the standard library as it was, tables copied, and the strings' metatable; the guard
+# (before the tests), through the kept functions only, binds each global name the tests use to
+# the kept one as a local, makes `require` find modules where the system keeps them again (not a
+# luaunit the solution planted, preloaded, wrote in ./ or served from a metatable of
+# package.loaded) and gives strings their metatable and methods back (a solution's
+# `string.format` would otherwise be what the tests' `('%d'):format(x)` calls), its own added
+# methods still reachable.
 _PRELUDE = ("local {saved} = (function() local saved, next, type = {{}}, next, type "
             "for name, value in next, _G do if type(value) == 'table' and name ~= '_G' then "
             "local copy = {{}} for k, v in next, value do copy[k] = v end saved[name] = copy "
             "else saved[name] = value end end "
             "saved[1], saved[2], saved[3] = package, package.loaded, package.preload "
             "saved[4], saved[5] = package.path, package.cpath "
-            "saved[6] = {{table.unpack(package.searchers)}} return saved end)(); ")
+            "saved[6], saved[7] = {{table.unpack(package.searchers)}}, {{}} "
+            "for k, v in next, getmetatable('') do saved[7][k] = v end "
+            + _DEBUG_TAKEN.replace("{", "{{").replace("}", "}}") + " return saved end)(); ")
 _GUARD = """
 do
-  local package, loaded, preload = {saved}[1], {saved}[2], {saved}[3]
-  loaded.luaunit, preload.luaunit = nil, nil
-  package.loaded, package.preload = loaded, preload
-  package.path = {saved}[4]:gsub('%./[^;]*;?', '')
-  package.cpath = {saved}[5]:gsub('%./[^;]*;?', '')
-  package.searchers = {{table.unpack({saved}[6])}}
+  local saved = {saved}
+  local package, loaded, preload, strings = saved[1], saved[2], saved[3], saved[7]
+  local next, rawset, setmetatable = saved.next, saved.rawset, saved.setmetatable
+  local gsub = saved.string.gsub
+  setmetatable(package, nil)
+  setmetatable(loaded, nil)
+  setmetatable(preload, nil)
+  rawset(loaded, 'luaunit', nil)
+  rawset(preload, 'luaunit', nil)
+  rawset(package, 'loaded', loaded)
+  rawset(package, 'preload', preload)
+  rawset(package, 'path', (gsub(saved[4], '%./[^;]*;?', '')))
+  rawset(package, 'cpath', (gsub(saved[5], '%./[^;]*;?', '')))
+  rawset(package, 'searchers', {{saved.table.unpack(saved[6])}})
+  local meta, methods = saved.debug.getmetatable(''), {{}}
+  for name in next, meta do rawset(meta, name, nil) end
+  for name, value in next, strings do rawset(meta, name, value) end
+  for name, value in next, saved.string do methods[name] = value end
+  rawset(meta, '__index', setmetatable(methods, {{__index = strings.__index}}))
 end
 """
 
