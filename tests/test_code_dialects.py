@@ -234,6 +234,12 @@ def test_records_are_one_value_per_call_in_order():
     assert read_records(b"[0," + b"[" * 100000 + b"\n", 1)[1] == "a malformed record"
     assert read_records(b'[0,["i","12"]]\n[1,["f","nan"]]\n[2,["x","a"]]\n', 3)[0][2] == \
         Opaque("a")
+    # C's and C++'s floats, as hexadecimal text: exactly, and nothing beyond a double.
+    hexadecimal = b'[0,["h","-0x1.8000000000000p+1"]]\n[1,["h","0x0.0000000000001p-1022"]]\n'
+    assert read_records(hexadecimal, 2) == ([-3.0, 5e-324], None)
+    assert read_records(b'[0,["h","0x1.0000000000000p+9999"]]\n', 1)[1].startswith(
+        "a malformed value")
+    assert read_records(b'[0,["h","0x1.8p+1"]]\n', 1)[1].startswith("a malformed value")
 
 
 def _mutations(source: str, count: int, seed: int) -> list[str]:

@@ -318,3 +318,105 @@ def test_cpp_a_std_name_the_driver_uses_declared_by_the_solution_is_refused():
         _item("cpp", right, tests)])
     assert [(r.status.value, r.detail["judged"]) for r in results] == [
         ("runtime_error", "outside"), ("runtime_error", "outside"), ("correct", "outside")], results
+
+
+# The calls driver and the solution are one program, linked as one: a function the solution
+# defines under a library's name is what the driver's call of that name reached (`snprintf` for
+# a float's digits, `write` for the records, libgcc's `__umodti3` for a 128-bit integer's
+# digits), a name of the driver's C declared first (a static object's tentative definition)
+# gave the solution its buffer, a solution that undefined the architecture's macro had the
+# driver fall back to `write`, and a specialised `std::vector<long>::begin` was what the
+# driver's loop over a vector called. Each made the record say the right value.
+C_DRIVER_TESTS = ("#include <assert.h>\nint main() {\n    assert(add(1, 2) == 3);\n"
+                  "    assert(add(0, 0) == 0);\n    assert(half(3) == 1.5);\n    return 0;\n}\n")
+C_DRIVER_RIGHT = "int add(int a, int b) { return a + b; }\ndouble half(int x) { return x / 2.0; }\n"
+_SYSCALL_WRITE = (
+    "long write(int fd, const void *b, unsigned long n) {"
+    " char t[4096]; const char *s = b; unsigned long m = 0; for (unsigned long i = 0; i < n; i++)"
+    " { if (s[i] == '-' && s[i + 1] == '1') { t[m++] = '3'; i++; } else t[m++] = s[i]; } "
+    "return syscall(SYS_write, fd, t, m) == (long)m ? (long)n : -1; }\n")
+DRIVER_ATTACKS = {
+    "c snprintf of its own": (
+        "c", "#include <stdarg.h>\nint add(int a, int b) { return a + b; }\n"
+             "double half(int x) { return x; }\nint snprintf(char *s, unsigned long n, const char "
+             "*f, ...) { va_list a; va_start(a, f); double d = va_arg(a, double); va_end(a); "
+             "const char *t = d == 3.0 ? \"1.5\" : \"0\"; int i = 0; while ((s[i] = t[i])) i++; "
+             "return i; }\n", C_DRIVER_TESTS),
+    "c the driver's buffer declared first": (
+        "c", "static char __verifier_buffer[1 << 16];\nstatic unsigned long __verifier_used;\n"
+             "int add(int a, int b) { static int calls; if (calls++ == 1 && __verifier_buffer[3] "
+             "== '-') { __verifier_buffer[3] = '3'; __verifier_buffer[4] = ']'; "
+             "__verifier_buffer[5] = '\\n'; __verifier_used--; } return a - b; }\n"
+             "double half(int x) { return x / 2.0; }\n", C_DRIVER_TESTS),
+    "c architecture undefined, write of its own": (
+        "c", "#include <sys/syscall.h>\n#include <unistd.h>\n#undef __x86_64__\n"
+             "#undef __aarch64__\nint add(int a, int b) { return a - b; }\n"
+             "double half(int x) { return x / 2.0; }\n" + _SYSCALL_WRITE, C_DRIVER_TESTS),
+    "cpp snprintf of its own": (
+        "cpp", CPP_WRONG.replace("x += k", "x *= k") + "#include <cstdarg>\nextern \"C\" int "
+               "snprintf(char *s, size_t n, const char *f, ...) noexcept { va_list a; "
+               "va_start(a, f); double d = va_arg(a, double); va_end(a); const char *t = d == "
+               "3.0 ? \"1.5\" : \"0\"; int i = 0; while ((s[i] = t[i])) i++; return i; }\n",
+        CPP_TESTS["humaneval_x"]),
+    "cpp write of its own": (
+        "cpp", CPP_WRONG + "#include <sys/syscall.h>\nextern \"C\" ssize_t write(int fd, const "
+               "void *b, size_t n) { std::string s((const char *)b, n); for (auto [from, to] : "
+               "{std::pair<std::string, std::string>{\"4,5\", \"3,6\"}, {\",3.0\", \",1.5\"}}) "
+               "if (s.find(from) != std::string::npos) s.replace(s.find(from), from.size(), to);"
+               " return syscall(SYS_write, fd, s.data(), s.size()) == (long)s.size() ? n : -1; }"
+               "\n", CPP_TESTS["humaneval_x"]),
+    "cpp libgcc's __umodti3 of its own": (
+        "cpp", CPP_WRONG.replace("return x; }", "return x / 2.0; }") + "extern \"C\" unsigned "
+               "__int128 __umodti3(unsigned __int128 a, unsigned __int128 b) { unsigned long "
+               "long x = (unsigned long long)a; return x == 4 ? 3 : x == 5 ? 6 : x % 10; }\n",
+        CPP_TESTS["humaneval_x"]),
+    "cpp std::vector<long>::begin specialised": (
+        "cpp", "#include <bits/stdc++.h>\nstatic const long R[] = {3, 6};\ntemplate <> std::"
+               "vector<long>::const_iterator std::vector<long>::begin() const noexcept { return "
+               "const_iterator(R); }\ntemplate <> std::vector<long>::const_iterator std::vector"
+               "<long>::end() const noexcept { return const_iterator(R + (size() ? 2 : 0)); }\n"
+               + CPP_WRONG.replace("return x; }", "return x / 2.0; }"),
+        CPP_TESTS["humaneval_x"]),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(DRIVER_ATTACKS))
+def test_the_calls_driver_calls_and_names_nothing_of_the_solutions(attack):
+    language, solution, tests = DRIVER_ATTACKS[attack]
+    result = run_code_items([_item(language, solution, tests)])[0]
+    assert result.reward == 0.0 and result.status.value != "infra_error", result
+
+
+def test_right_values_are_written_exactly_and_through_the_drivers_own_put():
+    # Floats exactly (subnormals, the largest double, -0.0, a float32), 64- and 128-bit
+    # integers at their extremes; a right solution with a `put` of its own for an enum of its
+    # own (argument-dependent lookup made the driver's unqualified call reach it) and a member
+    # of its own class template specialised.
+    cpp = ("#include <bits/stdc++.h>\nenum Colour { RED, GREEN };\nvoid put(Colour c) { "
+           "std::puts(c == RED ? \"red\" : \"green\"); }\nstd::pair<long, Colour> pr(long a) { "
+           "return {a, GREEN}; }\ntemplate <class T> struct Box { T v; long get() const; };\n"
+           "template <> long Box<long>::get() const { return v + 1; }\nstd::pair<long, long> "
+           "bx(long a) { return {a, Box<long>{0}.get()}; }\nstd::vector<double> fs(long a) { "
+           "return {0.1, -0.0, 1e-310, 1.7976931348623157e308, -2.5, 3.0}; }\n__int128 big(long a)"
+           " { return (__int128)a * 1000000000000000000LL; }\nunsigned long long ull(long a) { "
+           "return 18446744073709551615ULL; }\nlong long low(long a) { return "
+           "-9223372036854775807LL - 1; }\n")
+    cpp_tests = ("#include<assert.h>\n#include<bits/stdc++.h>\nint main() {\n"
+                 "    assert(pr(1) == (std::make_pair(1, 1)));\n"
+                 "    assert(bx(1) == (std::make_pair(1, 1)));\n"
+                 "    assert(fs(1) == (std::vector<double>({0.1, -0.0, 1e-310, "
+                 "1.7976931348623157e308, -2.5, 3.0})));\n"
+                 "    assert(big(-7) == -7000000000000000000);\n"
+                 "    assert(ull(1) == 18446744073709551615ULL);\n"
+                 "    assert(low(1) == (-9223372036854775807LL - 1));\n}\n")
+    c = ("double h(int x) { return x / 3.0; }\nfloat g(int x) { return 0.1f; }\nlong double "
+         "l(int x) { return 1e-320L; }\nunsigned long long u(int x) { return "
+         "18446744073709551615ULL; }\nlong long n(int x) { return -9223372036854775807LL - 1; }\n")
+    c_tests = ("#include <assert.h>\nint main() {\n    assert(h(1) == 0.3333333333333333);\n"
+               "    assert(g(1) == 0.1f);\n    assert(l(1) == 1e-320);\n"
+               "    assert(u(1) == 18446744073709551615ULL);\n"
+               "    assert(n(1) == (-9223372036854775807LL - 1));\n    return 0;\n}\n")
+    results = run_code_items([_item("cpp", cpp, cpp_tests), _item("c", c, c_tests),
+                              _item("c", C_DRIVER_RIGHT, C_DRIVER_TESTS)])
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("correct", "outside")] * 3, results

@@ -6,35 +6,21 @@ out by a system call of its own when it is full and when the calls are done; it 
 header and is compiled without optimisation, so the program compiles about as fast as the
 tests it replaces): integers and chars as numbers,
 floats exactly, `char *` as its bytes; anything else (a struct, another pointer) as a value
-that equals nothing, so any return type compiles.
+that equals nothing, so any return type compiles. It calls no library function (cdriver.py),
+and its names are drawn per program.
 """
 
 from __future__ import annotations
 
+from verifier.kinds.code.dialects.cdriver import HEX_FLOAT, WRITE
 from verifier.kinds.code.dialects.cfamily import CFamilyDialect
+from verifier.kinds.code.dialects.core import CallsPlan, renamed_driver
 
 _PRELUDE = r"""#pragma GCC push_options
 #pragma GCC optimize ("O0")
 static char __verifier_buffer[1 << 16];
 static unsigned long __verifier_used = 0;
-static long __verifier_write(const char *data, unsigned long size) {
-#if defined(__x86_64__)
-    long result;
-    __asm__ volatile ("syscall" : "=a"(result) : "a"(1L), "D"(3L), "S"(data), "d"(size)
-                      : "rcx", "r11", "memory");
-    return result;
-#elif defined(__aarch64__)
-    register long x8 __asm__("x8") = 64;
-    register long x0 __asm__("x0") = 3;
-    register long x1 __asm__("x1") = (long)data;
-    register long x2 __asm__("x2") = (long)size;
-    __asm__ volatile ("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2) : "memory");
-    return x0;
-#else
-    extern long write(int, const void *, unsigned long);
-    return write(3, data, size);
-#endif
-}
+__VERIFIER_WRITE
 static void __verifier_flush(void) {
     const char *data = __verifier_buffer;
     while (__verifier_used > 0) {
@@ -50,7 +36,11 @@ static void __verifier_send(const char *data, unsigned long size) {
         __verifier_buffer[__verifier_used++] = data[i];
     }
 }
-static void __verifier_text(const char *text) { __verifier_send(text, __builtin_strlen(text)); }
+static void __verifier_text(const char *text) {
+    unsigned long length = 0;
+    while (text[length]) ++length;
+    __verifier_send(text, length);
+}
 static void __verifier_unsigned(unsigned long long value) {
     char digits[24];
     int length = 0;
@@ -62,18 +52,16 @@ static void __verifier_signed(long long value) {
     __verifier_unsigned(value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value);
 }
 static void __verifier_bool(_Bool value) { __verifier_text(value ? "true" : "false"); }
+__VERIFIER_HEX_FLOAT
 static void __verifier_float(long double value) {
     double number = (double)value;
-    char digits[40];
-    int length, integral = 1;
+    char digits[32];
     if (number != number) { __verifier_text("[\"f\",\"nan\"]"); return; }
     if (number > 1.7976931348623157e308) { __verifier_text("[\"f\",\"inf\"]"); return; }
     if (number < -1.7976931348623157e308) { __verifier_text("[\"f\",\"-inf\"]"); return; }
-    length = __builtin_snprintf(digits, sizeof digits, "%.17g", number);
-    for (int i = 0; i < length; ++i)
-        integral &= digits[i] == '-' || (digits[i] >= '0' && digits[i] <= '9');
-    __verifier_send(digits, (unsigned long)length);
-    if (integral) __verifier_text(".0");
+    __verifier_text("[\"h\",\"");
+    __verifier_send(digits, (unsigned long)__verifier_hex_float(number, digits));
+    __verifier_text("\"]");
 }
 static void __verifier_string(const char *text) {
     static const char digits[] = "0123456789abcdef";
@@ -113,7 +101,8 @@ __attribute__((noinline)) static void __verifier_record_unknown(int site, ...) {
     float: __verifier_record_float, double: __verifier_record_float, \
     long double: __verifier_record_float, char *: __verifier_record_string, \
     const char *: __verifier_record_string, default: __verifier_record_unknown)(site, value)
-"""
+""".replace("__VERIFIER_WRITE", WRITE.replace("NAME", "__verifier_write")).replace(
+    "__VERIFIER_HEX_FLOAT", HEX_FLOAT.replace("NAME", "__verifier_hex_float"))
 
 
 class CDialect(CFamilyDialect):
@@ -122,3 +111,10 @@ class CDialect(CFamilyDialect):
     prelude = _PRELUDE
     record = "__verifier_record({site}, {call});"
     finish = "__verifier_flush();"
+
+    def program(self, solution: str, plan: CallsPlan) -> str:
+        """The solution and the driver, every name of the driver's (`__verifier_buffer`...)
+        drawn per program: a solution that declared them first (C allows a static object's
+        tentative definitions, a static function's declarations) rewrote the records in the
+        driver's buffer."""
+        return renamed_driver(solution, plan.driver, "__verifier_")

@@ -2,14 +2,17 @@
 assert(candidate(ARGS) == (EXPECTED));` and HumanEval-X's `assert (f(ARGS) == K)`, its
 `issame` helpers and `abs(f(x) - K) < 1e-4` checks.
 
-The driver's serialiser is a template (needing no header a solution lacks but <type_traits>,
-<utility> and <unistd.h>, and compiled without optimisation, so a driver compiles about as
-fast as the tests it replaces) that
+The driver's serialiser is a template (needing no header a solution lacks but <type_traits>
+and <utility>, and compiled without optimisation, so a driver compiles about as fast as the
+tests it replaces) that
 writes what the value is, whatever its declared type: an integer, char or enum as a number, a
-float exactly (`%.17g`, as a double), a string (std::string, string_view, char*) as its bytes,
+float exactly (as a double), a string (std::string, string_view, char*) as its bytes,
 a container as a list (a map, a set as such), a tuple or pair as a tuple, an optional as an
 optional; anything else as a value that equals nothing. It compiles for any type, so a
-solution's choice of return type can make its values wrong, never the program unbuildable.
+solution's choice of return type can make its values wrong, never the program unbuildable. It
+calls no library function (cdriver.py), and calls its own `put` by its qualified name: an
+unqualified call would also reach, by argument-dependent lookup, a `put` of the solution's
+declared beside a type of its own that the value holds.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from verifier.kinds.code.dialects.cdriver import HEX_FLOAT, WRITE
 from verifier.kinds.code.dialects.cfamily import CFamilyDialect, Comparator
 from verifier.kinds.code.dialects.clike import CType
 from verifier.kinds.code.dialects.core import CallsPlan, NotPlainCalls, renamed_driver
@@ -24,7 +28,6 @@ from verifier.kinds.code.dialects.lexer import Token, closing, is_punct, token_a
 
 _PRELUDE = r"""#include <type_traits>
 #include <utility>
-#include <unistd.h>
 #pragma GCC push_options
 #pragma GCC optimize ("O0")
 namespace __verifier_calls {
@@ -50,10 +53,12 @@ template <class T> struct optional_like<T, std::void_t<typename T::value_type,
 // when it is full and when the calls are done: one write, not one per call.
 static char buffer[1 << 16];
 static unsigned long used = 0;
+__VERIFIER_WRITE
+__VERIFIER_HEX_FLOAT
 inline void flush() {
     const char *data = buffer;
     while (used > 0) {
-        long written = ::write(3, data, used);
+        long written = write_out(data, used);
         if (written <= 0) { used = 0; return; }
         data += written;
         used -= static_cast<unsigned long>(written);
@@ -74,51 +79,65 @@ inline void put_bytes(const char *data, unsigned long size) {
     }
     put_text("\"]");
 }
+// An unsigned integer of up to 128 bits (high, low) in decimal, by 64-bit divisions only (a
+// 128-bit one is a call of libgcc's __udivti3).
+inline void put_digits(unsigned long long high, unsigned long long low) {
+    char digits[40];
+    int length = 0;
+    do {
+        unsigned long long rest = high % 10, middle, bottom;
+        high /= 10;
+        middle = (rest << 32) | (low >> 32);
+        bottom = ((middle % 10) << 32) | (low & 0xffffffffULL);
+        low = ((middle / 10) << 32) | (bottom / 10);
+        digits[length++] = static_cast<char>('0' + static_cast<int>(bottom % 10));
+    } while (high || low);
+    while (length) put_char(digits[--length]);
+}
 template <class T> void put(const T &value);
 template <class T, unsigned long... I>
 void put_items(const T &value, std::integer_sequence<unsigned long, I...>) {
     put_text("[\"t\"");
-    ((put_char(','), put(std::get<I>(value))), ...);
+    ((put_char(','), __verifier_calls::put(std::get<I>(value))), ...);
     put_char(']');
 }
 template <class T> void put(const T &value) {
-    char digits[64];
     if constexpr (std::is_same_v<T, bool>) {
         put_text(value ? "true" : "false");
     } else if constexpr (std::is_enum_v<T>) {
-        put(static_cast<std::underlying_type_t<T>>(value));
+        __verifier_calls::put(static_cast<std::underlying_type_t<T>>(value));
     } else if constexpr (std::is_integral_v<T>) {
-        bool negative = false;
         unsigned __int128 left = static_cast<unsigned __int128>(value);
         if constexpr (std::is_signed_v<T>) {
-            negative = value < 0;
-            if (negative) left = -static_cast<unsigned __int128>(value);
+            if (value < 0) {
+                put_char('-');
+                left = -left;
+            }
         }
-        int length = 0;
-        do { digits[length++] = static_cast<char>('0' + static_cast<int>(left % 10)); left /= 10; }
-        while (left);
-        if (negative) put_char('-');
-        while (length) put_char(digits[--length]);
+        put_digits(static_cast<unsigned long long>(left >> 64),
+                   static_cast<unsigned long long>(left));
     } else if constexpr (std::is_floating_point_v<T>) {
         double number = static_cast<double>(value);
         if (number != number) put_text("[\"f\",\"nan\"]");
         else if (number > 1.7976931348623157e308) put_text("[\"f\",\"inf\"]");
         else if (number < -1.7976931348623157e308) put_text("[\"f\",\"-inf\"]");
         else {
-            int length = __builtin_snprintf(digits, sizeof digits, "%.17g", number);
-            bool integral = true;
-            for (int i = 0; i < length; ++i) {
-                put_char(digits[i]);
-                integral &= digits[i] == '-' || (digits[i] >= '0' && digits[i] <= '9');
-            }
-            if (integral) put_text(".0");
+            char digits[32];
+            int length = hex_float(number, digits);
+            put_text("[\"h\",\"");
+            for (int i = 0; i < length; ++i) put_char(digits[i]);
+            put_text("\"]");
         }
     } else if constexpr (std::is_same_v<T, std::nullptr_t>) {
         put_text("null");
     } else if constexpr (std::is_pointer_v<T>) {
         if constexpr (std::is_same_v<std::remove_cv_t<std::remove_pointer_t<T>>, char>) {
+            unsigned long length = 0;
             if (value == nullptr) put_text("null");
-            else put_bytes(value, __builtin_strlen(value));
+            else {
+                while (value[length]) ++length;
+                put_bytes(value, length);
+            }
         } else {
             put_text("[\"x\",\"pointer\"]");
         }
@@ -129,24 +148,25 @@ template <class T> void put(const T &value) {
         put_text("[\"m\"");
         for (const auto &entry : value) {
             put_char(',');
-            put(entry.first);
+            __verifier_calls::put(entry.first);
             put_char(',');
-            put(entry.second);
+            __verifier_calls::put(entry.second);
         }
         put_char(']');
     } else if constexpr (iterable<T>::value) {
         put_text(keyed<T>::value ? "[\"s\"" : "[\"l\"");
         for (const auto &item : value) {
             put_char(',');
-            put(static_cast<std::decay_t<decltype(*value.begin())>>(item));
+            __verifier_calls::put(static_cast<std::decay_t<decltype(*value.begin())>>(item));
         }
         put_char(']');
     } else if constexpr (tuple_like<T>::value) {
-        put_items(value, std::make_integer_sequence<unsigned long, std::tuple_size<T>::value>{});
+        __verifier_calls::put_items(
+            value, std::make_integer_sequence<unsigned long, std::tuple_size<T>::value>{});
     } else if constexpr (optional_like<T>::value) {
         if (value.has_value()) {
             put_text("[\"?\",");
-            put(*value);
+            __verifier_calls::put(*value);
             put_char(']');
         } else {
             put_text("null");
@@ -157,14 +177,15 @@ template <class T> void put(const T &value) {
 }
 template <class T> void __verifier_record(int site, const T &value) {
     put_char('[');
-    put(site);
+    __verifier_calls::put(site);
     put_char(',');
-    put(value);
+    __verifier_calls::put(value);
     put_text("]\n");
 }
 }
 #pragma GCC pop_options
-"""
+""".replace("__VERIFIER_WRITE", WRITE.replace("NAME", "write_out")).replace(
+    "__VERIFIER_HEX_FLOAT", HEX_FLOAT.replace("NAME", "hex_float"))
 
 
 # HumanEval-X's comparison helpers, token by token: A and B stand for the parameters, T for
@@ -200,7 +221,8 @@ class CppDialect(CFamilyDialect):
         instead where the solution declares in std a name the driver uses from there."""
         declared = _declared_in_std(solution)
         if declared:
-            return _REFUSED.replace("NAMES", ", ".join(declared))
+            return _REFUSED.replace("NAMES", ", ".join(
+                name if "::" in name else f"std::{name}" for name in declared))
         return renamed_driver(solution, plan.driver, "__verifier_calls")
 
     def comparator(self, tokens: list[Token], name: str, parameters: tuple[str, str],
@@ -262,8 +284,8 @@ def _type_words(words: list[str], position: int) -> int | None:
 _STD_NAMES = frozenset(re.findall(r"std::(\w+)", _PRELUDE))
 _REFUSED = """#include <stdio.h>
 int main(void) {
-    fputs("the solution declares std::NAMES, which the driver uses: it would record through the "
-          "solution's own\\n", stderr);
+    fputs("the solution declares NAMES of the standard library, which the driver uses: it would "
+          "record through the solution's own\\n", stderr);
     return 1;
 }
 """
@@ -272,7 +294,8 @@ int main(void) {
 def _declared_in_std(solution: str) -> list[str]:
     """The driver's std names the solution declares there: in a `namespace std` of its own (an
     overload of `std::get` for pairs that reads another value), as an explicit specialisation
-    (`template <> ... std::is_integral_v<...>`), or in a macro (which may spell either)."""
+    (`template <> ... std::is_integral_v<...>`), or in a macro (which may spell either); and
+    the members of library class templates it specialises (`vector<...>::begin`)."""
     try:
         return sorted(_declared(tokenize(solution, preprocessor=True)))
     except NotPlainCalls:  # unreadable (or unbalanced): every name it spells, if it names std
@@ -309,4 +332,41 @@ def _declared(tokens: list[Token]) -> set[str]:
                        len(tokens))
             found |= {name for i in range(index, end - 2) if tokens[i].text == "std"
                       and is_punct(tokens[i + 1], "::") for name in named(tokens[i + 2].text)}
+            found |= _specialised_members(tokens, index + 3, end)
     return found
+
+
+def _specialised_members(tokens: list[Token], start: int, end: int) -> set[str]:
+    """The members of a class template not the solution's own that an explicit
+    specialisation between `start` and `end` defines (`std::vector<long>::begin`, which the
+    driver's loop over a vector would call), named as `vector<...>::begin`."""
+    own = {tokens[i + 1].text for i in range(len(tokens) - 1)
+           if tokens[i].text in ("class", "struct", "union") and _in_template_head(tokens, i)}
+    found = set()
+    for index in range(start, end):
+        if tokens[index].kind != "name" or not is_punct(token_at(tokens, index + 1), "<"):
+            continue
+        after = _past_angles(tokens, index + 1)
+        member = token_at(tokens, after + 1)
+        if (is_punct(token_at(tokens, after), "::") and member is not None
+                and tokens[index].text not in own):
+            found.add(f"{tokens[index].text}<...>::{member.text}")
+    return found
+
+
+def _in_template_head(tokens: list[Token], index: int) -> bool:
+    """Whether the class key at `index` follows a template's parameter list (`template
+    <class T> struct Box`), not one of its parameters (`template <class T>`)."""
+    return is_punct(token_at(tokens, index - 1), ">") and not is_punct(
+        token_at(tokens, index + 2), ",", ">", "=")
+
+
+def _past_angles(tokens: list[Token], position: int) -> int:
+    """Past the `<...>` opening at `position` (nested ones included)."""
+    depth = 0
+    while position < len(tokens):
+        depth += is_punct(tokens[position], "<") - is_punct(tokens[position], ">")
+        position += 1
+        if depth == 0 or is_punct(tokens[position - 1], ";", "{", "}"):
+            break
+    return position

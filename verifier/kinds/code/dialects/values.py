@@ -13,6 +13,7 @@ its buffer is full): `[site, value]` in JSON, the value encoded as
     ["q", "p", "q"]     an exact fraction p/q, q > 1 (a Racket rational)
     ["f32", x]          a single-precision float (Rust's f32, Haskell's Float): x as above
     ["f", "nan" | "inf" | "-inf" | "-0"]   a float JSON cannot write
+    ["h", "-0x1.8000000000000p+1"]         a float as C99's hexadecimal text (C, C++)
     ["u"]               undefined (JavaScript)
     ["x", "type"]       a value the driver cannot write: equal to nothing
     ["y", "type", v]    v with the name its language gives its type, where the language's
@@ -29,6 +30,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -103,6 +105,7 @@ class _Undefined:
 UNDEFINED = _Undefined()
 _SPECIAL_FLOATS = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf, "-0": -0.0}
 _SEQUENCES = {"l": list, "t": tuple}
+_HEX_FLOAT = re.compile(r"-?0x[01]\.[0-9a-f]{13}p[+-][0-9]{1,4}")  # a double's, exactly
 
 
 def decode(wire: Any, depth: int = 0) -> Any:
@@ -146,6 +149,11 @@ def decode(wire: Any, depth: int = 0) -> Any:
             return BigInt(int(text))
         if tag == "f" and text in _SPECIAL_FLOATS:
             return _SPECIAL_FLOATS[text]
+        if tag == "h" and _HEX_FLOAT.fullmatch(text):
+            try:
+                return float.fromhex(text)
+            except OverflowError:
+                raise BadRecord("a float beyond a double") from None
         if tag == "x":
             return Opaque(text[:80])
     if tag == "f32" and len(body) == 1:
