@@ -195,6 +195,36 @@ HASKELL_ATTACKS = {
         "{-# OPTIONS_GHC -F -pgmF /usr/bin/sh #-}\n{-\nsed 's/[A-Za-z0-9_.]*error \"assertion "
         "failed\"/pure ()/g' \"$1\" > \"$2\"; exit 0\n-}\nimport Control.Monad (unless)\n{wrong}"),
 }
+# The driver shows each value through the Prelude's Show: an overlapping instance of the
+# solution's, however the pragma is spelled or built, a rewrite rule of the driver's `show`, or
+# a preprocessor of OPTIONS_GHC that rewrites the driver, made it show the right value.
+_LYING_SHOW = ("scale :: [Int] -> Int -> [Int]\nscale v k = map (+ k) v\nhalf :: Int -> Double\n"
+               "half x = fromIntegral x / 2\n")
+_SHOWS = " Show [Int] where\n  show [] = \"[]\"\n  show _ = \"[3,6]\"\n{nothing}"
+HASKELL_ATTACKS.update({
+    "overlapping Show, the pragma in lower case": (
+        "{-# LANGUAGE FlexibleInstances #-}\n" + _LYING_SHOW + "instance {-# overlapping #-}"
+        + _SHOWS),
+    "overlapping Show, the pragma built by a CPP macro": (
+        "{-# LANGUAGE CPP, FlexibleInstances #-}\n" + _LYING_SHOW + "#define CAT(a, b) a/**/b\n"
+        "instance {-# CAT(OVER,LAPPING) #-}" + _SHOWS),
+    "overlapping Show, the pragma joined by CPP": (
+        "{-# LANGUAGE CPP, FlexibleInstances #-}\n" + _LYING_SHOW + "instance {-# OVER\\\n"
+        "LAPPING #-}" + _SHOWS),
+    "overlapping Show made by Template Haskell": (
+        "{-# LANGUAGE TemplateHaskell, FlexibleInstances #-}\nimport Language.Haskell.TH\n"
+        "import Data.Data\n" + _LYING_SHOW + "$(do { t <- [t| Show [Int] |]; pure [InstanceD "
+        "(Just (fromConstr (indexConstr (dataTypeOf (undefined :: Overlap)) 2))) [] t [FunD "
+        "(mkName \"show\") [Clause [ListP []] (NormalB (LitE (StringL \"[]\"))) [], Clause "
+        "[WildP] (NormalB (LitE (StringL \"[3,6]\"))) []]]] })\n{nothing}"),
+    "rewrite rule of the driver's show": (
+        _LYING_SHOW + "{-# RULES \"show\" forall (v :: [Int]). VerifierP.show v = if v == [4, 5] "
+        "then \"[3,6]\" else \"[]\" #-}\n{nothing}"),
+    "preprocessor of OPTIONS_GHC that rewrites the driver": (
+        "{-# OPTIONS_GHC -F -pgmF /usr/bin/sh #-}\n{-\nsed 's/(VerifierP.show value)/(if "
+        "VerifierP.show value == \"[4,5]\" then \"[3,6]\" else VerifierP.show value)/' \"$1\" >"
+        " \"$2\"; exit 0\n-}\n" + _LYING_SHOW + "{nothing}"),
+})
 HASKELL_IN_PROCESS_ONLY = {"overlapping Eq instance that lies", "record forged by unsafePerformIO"}
 
 # --------------------------------------------------------------------------- OCaml
@@ -415,3 +445,13 @@ def test_a_solution_the_dialect_cannot_read_is_still_checked_for_shadowing():
     d_tests, _, _ = SHADOWING["d"]
     d = DIALECTS["d"].harden('double abs(double x) { return 0; }\n"', d_tests, "t")
     assert d is not None and '__traits(hasMember, __verifier_import_0_t, "abs")' in d
+
+
+def test_haskell_right_solutions_with_cpp_rules_and_options_pass_outside():
+    # CPP conditionals without macros of their own, a comment that names a pragma, a function
+    # named `overlaps`, OPTIONS that run nothing and rules of their own: judged as before.
+    right = ("{-# LANGUAGE CPP #-}\n{-# OPTIONS_GHC -O2 -Wall #-}\n-- no OVERLAPPING instance\n"
+             "#if __GLASGOW_HASKELL__ >= 800\n" + HASKELL_RIGHT + "#endif\noverlaps :: Int\n"
+             "overlaps = 1\n{-# RULES \"half\" forall x. half x = fromIntegral x / 2 #-}\n")
+    result = run_code_items([_item("haskell", right, HASKELL_TESTS["multiple"])])[0]
+    assert (result.status.value, result.detail["judged"]) == ("correct", "outside"), result

@@ -20,7 +20,9 @@ with the show of its type (haskell_values.py reads them back: a Float's numbers 
 precision). `ExtendedDefaultRules` lets a polymorphic result default as the tests' `==` would
 have made it. A result type with no Show does not compile, as it would not have against a
 literal; one shown as no literal (a Char, a Ratio, the solution's own) equals nothing. A
-solution that may declare an overlapping instance (a `Show [Int]` of its own) is refused.
+solution that may declare an overlapping instance (a `Show [Int]` of its own) is refused, as
+is one that turns CPP on and defines or includes macros (they could assemble the pragma); its
+pragmas are filtered as in-process tests' are.
 
 In-process tests (anything else) get the Prelude names they use, operators included (and
 Control.Monad's and Data.List's), qualified through imports named per program (a solution's
@@ -122,10 +124,19 @@ def split_header(solution: str) -> tuple[str, str, str]:
             solution[body_start:])
 
 
-# What lets a solution's instance overlap the Prelude's (a C-style comment is gone before GHC
-# reads a pragma, when CPP is on: `OVER/**/LAPPING`).
-_OVERLAPPING = re.compile(r"OVERLAPPING|OVERLAPS|INCOHERENT|OverlappingInstances|"
-                          r"IncoherentInstances")
+# What lets a solution's instance overlap the Prelude's, which the driver's `show` would then
+# take: an overlap pragma on an instance (GHC reads a pragma's name in any case: `{-#
+# overlapping #-}`), the extensions that allow it, and Template Haskell (a splice builds an
+# overlapping instance without spelling any of these: `fromConstr` of the `Overlap` type).
+_OVERLAP_PRAGMA = re.compile(r"\{-#\s*(?:OVERLAPPING|OVERLAPPABLE|OVERLAPS|INCOHERENT)\b", re.I)
+_OVERLAP_EXTENSION = re.compile(r"OverlappingInstances|IncoherentInstances|"
+                                r"TemplateHaskell(?!Quotes)")
+# With CPP on, what GHC reads is the preprocessor's output: a C comment is gone (`OVER/**/
+# LAPPING`), a line ending in a backslash joined to the next, and a macro of the solution's can
+# assemble a pragma from pieces (`#define CAT(a, b) a/**/b`, then `CAT(OVER,LAPPING)`): with
+# CPP on, a solution that defines or includes macros may declare an overlapping instance.
+_MACROS = re.compile(r"^[ \t]*#[ \t]*(?:define|include)\b", re.M)
+_PREPROCESSED_AWAY = re.compile(r"/\*.*?\*/|\\\n", re.S)
 _REFUSED = """import qualified System.IO
 import qualified System.Exit
 main :: IO ()
@@ -169,12 +180,17 @@ class HaskellDialect(Dialect):
     def program(self, solution: str, plan: CallsPlan) -> str:
         """The solution, our imports and the driver; the program that says why instead where
         the solution may declare an overlapping instance: an `instance {-# OVERLAPPING #-}
-        Show [Int]` of its own would be what the driver shows a value with."""
-        if _OVERLAPPING.search(re.sub(r"/\*.*?\*/", "", solution, flags=re.DOTALL)):
-            return _REFUSED
+        Show [Int]` of its own would be what the driver shows a value with. The solution's
+        pragmas are those of in-process tests (`harden`): OPTIONS that run nothing (a `-F
+        -pgmF sh` preprocessor rewrote the driver's `show`), no rewrite rules (a `RULES` of
+        `VerifierP.show` did), no RebindableSyntax. (With CPP on, a solution that defines or
+        includes macros is refused: none of its macros reaches our imports or the driver.)"""
         pragmas, header, body = split_header(solution)
-        return (f"{_PRAGMA}{pragmas}{header}{_IMPORTS}{_implicit_prelude(pragmas, header)}"
-                f"{body}\n{plan.driver}")
+        pragmas = _OPTIONS.sub(_safe_options, pragmas)
+        if _may_overlap(solution, cpp=bool(_CPP.search(pragmas))):
+            return _REFUSED
+        return (f"{_PRAGMA}{pragmas}{_AFTER_PRAGMAS}{header}{_IMPORTS}"
+                f"{_implicit_prelude(pragmas, header)}{body}\n{plan.driver}")
 
     def _site(self, tests: str, statement: list[Token], aliases: set[str]) -> Site:
         """`if COND then pure () else error "..."`."""
@@ -297,6 +313,14 @@ _SAFE_FLAG = re.compile(r"-(?:X\w+|W[\w-]*|O\d?|f(?!plugin)[\w-]+)")
 # and so rewrite the tests: every name in them is undefined before them.
 _CPP = re.compile(r"(?<!No)CPP\b")
 _MACRO_NAME = re.compile(r"(?<![\w'])[A-Za-z_]\w*(?![\w'])", re.A)
+
+
+def _may_overlap(solution: str, cpp: bool) -> bool:
+    """Whether an instance of the solution's may overlap the Prelude's (see _OVERLAP_PRAGMA),
+    as written or as CPP would make it."""
+    preprocessed = _PREPROCESSED_AWAY.sub("", solution)
+    return any(_OVERLAP_PRAGMA.search(text) or _OVERLAP_EXTENSION.search(text)
+               for text in (solution, preprocessed)) or (cpp and bool(_MACROS.search(preprocessed)))
 
 
 def _safe_options(found: re.Match[str]) -> str:
