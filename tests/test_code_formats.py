@@ -57,6 +57,9 @@ def test_float_tolerances_are_configurable():
     (True, 1, False), (True, True, True), ([1, [2, "a"]], [1, [2, "a"]], True),
     ([1, 2], [2, 1], False), ({"1": 2}, {"1": 2}, True), ({1: 2}, {"1": 2}, True),
     (None, None, True), (None, 0, False), ("a", "a", True), ([1], [1, 2], False),
+    # An int past a float's range (a solution's 10 ** 400) is close to no float, either way.
+    (1.5, 10 ** 400, False), (10 ** 400, 1.5, False), ([1.5], [10 ** 400], False),
+    (10 ** 400, float("inf"), False),
 ])
 def test_call_value_equality(expected, actual, ok: bool):
     assert values_equal(expected, actual) is ok

@@ -81,9 +81,13 @@ def values_equal(expected: Any, actual: Any, rel_tol: float = 1e-6, abs_tol: flo
     if isinstance(expected, int | float) and isinstance(actual, int | float):
         if isinstance(expected, int) and isinstance(actual, int):
             return expected == actual
-        if math.isnan(expected) or math.isnan(actual):
-            return math.isnan(expected) and math.isnan(actual)
-        return math.isclose(expected, actual, rel_tol=rel_tol, abs_tol=abs_tol)
+        try:
+            want, got = float(expected), float(actual)
+        except OverflowError:  # an int past a float's range is close to no float
+            return False
+        if math.isnan(want) or math.isnan(got):
+            return math.isnan(want) and math.isnan(got)
+        return math.isclose(want, got, rel_tol=rel_tol, abs_tol=abs_tol)
     if isinstance(expected, list | tuple) and isinstance(actual, list | tuple):
         return len(expected) == len(actual) and all(
             values_equal(e, a, rel_tol, abs_tol) for e, a in zip(expected, actual, strict=True))
