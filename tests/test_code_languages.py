@@ -168,6 +168,28 @@ def test_compiled_once_then_cached():
     assert second.detail["compile"]["status"] == "cached"  # same source, built once
 
 
+GO_TESTIFY_LOOP = ("package main\n\nimport (\n    \"testing\"\n"
+                   "    \"github.com/stretchr/testify/assert\"\n)\n\n"
+                   "func TestTwice(t *testing.T) {\n    for k := 1; k < 3; k++ {\n"
+                   "        assert.Equal(t, 2*k, Twice(k))\n    }\n}\n")
+
+
+def test_go_builds_with_testify_start_from_a_warm_cache():
+    """Each Go program of in-process testify tests (HumanEval-X's that loop) compiled testify,
+    with net/http and yaml, anew: about 10 s of CPU a program. Now a build of the verifier's
+    own fills a cache once per jail, and each build starts from a copy of it."""
+    if "go" not in installed_languages():
+        pytest.skip("go is not installed")
+    items = [CodeItem(language="go", response=f"func Twice(x int) int {{ return x * {two} }}\n"
+                      f"// {secrets.token_hex(8)}\n", tests={"type": "assert",
+                                                            "code": GO_TESTIFY_LOOP})
+             for two in (2, 2, 3)]
+    results = run_code_items(items)
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("correct", "in_process"), ("correct", "in_process"), ("wrong", "in_process")]
+    assert all(r.detail["compile"]["time_ms"] < 4000 for r in results[1:]), results
+
+
 def test_java_class_and_file_names():
     assert java_source_name("public final class Foo { }") == "Foo.java"
     assert java_source_name("class Foo { }") == "Main.java"

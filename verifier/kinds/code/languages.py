@@ -19,6 +19,19 @@ NAME_MAX = 255  # bytes in a file name (Linux)
 
 
 @dataclass(frozen=True)
+class BuildCache:
+    """A compiler cache that a build of the verifier's own `source` fills once per jail, and
+    that every build whose code holds `wanted_by` starts from (a copy of it, at `path` in its
+    work directory): what that build would otherwise compile anew each time. The program's
+    build cannot change it: it gets a copy, and only its artefacts are kept."""
+
+    wanted_by: str
+    source_name: str
+    source: str
+    path: str
+
+
+@dataclass(frozen=True)
 class Language:
     """How to build and run one language in the jail.
 
@@ -40,6 +53,7 @@ class Language:
     env: dict[str, str] = field(default_factory=dict)
     # What a judge adds to the code to make it this language's program (Racket's `#lang`).
     program: Callable[[str], str] = lambda code: code
+    build_cache: BuildCache | None = None
 
 
 def _fixed(name: str) -> Callable[[str], str]:
@@ -265,6 +279,14 @@ def go_source_name(code: str) -> str:
     return "main_test.go" if GO_TEST_MAIN in code else "main.go"
 
 
+# testify's assert (with net/http, yaml and difflib) costs a Go build about 10 s of CPU, and a
+# run's GOCACHE lasts one build: a test binary that imports it starts from a cache that holds it.
+GO_TESTIFY_CACHE = BuildCache(
+    wanted_by='"github.com/stretchr/testify/assert"', source_name="main_test.go",
+    source='package main\n\nimport (\n\t"testing"\n\n\t"github.com/stretchr/testify/assert"\n)'
+           '\n\nfunc TestCache(t *testing.T) { assert.True(t, true) }\n', path=".gocache")
+
+
 # TypeScript is transpiled, not type-checked (as tsx, ts-node --transpile-only, esbuild and
 # Deno's run do): Debian packages no Node type definitions, and a well-typed program that uses
 # `require` or `process` would otherwise not compile. Syntax errors are compile errors.
@@ -361,8 +383,9 @@ LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
         name="bash", tools=("bash",), source_name=_fixed("main.sh"),
         run=lambda t, s, m, c: [t["bash"], s], aliases=("sh", "shell")),
     # Go: one runtime thread for Go code and the garbage collector aiming at the limit; the
-    # build is static (no cgo) with its cache in the run's /tmp; GOPATH mode, with Debian's Go
-    # sources (testify, HumanEval-X's assertions: golang-github-stretchr-testify-dev).
+    # build is static (no cgo) with its cache in the run's /tmp (testify's already in it where
+    # the program imports it); GOPATH mode, with Debian's Go sources (testify, HumanEval-X's
+    # assertions: golang-github-stretchr-testify-dev).
     Language(
         name="go", tools=("go",), source_name=go_source_name,
         compile=lambda t, s: [t["go"], *(("test", "-c") if s.endswith("_test.go") else
@@ -370,7 +393,7 @@ LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
         run=_native, artefacts=("main",), aliases=("golang",),
         env={"GOMAXPROCS": "1", "GOMEMLIMIT": "{memory_mb}MiB", "CGO_ENABLED": "0",
              "GOCACHE": "/tmp/.gocache", "GOPATH": f"/tmp/go:{GO_LIBRARIES}",
-             "GO111MODULE": "off"}),
+             "GO111MODULE": "off"}, build_cache=GO_TESTIFY_CACHE),
     Language(
         name="typescript", tools=("tsc", "node"), source_name=_fixed("main.ts"),
         compile=lambda t, s: [t["node"], "-e", _TS_TRANSPILE, _typescript_library(t), s],

@@ -170,13 +170,12 @@ class CodeRunner:
         known_failure = self._compile_failures.get(key)
         if known_failure is not None:
             return self._compile_error(sub, known_failure)
-        request = RunRequest(
-            argv=argv, limits=self._compile_limits,
-            files={**sub.support, sub.source_name: sub.code.encode()},
-            store=ArtefactStore(key, sub.language.artefacts),
-            env={**JAIL_ENV, **language_env(sub.language, COMPILE_MEMORY_MB)}, proc=True,
-            runner_runs=self.settings.sandbox_runner_runs)
-        outcome = self.backend.run(request)
+        files = {**sub.support, sub.source_name: sub.code.encode()}
+        store = ArtefactStore(key, sub.language.artefacts)
+        outcome = self.backend.run(self._build(sub.language, argv, files, store,
+                                               self._build_cache(sub)))
+        if outcome.missing_artefact:  # the build cache left the jail's cache since: without it
+            outcome = self.backend.run(self._build(sub.language, argv, files, store))
         if outcome.error and not outcome.unusable_artefacts:
             return Result.infra_error(sub.item.id, f"compile step failed: {outcome.error}")
         if outcome.cached:
@@ -195,6 +194,29 @@ class CodeRunner:
         failure = {"status": "error", "message": f"{why}\n{tail}" if why else tail}
         self._compile_failures[key] = failure
         return self._compile_error(sub, failure)
+
+    def _build(self, language: Language, argv: list[str], files: dict[str, bytes],
+               store: ArtefactStore, cache: str | None = None) -> RunRequest:
+        """A compile run: it stores `store`'s artefacts, starting from the artefact `cache`."""
+        return RunRequest(argv=argv, limits=self._compile_limits, files=files, store=store,
+                          artefact=cache, proc=True, runner_runs=self.settings.sandbox_runner_runs,
+                          env={**JAIL_ENV, **language_env(language, COMPILE_MEMORY_MB)})
+
+    def _build_cache(self, sub: Submission) -> str | None:
+        """The artefact key of the language's build cache where this build wants it, filled
+        by a build of the verifier's own program the first time this jail is asked (see
+        languages.BuildCache); None where it needs none or that build failed (the program then
+        builds from nothing, as it would have)."""
+        cache = sub.language.build_cache
+        if cache is None or cache.wanted_by not in sub.code:
+            return None
+        argv = sub.language.compile(sub.tools, cache.source_name)
+        key = hashlib.sha256(json.dumps(["build cache", argv, cache.source]).encode()
+                             ).hexdigest()  # no program's key: theirs hash [argv, name, code]
+        outcome = self.backend.run(self._build(
+            sub.language, argv, {cache.source_name: cache.source.encode()},
+            ArtefactStore(key, (cache.path,))))
+        return key if outcome.cached or (outcome.exit_code == 0 and outcome.stored) else None
 
     @staticmethod
     def _compile_error(sub: Submission, failure: dict) -> Result:
