@@ -587,15 +587,16 @@ def _library_names_defined(solution: str) -> set[str]:
                 scopes.pop()
         elif (token.kind == "name" and token.text in _LIBRARY_NAMES and all(scopes)
               and not is_punct(token_at(tokens, index - 1), ".", "->")):
-            parameters = _past_template_arguments(tokens, index + 1)
+            parameters = past_template_arguments(tokens, index + 1)
             if is_punct(token_at(tokens, parameters), "(") and _defined_here(
                     tokens, closing(tokens, parameters) + 1):
                 found.add(token.text)
     return found
 
 
-def _past_template_arguments(tokens: list[Token], position: int) -> int:
-    """Past the `<...>` of an explicit specialisation (`max<long>`) at `position`, if any."""
+def past_template_arguments(tokens: list[Token], position: int) -> int:
+    """Past the `<...>` (nested ones included) of template arguments (`max<long>`,
+    `vector<long>::begin`) at `position`, if any."""
     if not is_punct(token_at(tokens, position), "<"):
         return position
     depth = 0

@@ -21,7 +21,11 @@ import re
 from typing import Any
 
 from verifier.kinds.code.dialects.cdriver import HEX_FLOAT, WRITE
-from verifier.kinds.code.dialects.cfamily import CFamilyDialect, Comparator
+from verifier.kinds.code.dialects.cfamily import (
+    CFamilyDialect,
+    Comparator,
+    past_template_arguments,
+)
 from verifier.kinds.code.dialects.clike import CType
 from verifier.kinds.code.dialects.core import CallsPlan, NotPlainCalls, renamed_driver
 from verifier.kinds.code.dialects.lexer import Token, closing, is_punct, token_at, tokenize
@@ -346,7 +350,7 @@ def _specialised_members(tokens: list[Token], start: int, end: int) -> set[str]:
     for index in range(start, end):
         if tokens[index].kind != "name" or not is_punct(token_at(tokens, index + 1), "<"):
             continue
-        after = _past_angles(tokens, index + 1)
+        after = past_template_arguments(tokens, index + 1)
         member = token_at(tokens, after + 1)
         if (is_punct(token_at(tokens, after), "::") and member is not None
                 and tokens[index].text not in own):
@@ -359,14 +363,3 @@ def _in_template_head(tokens: list[Token], index: int) -> bool:
     <class T> struct Box`), not one of its parameters (`template <class T>`)."""
     return is_punct(token_at(tokens, index - 1), ">") and not is_punct(
         token_at(tokens, index + 2), ",", ">", "=")
-
-
-def _past_angles(tokens: list[Token], position: int) -> int:
-    """Past the `<...>` opening at `position` (nested ones included)."""
-    depth = 0
-    while position < len(tokens):
-        depth += is_punct(tokens[position], "<") - is_punct(tokens[position], ">")
-        position += 1
-        if depth == 0 or is_punct(tokens[position - 1], ";", "{", "}"):
-            break
-    return position
