@@ -740,6 +740,78 @@ def test_csharp_system_names_the_tests_call_are_not_the_solutions():
     _refused("csharp", head + "class Problem {\n" + right, tests, attacks)
 
 
+# A comment or an ordinary string that says `class Math` declares nothing: a right solution with
+# one was refused (the refusal read every string and comment as code). What hides a declaration
+# from the lexer is still refused: a `\u002a/` that ends Java's comment, a lone carriage return
+# that ends a `//` comment, Kotlin's nested comments, Scala's raw interpolator (its `\"` ends the
+# string) and symbol literals, C#'s `#warning /*` and interpolated strings. Per language: a right
+# solution with such notes, in-process tests that use Math, and the hiding tricks (each a wrong
+# solution declaring Math).
+_NOTES = {
+    "java": ("import java.util.*;\n// class Math { } and class Objects would shadow the JDK's\n"
+             "class Problem {\n    static final String NOTE = \"class Math {} class Objects {}\";\n"
+             "    public static double half(long x) { return x / 2.0; }\n",
+             "    public static void main(String[] args) {\n    for (long k = 1; k < 3; k++)\n"
+             "        assert(Math.abs(half(k) - k / 2.0) < 1e-9);\n    }\n\n}\n",
+             {"a unicode escape ending a comment": (
+                 "import java.util.*;\n/* \\u002a/ class Math { static double abs(double x) { "
+                 "return 0; } } /* */\nclass Problem {\n    public static double half(long x) {"
+                 " return x * 7.0; }\n"),
+              "a carriage return ending a comment": (
+                  "import java.util.*;\n// note\rclass Math { static double abs(double x) { "
+                  "return 0; } }\nclass Problem {\n    public static double half(long x) { "
+                  "return x * 7.0; }\n")}),
+    "kotlin": ("// object Math { } and fun mutableListOf() would shadow the library's\n"
+               "val note = \"object Math {}; val Math = 1; fun mutableListOf(x: Int)\"\n"
+               "fun half(x: Long): Double = x / 2.0\n",
+               "fun main() {\n    for (k in 1L..2L) assert(Math.abs(half(k) - k / 2.0) < 1e-9)"
+               "\n}\n",
+               {"a comment within a comment": (
+                   "/* /* */ \" */ object Math { fun abs(x: Double) = 0.0 } // \"\n"
+                   "fun half(x: Long): Double = x * 7.0\n")}),
+    "scala": ("object Problem {\n    // object Math { } would shadow scala's\n"
+              "    val note = \"object Math {} and def Some(x: Long)\"\n"
+              "    def half(x : Long) : Double = x / 2.0\n",
+              "    def main(args: Array[String]) = {\n    for (k <- 1l to 2l) {\n"
+              "        assert(Math.abs(half(k) - k / 2.0) < 1e-9)\n    }\n    }\n\n}\n",
+              {"a raw interpolator's backslash": (
+                  "object Problem {\n    val a = raw\"\\\"; object Math { def abs(x: Double) = "
+                  "0.0 }; val b = \"x\" // \"\n    def half(x : Long) : Double = x * 7.0\n"),
+               "a symbol literal": (
+                   "object Problem {\n    val a = 'sym; object Math { def abs(x: Double) = 0.0 };"
+                   " val b = 'z; val c = 'q'\n    def half(x : Long) : Double = x * 7.0\n")}),
+    "csharp": ("using System;\nusing System.Diagnostics;\n// class Math { } would shadow System's\n"
+               "class Problem {\n    static string Note = \"class Math {} class List<T> {}\";\n"
+               "    public static double Half(long x) { return x / 2.0; }\n",
+               "    public static void Main(string[] args) {\n    for (long k = 1; k < 3; k++)\n"
+               "        Debug.Assert(Math.Abs(Half(k) - k / 2.0) < 1e-9);\n    }\n\n}\n",
+               {"a directive that opens a comment": (
+                   "using System;\nusing System.Diagnostics;\n#warning /*\nclass Math { public "
+                   "static double Abs(double x) { return 0; } }\n#warning */\nclass Problem {\n"
+                   "    public static double Half(long x) { return x * 7.0; }\n"),
+                "an interpolated string's quote": (
+                    "using System;\nusing System.Diagnostics;\nclass Fake { public double Abs("
+                    "double x) { return 0; } }\nclass Problem {\n    static string a = "
+                    "$\"{\"\\\"\"}\"; static Fake Math = new Fake(); static string b = \"x\"; "
+                    "// \"\n"
+                    "    public static double Half(long x) { return x * 7.0; }\n")}),
+}
+
+
+@pytest.mark.parametrize("language", sorted(_NOTES))
+def test_a_comment_or_string_naming_a_declaration_declares_nothing(language: str):
+    right, tests, attacks = _NOTES[language]
+    _refused(language, right, tests, attacks)
+    # The calls driver's names too (`object java` would obscure its `java.lang.StringBuilder`).
+    note = {"java": "// class java { } would obscure java.lang\n",
+            "kotlin": "// object java { } would obscure java.lang\n",
+            "scala": "// object scala { } would obscure scala.collection\n",
+            "csharp": "// class System { } would obscure System.Text\n"}[language]
+    result = run_code_items([_item(language, note + RIGHT[language],
+                                   TESTS[language]["multiple"])])[0]
+    assert (result.status.value, result.detail["judged"]) == ("correct", "outside"), result
+
+
 # A calls driver records values in the solution's compilation unit: a wrong solution that takes
 # what the driver names must not make a record say the right value. Java's and Scala's recorder
 # calls sit in the solution's class (`main`), where a nested `__VerifierCalls` of its own took

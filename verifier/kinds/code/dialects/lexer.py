@@ -39,7 +39,7 @@ _DIRECTIVE = re.compile(r"[ \t]*#(?:[^\n\\]|\\.)*", re.S)
 
 @dataclass(frozen=True, slots=True)
 class Token:
-    kind: str  # name, number, string, char, template, punct, directive
+    kind: str  # name, number, string, char, template, punct, directive (comment)
     text: str
     line: int  # 1-based, of the tests
     start: int  # offsets in the source
@@ -47,10 +47,10 @@ class Token:
     newline: bool  # a line break comes before it (JavaScript's automatic semicolons)
 
 
-def tokenize(source: str, *, preprocessor: bool = False) -> list[Token]:
+def tokenize(source: str, *, preprocessor: bool = False, comments: bool = False) -> list[Token]:
     """The tokens of `source`; with `preprocessor`, a `#` line (C, C++) is one directive
-    token. Raises NotPlainCalls on anything it cannot read (an unterminated string or comment,
-    a stray character)."""
+    token; with `comments`, comments are tokens too. Raises NotPlainCalls on anything it
+    cannot read (an unterminated string or comment, a stray character)."""
     tokens: list[Token] = []
     position, line, newline = 0, 1, True
     length = len(source)
@@ -69,7 +69,7 @@ def tokenize(source: str, *, preprocessor: bool = False) -> list[Token]:
         if kind == "newline":
             newline = True
             line += 1
-        elif kind == "comment":
+        elif kind == "comment" and not comments:
             newline = newline or "\n" in text
             line += text.count("\n")
         elif kind != "space":
