@@ -455,3 +455,29 @@ def test_haskell_right_solutions_with_cpp_rules_and_options_pass_outside():
              "overlaps = 1\n{-# RULES \"half\" forall x. half x = fromIntegral x / 2 #-}\n")
     result = run_code_items([_item("haskell", right, HASKELL_TESTS["multiple"])])[0]
     assert (result.status.value, result.detail["judged"]) == ("correct", "outside"), result
+
+
+def test_d_the_calls_driver_formats_and_writes_with_code_of_its_own():
+    # C's `snprintf` and `write`, which the driver called, are names a D solution can define
+    # (`extern(C)`: the link takes its own): each made the records say the right values. A
+    # right solution's floats are written exactly.
+    snprintf = ("import core.stdc.stdarg;\nextern(C) int snprintf(char* s, size_t n, const(char)*"
+                " f, ...) { va_list a; va_start(a, f); double d = va_arg!double(a); va_end(a); "
+                "immutable t = d == 3.0 ? \"1.5\" : \"0\"; foreach (i, c; t) s[i] = c; "
+                "s[t.length] = 0; return cast(int) t.length; }\n")
+    write = ("extern(C) long syscall(long number, ...);\nextern(C) long write(int fd, const(void)*"
+             " b, size_t n) { import std.array : replace; auto t = (cast(const(char)*) b)[0 .. n]"
+             ".idup.replace(`[\"l\",4,5]`, `[\"l\",3,6]`).replace(`,3.0]`, `,1.5]`); return "
+             "syscall(1, fd, t.ptr, t.length) == t.length ? n : -1; }\n")
+    right_scale = D_RIGHT.split("\n")[0] + "\n"
+    floats = ("double[] fs(long x) { return [0.1, -0.0, 5e-324, double.max, -2.5, 3.0]; }\n"
+              "float g(long x) { return 0.1f; }\n")
+    float_tests = ("unittest\n{\n    assert(fs(1L) == [0.1, -0.0, 5e-324, 1.7976931348623157e308,"
+                   " -2.5, 3.0]);\n    assert(g(1L) == 0.1f);\n}\nvoid main(){}")
+    results = run_code_items([
+        _item("d", right_scale + "double half(long x) { return x; }\n" + snprintf,
+              D_TESTS["multiple"]),
+        _item("d", D_WRONG + write, D_TESTS["multiple"]),
+        _item("d", floats, float_tests)])
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("wrong", "outside"), ("wrong", "outside"), ("correct", "outside")], results
