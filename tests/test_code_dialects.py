@@ -16,6 +16,7 @@ from verifier.kinds.code.dialects.values import (
     UNDEFINED,
     BigInt,
     Map,
+    OfType,
     Opaque,
     Record,
     SetOf,
@@ -215,6 +216,23 @@ CPP = DIALECTS["cpp"]
     (Check("close_each", [0.5], tolerance=1e-4), [math.nan], True),  # HumanEval-X's issame
     (Check("equal", 10 ** 30), 10 ** 30 + 1, False),
     (Check("equal", 1e308), 10 ** 400, False),  # no OverflowError escapes
+    # Integers with their types (cintegers.py): the usual arithmetic conversions.
+    (Check("equal", -1), OfType("u32", 4294967295), True),  # unsigned == int: unsigned
+    (Check("equal", OfType("i64", -1)), OfType("u32", 4294967295), False),  # long holds it
+    (Check("equal", OfType("u32", 4294967295)), -1, True),  # int == 4294967295u
+    (Check("equal", OfType("u32", 4294967295)), OfType("i64", -1), False),
+    (Check("equal", -1), OfType("u64", 2 ** 64 - 1), True),
+    (Check("equal", OfType("u64", 2 ** 64 - 1)), OfType("i64", -1), True),
+    (Check("equal", -1), 65535, False),  # an unsigned short is promoted to int
+    (Check("equal", OfType("u32", 4294967295)), 4294967295.0, True),  # to double: its value
+    (Check("equal", -1), Some(OfType("u32", 4294967295)), True),  # *optional == -1
+    (Check("equal", (-1, 2)), (OfType("u32", 4294967295), 2), True),  # a pair's ==
+    (Check("equal", [-1]), [OfType("u32", 4294967295)], False),  # vectors: by value
+    (Check("equal", [3]), [OfType("u64", 3)], True),
+    (Check("equal", Map(((1, 2),))), Map(((OfType("u64", 1), OfType("i64", 2)),)), True),
+    (Check("equal", 3), OfType("q64", 3), False),  # a type no driver writes
+    (Check("truth"), OfType("u64", 0), False),
+    (Check("close", 1.0, tolerance=0.5), OfType("u32", 1), True),
 ])
 def test_cpp_values_compare_as_cpp_does(check: Check, value, holds: bool):
     assert CPP.holds(check, value) is holds

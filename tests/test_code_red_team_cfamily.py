@@ -420,3 +420,45 @@ def test_right_values_are_written_exactly_and_through_the_drivers_own_put():
                               _item("c", C_DRIVER_RIGHT, C_DRIVER_TESTS)])
     assert [(r.status.value, r.detail["judged"]) for r in results] == [
         ("correct", "outside")] * 3, results
+
+
+# A right solution returning an unsigned or wider type against an integer literal: C's, C++'s
+# and D's `==` convert both operands first (an `unsigned` 4294967295 equals `-1`, a `long` -1
+# does not equal `4294967295u`, an `unsigned short` 65535 is promoted to int and is not -1).
+# Judged outside, each check must come out as the compiled test (run in-process) says.
+_TYPED = {
+    "c": [("unsigned", "4294967295u", ["-1", "-1L", "0xFFFFFFFF", "(unsigned)-1"]),
+          ("unsigned long", "18446744073709551615ul", ["-1", "-1LL"]),
+          ("long", "-1", ["4294967295u", "18446744073709551615ULL"]),
+          ("int", "-1", ["4294967295u", "-1L"]),
+          ("unsigned short", "65535", ["-1"]),
+          ("double", "4294967295.0", ["-1u"])],
+    "cpp": [("unsigned", "4294967295u", ["-1", "-1L"]), ("long long", "-1", ["4294967295u"]),
+            ("std::optional<unsigned>", "4294967295u", ["-1"])],
+    "d": [("uint", "uint.max", ["-1", "-1L", "4294967295U"]), ("long", "-1", ["4294967295U"]),
+          ("ulong", "ulong.max", ["-1"]), ("ushort", "ushort.max", ["-1"])],
+}
+
+
+def test_integer_types_are_compared_as_the_language_converts_them():
+    cases, items = [], []
+    for language, rows in _TYPED.items():
+        for type_, value, literals in rows:
+            head = "#include <optional>\n" if "optional" in type_ else ""
+            solution = f"{head}{type_} f(long x) {{ return {value}; }}\n"
+            for literal in literals:
+                for mode, extra in (("outside", ""),
+                                    ("in_process", "    int u = 0;\n    u++;\n")):
+                    check = f"{extra}    assert(f(1) == {literal});\n"
+                    tests = (f"unittest\n{{\n{check}}}\nvoid main(){{}}" if language == "d"
+                             else f"#include <assert.h>\n{head}int main() {{\n{check}"
+                                  "    return 0;\n}\n")
+                    cases.append(((language, type_, literal), mode))
+                    items.append(_item(language, solution, tests))
+    verdicts: dict = {}
+    for (case, mode), result in zip(cases, run_code_items(items), strict=True):
+        assert result.detail["judged"] == mode, result
+        verdicts.setdefault(case, {})[mode] = result.status.value
+    assert {case: found for case, found in verdicts.items()
+            if found["outside"] != found["in_process"]} == {}
+    assert sum(found["outside"] == "correct" for found in verdicts.values()) == 14

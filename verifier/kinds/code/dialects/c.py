@@ -4,7 +4,8 @@ of a call, `fabs(f(x) - K) < T`, `strcmp(f(x), "s") == 0`.
 The driver writes a value by its type, chosen by `_Generic` (the records in a buffer, written
 out by a system call of its own when it is full and when the calls are done; it needs no
 header and is compiled without optimisation, so the program compiles about as fast as the
-tests it replaces): integers and chars as numbers,
+tests it replaces): integers and chars as numbers (those `==` converts with their type:
+`unsigned`, `long`, cintegers.py),
 floats exactly, `char *` as its bytes; anything else (a struct, another pointer) as a value
 that equals nothing, so any return type compiles. It calls no library function (cdriver.py),
 and its names are drawn per program.
@@ -52,6 +53,21 @@ static void __verifier_signed(long long value) {
     __verifier_unsigned(value < 0 ? 0ULL - (unsigned long long)value : (unsigned long long)value);
 }
 static void __verifier_bool(_Bool value) { __verifier_text(value ? "true" : "false"); }
+static void __verifier_u32(unsigned long long value) {
+    __verifier_text("[\"y\",\"u32\",");
+    __verifier_unsigned(value);
+    __verifier_text("]");
+}
+static void __verifier_u64(unsigned long long value) {
+    __verifier_text("[\"y\",\"u64\",");
+    __verifier_unsigned(value);
+    __verifier_text("]");
+}
+static void __verifier_i64(long long value) {
+    __verifier_text("[\"y\",\"i64\",");
+    __verifier_signed(value);
+    __verifier_text("]");
+}
 __VERIFIER_HEX_FLOAT
 static void __verifier_float(long double value) {
     double number = (double)value;
@@ -84,6 +100,9 @@ static void __verifier_site(int site) {
 __verifier_recorder(__verifier_record_bool, _Bool, __verifier_bool)
 __verifier_recorder(__verifier_record_signed, long long, __verifier_signed)
 __verifier_recorder(__verifier_record_unsigned, unsigned long long, __verifier_unsigned)
+__verifier_recorder(__verifier_record_u32, unsigned long long, __verifier_u32)
+__verifier_recorder(__verifier_record_u64, unsigned long long, __verifier_u64)
+__verifier_recorder(__verifier_record_i64, long long, __verifier_i64)
 __verifier_recorder(__verifier_record_float, long double, __verifier_float)
 __verifier_recorder(__verifier_record_string, const char *, __verifier_string)
 __attribute__((noinline)) static void __verifier_record_unknown(int site, ...) {
@@ -95,9 +114,9 @@ __attribute__((noinline)) static void __verifier_record_unknown(int site, ...) {
     _Bool: __verifier_record_bool, char: __verifier_record_signed, \
     signed char: __verifier_record_signed, unsigned char: __verifier_record_unsigned, \
     short: __verifier_record_signed, unsigned short: __verifier_record_unsigned, \
-    int: __verifier_record_signed, unsigned int: __verifier_record_unsigned, \
-    long: __verifier_record_signed, unsigned long: __verifier_record_unsigned, \
-    long long: __verifier_record_signed, unsigned long long: __verifier_record_unsigned, \
+    int: __verifier_record_signed, unsigned int: __verifier_record_u32, \
+    long: __verifier_record_i64, unsigned long: __verifier_record_u64, \
+    long long: __verifier_record_i64, unsigned long long: __verifier_record_u64, \
     float: __verifier_record_float, double: __verifier_record_float, \
     long double: __verifier_record_float, char *: __verifier_record_string, \
     const char *: __verifier_record_string, default: __verifier_record_unknown)(site, value)

@@ -30,6 +30,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from verifier.kinds.code import appended
+from verifier.kinds.code.dialects.cintegers import (
+    converted,
+    literal_type,
+    tagged,
+    typed,
+    untagged,
+)
 from verifier.kinds.code.dialects.clike import (
     FLOAT,
     LiteralParser,
@@ -59,7 +66,7 @@ from verifier.kinds.code.dialects.lexer import (
     unwrapped,
     used_declarations,
 )
-from verifier.kinds.code.dialects.values import Map, Opaque, SetOf, Some
+from verifier.kinds.code.dialects.values import Map, OfType, Opaque, SetOf, Some
 
 _ABS = {"abs": "", "fabs": "", "fabsf": "", "fabsl": "", "llabs": "", "labs": ""}
 _FLOW = frozenset({"for", "while", "do", "if", "else", "switch", "goto", "break", "continue",
@@ -320,7 +327,8 @@ class CFamilyDialect(Dialect):
         call, literal = self._either(tests, left, right, scope, comparators, line)
         if literal.type.kind == "braced":
             raise NotPlainCalls(f"line {line}: == with a braced list")
-        return Site(line, call, Check("equal", model(literal), negated=negated, how="=="))
+        expected = tagged(model(literal), literal_type(right) or literal_type(left))
+        return Site(line, call, Check("equal", expected, negated=negated, how="=="))
 
     def _compared(self, tests: str, arguments: list[Token], comparator: Comparator, line: int,
                   scope: _Scope, comparators: dict[str, Comparator]) -> Site:
@@ -745,16 +753,30 @@ def _number(value: Any) -> bool:
     return type(value) in (int, float, bool)
 
 
-def equal(actual: Any, expected: Any) -> bool:
-    """C++'s `==` on the model: numbers across int and float (converted to double), an optional
-    equal to what it holds, containers element by element, maps and sets whatever the order."""
+def equal(actual: Any, expected: Any, converting: bool = True) -> bool:
+    """C++'s `==` on the model: numbers across int and float (converted to double), integers
+    after the usual arithmetic conversions of their types (cintegers.py: an `unsigned`
+    4294967295 equals `-1`), an optional equal to what it holds, a tuple element by element,
+    containers element by element (by value: a `vector<unsigned>` and a `vector<int>` do not
+    compare in C++ at all), maps and sets whatever the order."""
     if isinstance(actual, Some) or isinstance(expected, Some):
         if isinstance(actual, Some) and isinstance(expected, Some):
-            return equal(actual.value, expected.value)
+            return equal(actual.value, expected.value, converting)
         if actual is None or expected is None:
             return False
         return equal(actual.value if isinstance(actual, Some) else actual,
-                     expected.value if isinstance(expected, Some) else expected)
+                     expected.value if isinstance(expected, Some) else expected, converting)
+    if isinstance(actual, OfType) or isinstance(expected, OfType):
+        actual_tag, a = typed(actual)
+        expected_tag, e = typed(expected)
+        if actual_tag is not None and expected_tag is not None:
+            if converting:
+                a, e = converted(a, actual_tag, e, expected_tag)
+            return a == e
+        actual, expected = untagged(actual), untagged(expected)
+        if isinstance(actual, OfType) or isinstance(expected, OfType):
+            return False  # a type no driver writes
+        return equal(actual, expected, converting)  # an integer against a float: its value
     if actual is None or expected is None:
         return actual is None and expected is None
     if _number(actual) and _number(expected):
@@ -764,8 +786,9 @@ def equal(actual: Any, expected: Any) -> bool:
     if type(actual) is bytes and type(expected) is bytes:
         return actual == expected
     if isinstance(actual, list | tuple) and isinstance(expected, list | tuple):
+        within = converting and type(actual) is tuple and type(expected) is tuple
         return len(actual) == len(expected) and all(
-            equal(a, e) for a, e in zip(actual, expected, strict=True))
+            equal(a, e, within) for a, e in zip(actual, expected, strict=True))
     if isinstance(actual, Map) and isinstance(expected, Map):
         return _same_entries(actual.pairs, expected.pairs)
     if isinstance(actual, SetOf) and isinstance(expected, SetOf):
@@ -780,11 +803,13 @@ def _same_entries(actual: tuple, expected: tuple) -> bool:
         found[_key(key)] = value
     if len(found) != len(actual) or len(actual) != len(expected):
         return False
-    return all(_key(key) in found and equal(found[_key(key)], value) for key, value in expected)
+    return all(_key(key) in found and equal(found[_key(key)], value, converting=False)
+               for key, value in expected)
 
 
 def _key(value: Any) -> Any:
-    """A hashable stand-in for a key, equal where `equal` is."""
+    """A hashable stand-in for a key, equal where `equal` is (within a container: by value)."""
+    value = untagged(value)
     if _number(value):
         number = float(value) if type(value) is float or abs(value) < 1 << 53 else value
         return ("n", int(number) if type(number) is float and number.is_integer() else number)
@@ -799,12 +824,14 @@ def _key(value: Any) -> Any:
 
 
 def _truth(value: Any) -> bool:
+    value = untagged(value)
     if _number(value):
         return value != 0 or (type(value) is float and math.isnan(value))
     return isinstance(value, Some | bytes)
 
 
 def _distance(value: Any, expected: Any, integer: bool) -> float:
+    value = untagged(value)
     if not _number(value) or not _number(expected):
         raise TypeError("not a number")
     difference = float(value) - float(expected)

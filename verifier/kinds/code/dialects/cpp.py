@@ -5,7 +5,8 @@ assert(candidate(ARGS) == (EXPECTED));` and HumanEval-X's `assert (f(ARGS) == K)
 The driver's serialiser is a template (needing no header a solution lacks but <type_traits>
 and <utility>, and compiled without optimisation, so a driver compiles about as fast as the
 tests it replaces) that
-writes what the value is, whatever its declared type: an integer, char or enum as a number, a
+writes what the value is, whatever its declared type: an integer, char or enum as a number
+(with its type where `==` converts by it: `unsigned`, `long`, cintegers.py), a
 float exactly (as a double), a string (std::string, string_view, char*) as its bytes,
 a container as a list (a map, a set as such), a tuple or pair as a tuple, an optional as an
 optional; anything else as a value that equals nothing. It compiles for any type, so a
@@ -111,6 +112,13 @@ template <class T> void put(const T &value) {
     } else if constexpr (std::is_enum_v<T>) {
         __verifier_calls::put(static_cast<std::underlying_type_t<T>>(value));
     } else if constexpr (std::is_integral_v<T>) {
+        // Types `==` converts with (cintegers.py): `unsigned` and wider, `long` and wider.
+        constexpr bool typed = sizeof(T) > sizeof(int) || (sizeof(T) == sizeof(int)
+                                                            && std::is_unsigned_v<T>);
+        if constexpr (typed) {
+            put_text(std::is_unsigned_v<T> ? "[\"y\",\"u" : "[\"y\",\"i");
+            put_text(sizeof(T) == 4 ? "32\"," : sizeof(T) == 8 ? "64\"," : "128\",");
+        }
         unsigned __int128 left = static_cast<unsigned __int128>(value);
         if constexpr (std::is_signed_v<T>) {
             if (value < 0) {
@@ -120,6 +128,7 @@ template <class T> void put(const T &value) {
         }
         put_digits(static_cast<unsigned long long>(left >> 64),
                    static_cast<unsigned long long>(left));
+        if constexpr (typed) put_char(']');
     } else if constexpr (std::is_floating_point_v<T>) {
         double number = static_cast<double>(value);
         if (number != number) put_text("[\"f\",\"nan\"]");

@@ -12,7 +12,8 @@ and a message after the condition. Literals: integers (`3L`, `3UL`), floats (`2.
 float), strings (UTF-8 bytes, as D compares code units), chars (their code), arrays `[...]`,
 associative arrays `[k: v]`, `tuple(...)`, `true`, `false`. Values compare as D's `==` does,
 which is C++'s on this model (cfamily.equal): numbers across int and float, float promoted to
-double (`0.1f != 0.1`), arrays element-wise, associative arrays whatever their order.
+double (`0.1f != 0.1`), integers after the usual arithmetic conversions of their types (a
+`uint` 4294967295 equals `-1`), arrays element-wise, associative arrays whatever their order.
 
 The driver, after the solution, is a `main` of our own making the calls (each unittest block
 a scope of its own) and recording each value through a template that writes what it is by
@@ -38,6 +39,7 @@ from typing import Any
 
 from verifier.kinds.code import appended
 from verifier.kinds.code.dialects.cfamily import equal
+from verifier.kinds.code.dialects.cintegers import literal_type, tagged, untagged
 from verifier.kinds.code.dialects.clike import float32
 from verifier.kinds.code.dialects.core import (
     CallsPlan,
@@ -253,10 +255,17 @@ struct __VerifierCalls {
             text ~= value ? "true" : "false";
         } else static if (isSomeChar!U) {
             integer(text, cast(uint) value, false);
-        } else static if (isIntegral!U && isSigned!U) {
-            integer(text, value < 0 ? -cast(ulong) value : cast(ulong) value, value < 0);
         } else static if (isIntegral!U) {
-            integer(text, value, false);
+            // With its type where `==` converts by it (cintegers.py): uint, long, ulong.
+            enum typed = U.sizeof > 4 || (U.sizeof == 4 && !isSigned!U);
+            static if (typed)
+                text ~= isSigned!U ? "[\"y\",\"i64\"," : U.sizeof == 4 ? "[\"y\",\"u32\","
+                    : "[\"y\",\"u64\",";
+            static if (isSigned!U)
+                integer(text, value < 0 ? -cast(ulong) value : cast(ulong) value, value < 0);
+            else
+                integer(text, value, false);
+            static if (typed) text ~= "]";
         } else static if (isFloatingPoint!U) {
             double number = value;
             if (number != number) text ~= "[\"f\",\"nan\"]";
@@ -444,6 +453,7 @@ class DDialect(Dialect):
                 expected = literal(unwrapped(literal_side))
             except NotPlainCalls:
                 continue
+            expected = tagged(expected, literal_type(literal_side))
             return Site(line, self._call(tests, call_side, aliases),
                         Check("equal", expected, negated=negated))
         raise NotPlainCalls(f"line {line}: no literal to compare with")
@@ -497,6 +507,7 @@ class DDialect(Dialect):
                         for index, expected in check.expected)
                 return equal(value, check.expected) != check.negated
             if check.kind == "close":
+                value = untagged(value)
                 if type(value) not in (int, float) or type(value) is bool:
                     return False
                 difference = abs(float(value) - float(check.expected))
@@ -718,6 +729,7 @@ def _null_of_type(tokens: list[Token]) -> bool:
 
 
 def _truth(value: Any) -> bool:
+    value = untagged(value)
     if type(value) in (bool, int, float):
         return bool(value)
     return False
