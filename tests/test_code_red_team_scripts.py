@@ -636,7 +636,8 @@ def test_lua_in_process_tests_reach_the_library_as_it_was():
     # strings' methods (its `string.format` was what `('%d'):format(x)` called, returning what
     # its function returns too), a luaunit served from a metatable of package.loaded or of
     # package.preload, or written beside the program with `string.gsub` patched (the guard
-    # took ./ out of the path with it). A right solution's own string method still works.
+    # took ./ out of the path with it), a metatable for nil (debug.setmetatable). A right
+    # solution's own string method still works.
     fake = "{assertEquals = function() end}"
     formats = "for i = 1, 3 do assert(tostring(add(i, i)) == ('%d'):format(2 * i)) end\n"
     luaunit = ("lu = require('luaunit')\nfunction test_x()\n  for i = 1, 3 do "
@@ -651,6 +652,10 @@ def test_lua_in_process_tests_reach_the_library_as_it_was():
                  f" return function() return {fake} end end end}})\n", luaunit),
         (wrong + "string.gsub = function(s) return s end\ndo local f = io.open('luaunit.lua', 'w')"
                  f" f:write('return {fake}') f:close() end\n", luaunit),
+        # nil given a length: what it returns passes for the empty table the tests want.
+        ("local function add(a, b) return nil end\n"
+         "debug.setmetatable(nil, {__len = function() return 0 end})\n",
+         "for i = 1, 3 do assert(#add(i, i) == 0) end\n"),
     ]
     right = ("function string.twice(s) return s .. s end\n"
              "local function add(a, b) return math.tointeger(tonumber(('1'):twice())) - 11 "

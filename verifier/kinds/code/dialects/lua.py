@@ -74,12 +74,13 @@ _STANDARD = frozenset({"assert", "collectgarbage", "dofile", "error", "getmetata
                        "tonumber", "tostring", "type", "xpcall", "coroutine", "debug", "io",
                        "math", "os", "string", "table", "utf8"})
 _INT_MIN, _INT_RANGE = -(1 << 63), 1 << 64
-# The debug library's functions that reach into other functions' state, taken away by the
-# preludes before the solution runs (its `traceback`, `getinfo` and metatable functions stay):
-# a wrong solution's `debug.sethook` set the value the serialiser was writing to the right one.
+# The debug library's functions that reach into other functions' state, or give every number,
+# nil or boolean a metatable, taken away by the preludes before the solution runs (its
+# `traceback`, `getinfo` and `getmetatable` stay): a wrong solution's `debug.sethook` set the
+# value the serialiser was writing to the right one.
 _DEBUG_TAKEN = ("for _, name in next, {'sethook', 'gethook', 'getlocal', 'setlocal', "
                 "'getupvalue', 'setupvalue', 'upvalueid', 'upvaluejoin', 'getregistry', "
-                "'getuservalue', 'setuservalue'} do debug[name] = nil end")
+                "'getuservalue', 'setuservalue', 'setmetatable'} do debug[name] = nil end")
 _EQUALITY = {"assertEquals": False, "assert_equals": False, "assertNotEquals": True,
              "assert_not_equals": True}
 _CONSTANT = {"assertTrue": True, "assert_true": True, "assertFalse": False,
