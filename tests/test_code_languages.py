@@ -305,14 +305,16 @@ def test_a_compile_step_that_leaves_no_file_is_the_programs_failure():
 
 
 def test_a_compile_step_that_leaves_an_unreadable_or_huge_tree_is_the_programs_failure():
-    """A build that leaves its program unreadable (a preprocessor of `{-# OPTIONS_GHC -F -pgmF
-    #-}` or a splice can chmod it), or nested too deep (past Python's recursion) is refused as the
-    compile step's own result (compile_error), not reported as the sandbox failing to store it
-    (infra_error)."""
+    """A build that leaves its program or its work directory unreadable (a preprocessor of
+    `{-# OPTIONS_GHC -F -pgmF #-}` or a splice can chmod them), or nested too deep (past
+    Python's recursion) is refused as the compile step's own result (compile_error), not
+    reported as the sandbox failing to store it (infra_error)."""
     backend = get_backend(process_settings())
     python = backend.tools()["python"]
     for script in ("open('main', 'w').write('x')\nimport os\nos.chmod('main', 0)",
                    "import os\nos.makedirs('main/a')\nos.chmod('main', 0)",
+                   "import os\nos.makedirs('main/a')\nos.chmod('main', 0o600)",
+                   "open('main', 'w').write('x')\nimport os\nos.chmod('/tmp', 0)",
                    "import os\nos.mkdir('main')\nos.chdir('main')\nfor _ in range(1500):\n"
                    "    os.mkdir('a')\n    os.chdir('a')"):
         outcome = backend.run(RunRequest(

@@ -79,6 +79,9 @@ def _copy_entry(name: str, src_fd: int, dst_fd: int, budget: list[int], depth: i
         info = os.stat(name, dir_fd=src_fd, follow_symlinks=False)
     except FileNotFoundError:
         return False
+    except PermissionError as exc:  # in a directory it can list but not search (chmod 600)
+        raise UnusableArtefacts(f"the build left {name!r}, which cannot be read "
+                                f"({exc.strerror})") from None
     if depth > MAX_DEPTH:
         raise UnusableArtefacts(f"the build left directories nested deeper than {MAX_DEPTH}")
     if stat.S_ISDIR(info.st_mode):
@@ -119,9 +122,9 @@ def _copy_entry(name: str, src_fd: int, dst_fd: int, budget: list[int], depth: i
     return True
 
 
-def _open_source(name: str, flags: int, src_fd: int) -> int:
-    """An entry of the copy's source, opened; one the program made unreadable (chmod 000) is
-    UnusableArtefacts."""
+def _open_source(name: str, flags: int, src_fd: int | None = None) -> int:
+    """An entry of the copy's source (below `src_fd`, or the work directory itself), opened;
+    one the program made unreadable (chmod 000) is UnusableArtefacts."""
     try:
         return os.open(name, flags, dir_fd=src_fd)
     except OSError as exc:
@@ -148,21 +151,23 @@ def store_artefacts(spec: dict, cache_fd: int) -> int:
     """Copy the compile run's outputs into the cache (atomically, by rename). Returns bytes."""
     store = spec["store"]
     temporary = store["key"] + ".partial"
-    _remove_at(temporary, cache_fd)  # what a store that failed half-way left
-    os.mkdir(temporary, 0o700, dir_fd=cache_fd)
-    budget = [STORE_MAX_BYTES]
-    tmp_fd = os.open(temporary, os.O_RDONLY | os.O_DIRECTORY, dir_fd=cache_fd)
-    work_fd = os.open(WORKDIR, os.O_RDONLY | os.O_DIRECTORY)
+    work_fd = _open_source(WORKDIR, os.O_RDONLY | os.O_DIRECTORY)  # a build can chmod 0 it
     try:
-        for path in store["paths"]:
-            if not _copy_entry(path, work_fd, tmp_fd, budget):
-                raise UnusableArtefacts(f"the build produced no {path} (or not a regular file "
-                                        "or directory)")
-    except BaseException:
-        _remove_at(temporary, cache_fd)  # a failed store keeps no space in the cache
-        raise
+        _remove_at(temporary, cache_fd)  # what a store that failed half-way left
+        os.mkdir(temporary, 0o700, dir_fd=cache_fd)
+        budget = [STORE_MAX_BYTES]
+        tmp_fd = os.open(temporary, os.O_RDONLY | os.O_DIRECTORY, dir_fd=cache_fd)
+        try:
+            for path in store["paths"]:
+                if not _copy_entry(path, work_fd, tmp_fd, budget):
+                    raise UnusableArtefacts(f"the build produced no {path} (or not a regular "
+                                            "file or directory)")
+        except BaseException:
+            _remove_at(temporary, cache_fd)  # a failed store keeps no space in the cache
+            raise
+        finally:
+            os.close(tmp_fd)
     finally:
-        os.close(tmp_fd)
         os.close(work_fd)
     os.rename(temporary, store["key"], src_dir_fd=cache_fd, dst_dir_fd=cache_fd)
     return STORE_MAX_BYTES - budget[0]

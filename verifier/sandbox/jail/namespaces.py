@@ -135,6 +135,14 @@ class Scratch:
                 root.st_uid, root.st_gid, root.st_atime_ns, root.st_mtime_ns, root.st_ctime_ns,
                 os.listxattr(self.path, follow_symlinks=False), inode_flags)
 
+    def _untouched(self) -> bool:
+        """Whether it looks as mounted; one a run made unreadable (`chmod 0 /tmp`: the runner
+        holds no capability to read past its mode) was touched."""
+        try:
+            return self._look() == self.as_mounted
+        except OSError:
+            return False
+
     def limit(self, size: int) -> None:
         """Cap its size (a remount), unless it is capped at that already."""
         if size != self.size:
@@ -142,7 +150,7 @@ class Scratch:
             self.size = size
 
     def renew(self) -> None:
-        if self._look() != self.as_mounted:
+        if not self._untouched():
             check(libc.umount2(self.path.encode(), MNT_DETACH), f"umount {self.path}")
             self._mount()
 

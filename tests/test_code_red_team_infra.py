@@ -1,0 +1,243 @@
+"""Submissions that try to turn their own failure into the verifier's, in every language: each
+must end as a failure of its own (`wrong`, `runtime_error`, `timeout`, `memory_limit`,
+`output_limit`, `compile_error`), within the item's limits, and never as `infra_error` (a
+reward of null, masked instead of punished) nor as an HTTP 500.
+
+The attacks are what a program can do to the machinery around it: close or garble its output,
+kill every process it can reach, make its work directory unreadable (chmod 0: the jail's runner
+holds no capability past a mode), remove its own program, leave a daemon behind that writes
+after it ended, recurse without end; and builds that leave no program (a library, a package
+other than main, a class without main). Each language does them its own way, its runtime
+starting the shell where the attack is the system's, so every runtime's own spawning, output
+and crash paths are crossed.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from rlvr_contract.schemas import CodeItem, Result
+from verifier.config import Settings
+from verifier.kinds.code import process_settings, run_code_items
+from verifier.kinds.code.languages import LANGUAGES, find_language
+from verifier.kinds.code.limits import compile_limits, run_limits
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+
+LIMITS = {"time_s": 1, "memory_mb": 128}
+CASES = [{"input": "1\n", "output": "x\n"}]  # no attack prints x
+BLAMES_SUBMISSION = {"wrong", "runtime_error", "timeout", "memory_limit", "output_limit",
+                     "compile_error"}
+
+# How each language has the shell run a command and waits for it (the command holds no `$`,
+# `"` or backslash, so it goes into any language's double-quoted string as it is).
+SHELL = {
+    "python": 'import os\nos.system("{}")\n',
+    "c": '#include <stdlib.h>\nint main(void) {{ system("{}"); return 0; }}\n',
+    "cpp": '#include <cstdlib>\nint main() {{ std::system("{}"); }}\n',
+    "java": ('public class Main {{ public static void main(String[] a) throws Exception {{ '
+             'new ProcessBuilder("sh", "-c", "{}").inheritIO().start().waitFor(); }} }}\n'),
+    "kotlin": 'fun main() {{ ProcessBuilder("sh", "-c", "{}").inheritIO().start().waitFor() }}\n',
+    "scala": ('object Main {{ def main(a: Array[String]): Unit = {{ '
+              'new ProcessBuilder("sh", "-c", "{}").inheritIO().start().waitFor() }} }}\n'),
+    "csharp": ('using System.Diagnostics;\nclass P {{ static void Main() {{ var s = new '
+               'ProcessStartInfo("sh", "-c \\"{}\\"") {{ UseShellExecute = false }}; '
+               'Process.Start(s).WaitForExit(); }} }}\n'),
+    "go": ('package main\nimport (\n\t"os"\n\t"os/exec"\n)\nfunc main() {{\n\tc := exec.Command('
+           '"sh", "-c", "{}")\n\tc.Stdout, c.Stderr = os.Stdout, os.Stderr\n\tc.Run()\n}}\n'),
+    "rust": ('fn main() {{ let _ = std::process::Command::new("sh").arg("-c").arg("{}")'
+             '.status(); }}\n'),
+    "d": 'import std.process;\nvoid main() {{ wait(spawnShell("{}")); }}\n',
+    "haskell": 'import System.Process\nmain :: IO ()\nmain = system "{}" >> return ()\n',
+    "ocaml": 'let _ = Sys.command "{}"\n',
+    "racket": '#lang racket/base\n(require racket/system)\n(void (system "{}"))\n',
+    "javascript": 'require("child_process").execSync("{}", {{stdio: "inherit"}});\n',
+    "typescript": ('declare var require: any;\n'
+                   'require("child_process").execSync("{}", {{stdio: "inherit"}});\n'),
+    "bash": "{}\n",
+    "lua": 'os.execute("{}")\n',
+    "php": ('<?php\n$p = proc_open("{}", [1 => STDOUT, 2 => STDERR], $pipes);\n'
+            'proc_close($p);\n'),  # system() would wait for the pipe the daemon holds
+    "perl": 'system("{}");\n',
+    "ruby": 'system("{}")\n',
+    "r": 'system("{}")\n',
+}
+SHELL_ATTACKS = {
+    # The runner, finding /tmp unreadable after the run, died (no answer: infra_error).
+    "makes its work directory unreadable": "chmod 0 /tmp /dev/shm",
+    "removes its own program": "rm -rf /tmp/* /tmp/.[!.]*",
+    "kills every process it can, itself too": "kill -9 -1",
+    "leaves a daemon that writes after it ended": "setsid sh -c 'sleep 0.3; echo x' &",
+}
+# The language's own way: its output closed, then written; bytes no decoder takes on stdout and
+# stderr; recursion without end.
+NATIVE = {
+    "python": ("import os\nos.close(1)\nos.close(2)\nprint('x')\n",
+               "import os\nos.write(1, b'\\0\\xff\\xfe\\n')\nos.write(2, b'\\xff\\0')\n",
+               "import sys\nsys.setrecursionlimit(10 ** 8)\ndef f(n):\n    return f(n + 1) + 1\n"
+               "f(0)\n"),
+    "c": ('#include <stdio.h>\n#include <unistd.h>\nint main(void) { close(1); close(2); '
+          'puts("x"); return 0; }\n',
+          '#include <unistd.h>\nint main(void) { write(1, "\\0\\xff\\xfe\\n", 4); '
+          'write(2, "\\xff\\0", 2); return 0; }\n',
+          'int f(int n) { volatile char b[512]; b[0] = n; return f(n + 1) + b[0]; }\n'
+          'int main(void) { return f(0); }\n'),
+    "cpp": ('#include <iostream>\n#include <unistd.h>\nint main() { close(1); close(2); '
+            'std::cout << "x" << std::endl; }\n',
+            '#include <iostream>\nint main() { std::cout.write("\\0\\xff\\xfe\\n", 4); '
+            'std::cerr.write("\\xff\\0", 2); }\n',
+            'int f(int n) { volatile char b[512]; b[0] = n; return f(n + 1) + b[0]; }\n'
+            'int main() { return f(0); }\n'),
+    "java": ('public class Main { public static void main(String[] a) throws Exception { '
+             'new java.io.FileOutputStream(java.io.FileDescriptor.out).close(); '
+             'System.err.close(); System.out.println("x"); } }\n',
+             'public class Main { public static void main(String[] a) { System.out.write('
+             'new byte[] {0, -1, -2, 10}, 0, 4); System.out.flush(); System.err.write(-1); '
+             'System.err.flush(); } }\n',
+             'public class Main { static int f(int n) { return f(n + 1) + 1; } '
+             'public static void main(String[] a) { f(0); } }\n'),
+    "kotlin": ('fun main() { java.io.FileOutputStream(java.io.FileDescriptor.out).close(); '
+               'System.err.close(); println("x") }\n',
+               'fun main() { System.out.write(byteArrayOf(0, -1, -2, 10), 0, 4); '
+               'System.out.flush(); System.err.write(-1); System.err.flush() }\n',
+               'fun f(n: Int): Int = f(n + 1) + 1\nfun main() { f(0) }\n'),
+    "scala": ('object Main { def main(a: Array[String]): Unit = { new java.io.FileOutputStream('
+              'java.io.FileDescriptor.out).close(); System.err.close(); println("x") } }\n',
+              'object Main { def main(a: Array[String]): Unit = { System.out.write('
+              'Array[Byte](0, -1, -2, 10), 0, 4); System.out.flush(); System.err.write(-1); '
+              'System.err.flush() } }\n',
+              'object Main { def f(n: Int): Int = f(n + 1) + 1\n'
+              'def main(a: Array[String]): Unit = { f(0) } }\n'),
+    "csharp": ('using System.Runtime.InteropServices;\nclass P { [DllImport("libc")] static '
+               'extern int close(int fd);\nstatic void Main() { close(1); close(2); '
+               'System.Console.WriteLine("x"); } }\n',
+               'class P { static void Main() { var o = System.Console.OpenStandardOutput(); '
+               'o.Write(new byte[] {0, 255, 254, 10}, 0, 4); o.Flush(); '
+               'System.Console.OpenStandardError().WriteByte(255); } }\n',
+               'class P { static int F(int n) { return F(n + 1) + 1; } '
+               'static void Main() { F(0); } }\n'),
+    "go": ('package main\nimport (\n\t"fmt"\n\t"os"\n)\nfunc main() {\n\tos.Stdout.Close()\n'
+           '\tos.Stderr.Close()\n\tfmt.Println("x")\n}\n',
+           'package main\nimport "os"\nfunc main() {\n\tos.Stdout.Write([]byte{0, 255, 254, 10})'
+           '\n\tos.Stderr.Write([]byte{255, 0})\n}\n',
+           'package main\nfunc f(n int) int { return f(n+1) + 1 }\nfunc main() { f(0) }\n'),
+    "rust": ('extern "C" { fn close(fd: i32) -> i32; }\nfn main() { unsafe { close(1); '
+             'close(2); } println!("x"); }\n',
+             'use std::io::Write;\nfn main() { let _ = std::io::stdout().write_all('
+             'b"\\0\\xff\\xfe\\n"); let _ = std::io::stderr().write_all(b"\\xff\\0"); }\n',
+             'fn f(n: u64) -> u64 { let b = [n; 64]; f(n + 1) + b[(n % 64) as usize] }\n'
+             'fn main() { println!("{}", f(0)); }\n'),
+    "d": ('import std.stdio;\nimport core.sys.posix.unistd : close;\n'
+          'void main() { close(1); close(2); writeln("x"); }\n',
+          'import std.stdio;\nvoid main() { stdout.rawWrite(cast(ubyte[]) [0, 255, 254, 10]); '
+          'stderr.rawWrite(cast(ubyte[]) [255, 0]); }\n',
+          'int f(int n) { int[64] b; b[0] = n; return f(n + 1) + b[0]; }\n'
+          'void main() { f(0); }\n'),
+    "haskell": ('import System.IO\nmain :: IO ()\nmain = hClose stdout >> hClose stderr >> '
+                'putStrLn "x"\n',
+                'import qualified Data.ByteString as B\nimport System.IO\nmain :: IO ()\n'
+                'main = B.hPut stdout (B.pack [0, 255, 254, 10]) >> B.hPut stderr '
+                '(B.pack [255, 0])\n',
+                'f :: Int -> Int\nf n = 1 + f (n + 1)\nmain :: IO ()\nmain = print (f 0)\n'),
+    "ocaml": ('let () = Unix.close Unix.stdout; Unix.close Unix.stderr; print_endline "x"\n',
+              'let () = print_string "\\000\\255\\254\\n"; prerr_string "\\255\\000"\n',
+              'let rec f n = 1 + f (n + 1)\nlet () = print_int (f 0)\n'),
+    "racket": ('#lang racket/base\n(close-output-port (current-output-port))\n'
+               '(close-output-port (current-error-port))\n(displayln "x")\n',
+               '#lang racket/base\n(write-bytes (bytes 0 255 254 10))\n'
+               '(write-bytes (bytes 255 0) (current-error-port))\n',
+               '#lang racket/base\n(define (f n) (+ 1 (f (+ n 1))))\n(f 0)\n'),
+    "javascript": ('const fs = require("fs");\nfs.closeSync(1);\nfs.closeSync(2);\n'
+                   'console.log("x");\n',
+                   'process.stdout.write(Buffer.from([0, 255, 254, 10]));\n'
+                   'process.stderr.write(Buffer.from([255, 0]));\n',
+                   'function f(n) { return f(n + 1) + 1; }\nf(0);\n'),
+    "typescript": ('declare var require: any;\nconst fs = require("fs");\nfs.closeSync(1);\n'
+                   'fs.closeSync(2);\nconsole.log("x");\n',
+                   'declare var process: any, Buffer: any;\n'
+                   'process.stdout.write(Buffer.from([0, 255, 254, 10]));\n'
+                   'process.stderr.write(Buffer.from([255, 0]));\n',
+                   'function f(n: number): number { return f(n + 1) + 1; }\nf(0);\n'),
+    "bash": ("exec 1>&- 2>&-\necho x\n", "printf '\\0\\377\\376\\n'\nprintf '\\377\\0' >&2\n",
+             "f() { f; }\nf\n"),
+    "lua": ('local out = io.open("/dev/null", "w")\nout:close()\nout:write("x")\n',
+            'io.stdout:write("\\0\\255\\254\\n")\nio.stderr:write("\\255\\0")\n',
+            'local function f(n) return 1 + f(n + 1) end\nf(0)\n'),
+    "php": ('<?php\nfclose(STDOUT);\nfclose(STDERR);\necho "x\\n";\n',
+            '<?php\nfwrite(STDOUT, "\\0\\xff\\xfe\\n");\nfwrite(STDERR, "\\xff\\0");\n',
+            '<?php\nfunction f($n) { return f($n + 1) + 1; }\nf(0);\n'),
+    "perl": ('close(STDOUT);\nclose(STDERR);\nprint "x\\n";\n',
+             'binmode STDOUT;\nprint "\\0\\xff\\xfe\\n";\nprint STDERR "\\xff\\0";\n',
+             'no warnings "recursion";\nsub f { return 1 + f($_[0] + 1); }\nf(0);\n'),
+    "ruby": ('$stdout.close\n$stderr.close\nputs "x"\n',
+             '$stdout.write("\\0\\xff\\xfe\\n".b)\n$stderr.write("\\xff\\0".b)\n',
+             'def f(n) = 1 + f(n + 1)\nf(0)\n'),
+    "r": ('sink(file("/dev/null"))\nclose(stdout())\ncat("x\\n")\n',
+          'writeBin(as.raw(c(0, 255, 254, 10)), stdout())\n'
+          'writeBin(as.raw(c(255, 0)), stderr())\n',
+          'options(expressions = 500000)\nf <- function(n) 1 + f(n + 1)\nf(0)\n'),
+}
+NATIVE_ATTACKS = ("closes its stdout and stderr (Lua cannot: a closed file), then prints",
+                  "writes NUL and bytes that are not UTF-8", "recurses without end")
+
+# Builds that leave no program, or one that is not where the language runs it from.
+NOT_A_PROGRAM = {
+    "c": ("no main", "int f(void) { return 1; }\n"),
+    "cpp": ("main is data", "extern const char main[] = \"\\xff\\xff\\xff\\xff\";\n"),
+    "java": ("an interface, no class", "interface X {}\n"),
+    "kotlin": ("a package and no main", "package x.y\nfun f() = 1\n"),
+    "scala": ("a trait, no object", "trait T\n"),
+    "csharp": ("a class without Main", "class A { void F() {} }\n"),
+    "go": ("a package other than main", "package foo\nfunc F() {}\n"),
+    "rust": ("a library crate", "#![crate_type = \"lib\"]\npub fn f() {}\n"),
+    "d": ("no main", "int f() { return 1; }\n"),
+    "haskell": ("a module other than Main", "module Foo where\nf :: Int\nf = 1\n"),
+    "ocaml": ("a C primitive that is not there",
+              "external f : unit -> unit = \"no_such_primitive\"\nlet () = f ()\n"),
+    "racket": ("a #lang that is not there", "#lang no-such-language\n1\n"),
+    "typescript": ("a module that only exports", "export function f() {}\n"),
+}
+
+
+def _item(language: str, program: str, **tests: object) -> CodeItem:
+    return CodeItem(language=language, response=f"```{language}\n{program}```", limits=LIMITS,
+                    tests={"type": "stdio", "cases": CASES, **tests})
+
+
+def _deadline_s(item: CodeItem, settings: Settings) -> float:
+    """The most an item may take: its compile step's wall limit, then each case's."""
+    language = find_language(item.language)
+    limits = run_limits(language, item.limits, 1)
+    built = compile_limits(settings.compile_time_s).wall_s if language.compile else 0.0
+    return built + len(item.tests.cases) * limits.wall_s + 5.0  # 5 s: the worker's own share
+
+
+def _assert_own_failures(cases: list[str], items: list[CodeItem], results: list[Result]) -> None:
+    settings = process_settings()
+    wrong = [(case, result.status.value, result.reward, result.detail)
+             for case, result in zip(cases, results, strict=True)
+             if result.status.value not in BLAMES_SUBMISSION or result.reward != 0.0]
+    assert not wrong, wrong
+    late = [(case, result.elapsed_ms) for case, item, result in zip(cases, items, results,
+                                                                   strict=True)
+            if result.elapsed_ms > 1000 * _deadline_s(item, settings)]
+    assert not late, late
+
+
+def test_every_language_is_attacked_here():
+    assert set(SHELL) == set(NATIVE) == set(LANGUAGES)
+
+
+@pytest.mark.parametrize("language", sorted(SHELL))
+def test_a_programs_own_failures_are_its_own(language: str):
+    cases = [*SHELL_ATTACKS, *NATIVE_ATTACKS]
+    programs = [SHELL[language].format(command) for command in SHELL_ATTACKS.values()]
+    programs += NATIVE[language]
+    if language in NOT_A_PROGRAM:
+        name, program = NOT_A_PROGRAM[language]
+        cases.append(name)
+        programs.append(program)
+    items = [_item(language, program) for program in programs]
+    _assert_own_failures(cases, items, run_code_items(items))
