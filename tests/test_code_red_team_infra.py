@@ -15,12 +15,13 @@ and crash paths are crossed.
 from __future__ import annotations
 
 import shutil
+import time
 
 import pytest
 
-from rlvr_contract.schemas import CodeItem, Result
+from rlvr_contract.schemas import AssertTests, CodeItem, Result
 from verifier.config import Settings
-from verifier.kinds.code import process_settings, run_code_items
+from verifier.kinds.code import assert_tests, process_settings, run_code_items
 from verifier.kinds.code.languages import LANGUAGES, find_language
 from verifier.kinds.code.limits import compile_limits, run_limits
 
@@ -241,3 +242,30 @@ def test_a_programs_own_failures_are_its_own(language: str):
         programs.append(program)
     items = [_item(language, program) for program in programs]
     _assert_own_failures(cases, items, run_code_items(items))
+
+
+# What the worker reads of a solution before its run (the in-process program's guards against
+# shadowing) must take time linear in it: at the door's 200 kB, each of these took hours of a
+# worker, outside every run's limit (its chunk ended as infra_error past its deadline).
+IN_PROCESS_TESTS = {
+    "rust": "fn main() {\n    for k in 1..4 {\n        assert!(scale(vec![1], k).contains(&k));\n"
+            "    }\n}\n",
+}
+SLOW_TO_READ = {
+    "rust": ["(" * 200_000, "impl " * 40_000, "fn f() -> Vec<i64> " * 10_000],
+}
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(("language", "solution"), [
+    (language, solution) for language, solutions in SLOW_TO_READ.items()
+    for solution in solutions], ids=lambda value: value[:12])
+def test_the_worker_reads_any_solution_in_linear_time(language: str, solution: str):
+    tests = AssertTests(code=IN_PROCESS_TESTS[language])
+    judged, calls = assert_tests.how_run(tests, language)
+    assert judged == "in_process"
+    started = time.process_time()
+    program = assert_tests.program(language, find_language(language).program(solution), tests,
+                                   calls)
+    assert time.process_time() - started < 5
+    assert len(program) < 40 * len(solution) + 100_000

@@ -53,7 +53,14 @@ from verifier.kinds.code.dialects.cursor import (
     token_at,
     unwrapped,
 )
-from verifier.kinds.code.dialects.lexer import Token, closing, is_punct, source_of, split_top
+from verifier.kinds.code.dialects.lexer import (
+    Token,
+    bracket_pairs,
+    closing,
+    is_punct,
+    source_of,
+    split_top,
+)
 from verifier.kinds.code.dialects.scanner import (
     Escape,
     character,
@@ -707,45 +714,61 @@ its process");
 
 def _foreign_trait_methods(tokens: list[Token]) -> set[str]:
     """The methods of the solution's own traits that it implements for a type not its own
-    (std's, a generic `T`, a reference or slice of one)."""
+    (std's, a generic `T`, a reference or slice of one): a fn counts for the innermost trait
+    around it. Linear in the tokens, whatever the solution (a pass of each kind)."""
     own_types = {tokens[i + 1].text for i, t in enumerate(tokens[:-1])
                  if t.text in ("struct", "enum", "union") and is_name(tokens[i + 1])}
+    bodies = _item_bodies(tokens)
     methods: dict[str, set[str]] = {}
     foreign: set[str] = set()
+    traits: list[tuple[int, set[str]]] = []  # the open traits' bodies: (closing index, fns)
     for index, token in enumerate(tokens):
-        body = _block_after(tokens, index)
-        if token.text == "trait" and is_name(token_at(tokens, index + 1)) and body:
-            methods[tokens[index + 1].text] = {
-                tokens[i + 1].text for i in range(*body) if tokens[i].text == "fn"
-                and is_name(token_at(tokens, i + 1))}
+        while traits and traits[-1][0] < index:
+            traits.pop()
+        body = bodies.get(index)
+        if token.text == "trait" and body:
+            traits.append((body[1], set()))
+            methods[tokens[index + 1].text] = traits[-1][1]
         elif token.text == "impl" and body:
-            header = [t for i, t in enumerate(tokens[index + 1:body[0]], index + 1)
-                      if _angle_depth(tokens, index + 1, i) == 0]
+            header, depth = [], 0
+            for t in tokens[index + 1:body[0]]:
+                if depth == 0:
+                    header.append(t)
+                depth += is_punct(t, "<") - is_punct(t, ">")  # `->` is no `>`
             words = [t.text for t in header]
             if "for" in words:
                 at = words.index("for")
-                traits = [t.text for t in header[:at] if is_name(t)]
+                impl_traits = [t.text for t in header[:at] if is_name(t)]
                 end = words.index("where") if "where" in words else len(words)
                 types = [t.text for t in header[at + 1:end] if is_name(t) and t.text not in (
                     "mut", "dyn")]
-                if traits and (not types or types[-1] not in own_types):
-                    foreign.add(traits[-1])
+                if impl_traits and (not types or types[-1] not in own_types):
+                    foreign.add(impl_traits[-1])
+        elif token.text == "fn" and traits and is_name(token_at(tokens, index + 1)):
+            traits[-1][1].add(tokens[index + 1].text)
     return set().union(*(methods.get(name, set()) for name in foreign))
 
 
-def _block_after(tokens: list[Token], index: int) -> tuple[int, int] | None:
-    """The token range of the `{...}` body of the item at `index` (before any `;`)."""
-    for position in range(index + 1, len(tokens)):
-        if is_punct(tokens[position], ";", "}"):
-            return None
-        if is_punct(tokens[position], "{"):
-            return position, closing(tokens, position)
-    return None
-
-
-def _angle_depth(tokens: list[Token], start: int, index: int) -> int:
-    """How many `<` are open at `index`, counted from `start` (`->` is no `>`)."""
-    return sum(is_punct(t, "<") - is_punct(t, ">") for t in tokens[start:index])
+def _item_bodies(tokens: list[Token]) -> dict[int, tuple[int, int]]:
+    """The token range of the `{...}` body of each `trait NAME` and `impl` (the first `{`
+    after it, before any `;` or `}`), by its index. Of several such items before one `{`
+    (`impl impl ... {`, no Rust) only the last has it: a header holds no other. NotPlainCalls
+    if a body's braces are unbalanced."""
+    pairs = bracket_pairs(tokens)
+    found: dict[int, tuple[int, int]] = {}
+    waiting: int | None = None
+    for index, token in enumerate(tokens):
+        if token.text == "impl" or (token.text == "trait" and is_name(
+                token_at(tokens, index + 1))):
+            waiting = index
+        elif is_punct(token, ";", "}"):
+            waiting = None
+        elif is_punct(token, "{") and waiting is not None:
+            if index not in pairs:
+                raise NotPlainCalls(f"line {token.line}: unbalanced braces")
+            found[waiting] = (index, pairs[index])
+            waiting = None
+    return found
 
 
 _STD_MACROS = {name: name for name in (
