@@ -246,13 +246,18 @@ def test_a_programs_own_failures_are_its_own(language: str):
 
 # What the worker reads of a solution before its run (the in-process program's guards against
 # shadowing) must take time linear in it: at the door's 200 kB, each of these took hours of a
-# worker, outside every run's limit (its chunk ended as infra_error past its deadline).
+# worker, outside every run's limit (its chunk ended as infra_error past its deadline), or
+# (D: a check per imported module and name the tests use) built a program of 130 MB.
 IN_PROCESS_TESTS = {
     "rust": "fn main() {\n    for k in 1..4 {\n        assert!(scale(vec![1], k).contains(&k));\n"
             "    }\n}\n",
+    "d": "import std.math;\nimport std.algorithm;\nunittest\n{\n    foreach (k; 1 .. 4)\n"
+         "        assert(equal(scale([1L], k), [k]) && abs(k) > 0 && sqrt(1.0) == 1);\n}\n"
+         "void main(){}",
 }
 SLOW_TO_READ = {
     "rust": ["(" * 200_000, "impl " * 40_000, "fn f() -> Vec<i64> " * 10_000],
+    "d": ["import " * 28_000, "".join(f"import m{i};\n" for i in range(14_000))],
 }
 
 

@@ -444,7 +444,8 @@ def test_a_solution_the_dialect_cannot_read_is_still_checked_for_shadowing():
     assert rust is not None and "the tests call" in rust and "contains" in rust
     d_tests, _, _ = SHADOWING["d"]
     d = DIALECTS["d"].harden('double abs(double x) { return 0; }\n"', d_tests, "t")
-    assert d is not None and '__traits(hasMember, __verifier_import_0_t, "abs")' in d
+    assert d is not None and '__traits(hasMember, __verifier_import_0_t, name)' in d
+    assert 'enum __verifier_used_t = ["abs", ' in d
 
 
 def test_haskell_right_solutions_with_cpp_rules_and_options_pass_outside():

@@ -603,15 +603,16 @@ def _imports_unshadowed(solution: list[Token], tests: list[Token], tag: str) -> 
         i and is_punct(tests[i - 1], "."))} - _declared_names(tests) - candidates - packages)
     if not used or not modules:
         return ""
-    declared = f"__verifier_declared_{tag}"
-    checks = [_DECLARED.replace("DECLARED", declared)]
-    for index, module in enumerate(modules):
+    declared, names = f"__verifier_declared_{tag}", f"__verifier_used_{tag}"
+    quoted = ", ".join(f'"{name}"' for name in used)
+    checks = [_DECLARED.replace("DECLARED", declared), f"enum {names} = [{quoted}];\n"]
+    for index, module in enumerate(modules):  # one check each, not one per module and name
         imported = f"__verifier_import_{index}_{tag}"
-        checks.append(f"import {imported} = {module};\n")
-        checks += [f"static assert(!(__traits(hasMember, {imported}, \"{name}\") && {declared}!"
-                   f"\"{name}\"()), \"the solution declares {name}, which the tests take from "
-                   f"{module}: theirs would be the solution's, so the tests cannot run in its "
-                   f"process\");\n" for name in used]
+        checks.append(f"import {imported} = {module};\n"
+                      f"static foreach (name; {names}) static assert(!(__traits(hasMember, "
+                      f"{imported}, name) && {declared}!name()), \"the solution declares \" ~ "
+                      f"name ~ \", which the tests take from {module}: theirs would be the "
+                      f"solution's, so the tests cannot run in its process\");\n")
     return "".join(checks)
 
 
@@ -650,9 +651,9 @@ def _declared_names(tokens: list[Token]) -> set[str]:
 def _module_imports(tokens: list[Token]) -> set[str]:
     """The modules imported at module level, but for renamed imports (theirs are qualified)."""
     found: set[str] = set()
-    levels = set(_module_level(tokens))
-    for index in levels:
-        if not is_name(tokens[index], "import"):
+    resume = 0  # an `import` inside the statement before (no D) starts none: linear
+    for index in _module_level(tokens):
+        if index < resume or not is_name(tokens[index], "import"):
             continue
         position, path = index + 1, []
         while position < len(tokens) and not is_punct(tokens[position], ";", ":"):
@@ -668,6 +669,7 @@ def _module_imports(tokens: list[Token]) -> set[str]:
             elif is_name(token):
                 path.append(token.text)
             position += 1
+        resume = position
         found.add(".".join(path))
     return found - {""}
 
