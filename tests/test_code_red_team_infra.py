@@ -17,6 +17,7 @@ from __future__ import annotations
 import shutil
 import time
 
+import httpx
 import pytest
 
 from rlvr_contract.schemas import AssertTests, CodeItem, Result
@@ -274,3 +275,52 @@ def test_the_worker_reads_any_solution_in_linear_time(language: str, solution: s
                                    calls)
     assert time.process_time() - started < 5
     assert len(program) < 40 * len(solution) + 100_000
+
+
+GUESS_INTERACTOR = (
+    "#include <cstdio>\nint main(int argc, char** argv) {\n  long hidden = 0, guess = 0;\n"
+    "  std::FILE* input = std::fopen(argv[1], \"r\");\n"
+    "  if (!input || std::fscanf(input, \"%ld\", &hidden) != 1) return 3;\n"
+    "  for (int asked = 0; asked < 40; asked++) {\n"
+    "    char kind[2];\n    if (std::scanf(\"%1s %ld\", kind, &guess) != 2) return 1;\n"
+    "    if (kind[0] == '!') return guess == hidden ? 0 : 1;\n"
+    "    std::puts(guess < hidden ? \"<\" : guess > hidden ? \">\" : \"=\");\n"
+    "    std::fflush(stdout);\n  }\n  return 1;\n}\n")
+
+
+def _code(language: str, program: str, tests: dict) -> dict:
+    return {"kind": "code", "language": language, "response": f"```{language}\n{program}```",
+            "limits": LIMITS, "tests": tests}
+
+
+def test_hostile_items_through_the_service_are_never_a_500_nor_masked(verifier_url: str):
+    """The attacks above, and hostile programs facing a checker and an interactor, through
+    the HTTP API: a 200 with each item's own failure, and the workers still score."""
+    stdio = {"type": "stdio", "cases": CASES}
+    checker = {**stdio, "checker": {"language": "python", "protocol": "cms", "limits": LIMITS,
+                                    "code": "import sys\nprint(int(open(sys.argv[2]).read()"
+                                            " == open(sys.argv[3]).read()))"}}
+    interactive = {"type": "stdio", "cases": [{"input": "5\n"}],
+                   "interactor": {"language": "cpp", "code": GUESS_INTERACTOR, "limits": LIMITS}}
+    chmod = SHELL_ATTACKS["makes its work directory unreadable"]
+    flood = "#include <cstdio>\nint main() { for (;;) std::puts(\"? 1\"); }\n"
+    items = [
+        _code("c", SHELL["c"].format(chmod), stdio),
+        _code("java", SHELL["java"].format(chmod), stdio),
+        _code("ruby", NATIVE["ruby"][1], checker),
+        _code("cpp", SHELL["cpp"].format(chmod), checker),
+        _code("cpp", flood, interactive),
+        _code("cpp", SHELL["cpp"].format(chmod + "; kill -9 -1"), interactive),
+        _code("go", NOT_A_PROGRAM["go"][1], stdio),
+        _code("rust", NOT_A_PROGRAM["rust"][1], stdio),
+        {"kind": "code", "language": "python", "response": "def f(x):\n    return 10 ** 400\n",
+         "tests": {"type": "call", "fn_name": "f", "cases": [{"args": [1], "expected": 1.5}]}},
+    ]
+    response = httpx.post(f"{verifier_url}/v1/verify", json={"items": items}, timeout=600)
+    assert response.status_code == 200, response.text
+    results = response.json()["results"]
+    assert [(r["status"] in BLAMES_SUBMISSION, r["reward"]) for r in results] == [
+        (True, 0.0)] * len(items), results
+    right = _code("python", "print('x')\n", stdio)
+    again = httpx.post(f"{verifier_url}/v1/verify", json={"items": [right] * 4}, timeout=120)
+    assert [r["status"] for r in again.json()["results"]] == ["correct"] * 4
