@@ -107,6 +107,31 @@ def test_without_a_cgroup_a_peak_over_the_limit_is_still_memory_limit():
     assert (status, memory_kb > 400 * 1024) == ("memory_limit", True), memory_kb
 
 
+
+# Programs that fail on their own, under limits below what their runtime alone holds: Racket's
+# `#lang racket` loads about 130 MiB of libraries, a JVM or node under 16 MiB maps more than
+# that before the program's first line.
+OWN_FAILURES = [
+    ("racket", "#lang racket\n(close-output-port (current-output-port))\n(displayln 1)\n", 128),
+    ("racket", "#lang racket/base\n(error 'f \"boom\")\n", 64),
+    ("java", "public class Main { public static void main(String[] a) { "
+             "throw new RuntimeException(\"boom\"); } }\n", 16),
+    ("javascript", "throw new Error('boom');\n", 16),
+    ("r", "stop('boom')\n", 16),
+]
+
+
+def test_a_program_that_fails_under_its_runtimes_own_share_is_its_own_failure():
+    # The runtime's share is not the program's: a run that fails (a closed stdout written, an
+    # exception) is runtime_error, as it is under higher limits, not memory_limit for the
+    # libraries its runtime loaded; a heap runtime is held to its limit by its heap flag, its
+    # out-of-memory error and the jail's cap (the cgroup's, or, without one, the same peak).
+    items = [_case(language, code, "1\n", memory_mb=memory) for language, code, memory
+             in OWN_FAILURES]
+    results = run_code_items(items)
+    assert [r.status.value for r in results] == ["runtime_error"] * len(items), results
+
+
 # Up to 400 MiB queued in socket buffers: over loopback TCP where there is a loopback (the
 # kernel charges those buffers to nothing a cgroup limits), else in Unix socket pairs.
 SOCKET_HOG = """

@@ -55,9 +55,7 @@ def run_limits(language: Language, limits: Limits, output_bytes: int) -> Sandbox
     plus slack, because address space is reserved well beyond what is used (thread stacks,
     allocator arenas). JVM and V8 get their heap flags instead.
     """
-    memory = limits.memory_mb * MIB + RUNTIME_OVERHEAD_MB[language.memory] * MIB
-    if language.name == "python":
-        memory += PYTHON_MEMORY_OVERHEAD_MB * MIB
+    memory = _capped_bytes(language, limits)
     cpu = limits.time_s + language.startup_cpu_s
     native = language.memory == "address_space"
     return SandboxLimits(
@@ -66,6 +64,14 @@ def run_limits(language: Language, limits: Limits, output_bytes: int) -> Sandbox
         stack_bytes=stack_mb(limits.memory_mb) * MIB, nproc=RUN_NPROC, fsize_bytes=64 * MIB,
         nofile=256, output_bytes=output_bytes, tmpfs_bytes=256 * MIB,
         memory_bytes=memory)
+
+
+def _capped_bytes(language: Language, limits: Limits) -> int:
+    """What the jail lets a run of `language` hold: the item's limit plus its runtime's share."""
+    memory = limits.memory_mb * MIB + RUNTIME_OVERHEAD_MB[language.memory] * MIB
+    if language.name == "python":
+        memory += PYTHON_MEMORY_OVERHEAD_MB * MIB
+    return memory
 
 
 def compile_limits(cpu: float) -> SandboxLimits:
@@ -92,15 +98,18 @@ def _out_of_memory(outcome: RunOutcome, language: Language, limits: Limits) -> b
     """Over the memory limit: killed for it, a runtime's out-of-memory error, or a measured
     peak above the limit, however the run ended: over all the run's processes where the jail
     has a memory cgroup, else the program's own peak RSS (then the limit is only an
-    address-space rlimit well above it). JVM and V8 are judged by their heap flag, since their
-    peak includes the runtime itself."""
+    address-space rlimit well above it). JVM, V8, Mono, GHC, Racket and R are judged by their
+    heap flag and out-of-memory error, and a failed run by a peak above the jail's cap (its
+    cgroup's, or the same without one), since their peak includes the runtime itself: `#lang
+    racket` alone holds 130 MiB, so a run of it that failed under 128 MiB failed on its own."""
     if outcome.oom_killed:
         return True
     stderr = outcome.stderr.decode("utf-8", errors="replace")
     if outcome.exit_code != 0:
         if any(signature in stderr for signature in OOM_SIGNATURES):
             return True
-        if outcome.maxrss_kb is not None and outcome.maxrss_kb * 1024 > limits.memory_mb * MIB:
+        if outcome.maxrss_kb is not None and outcome.maxrss_kb * 1024 > _capped_bytes(
+                language, limits):
             return True
     peak_kb = (outcome.memory_peak_kb if outcome.memory_peak_kb is not None
                else outcome.maxrss_kb)
