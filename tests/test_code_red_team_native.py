@@ -217,6 +217,12 @@ HASKELL_ATTACKS.update({
         "(Just (fromConstr (indexConstr (dataTypeOf (undefined :: Overlap)) 2))) [] t [FunD "
         "(mkName \"show\") [Clause [ListP []] (NormalB (LitE (StringL \"[]\"))) [], Clause "
         "[WildP] (NormalB (LitE (StringL \"[3,6]\"))) []]]] })\n{nothing}"),
+    # `--→` is an operator, not a comment (a symbol follows the dashes): what follows on its line
+    # is code.
+    "overlapping Show after an operator that starts with dashes": (
+        "{-# LANGUAGE FlexibleInstances #-}\n" + _LYING_SHOW + "infixl 5 --→\n(--→) :: Int -> "
+        "Int -> Int\na --→ _ = a; instance {-# OVERLAPPING #-} Show [Int] where { show [] = "
+        "\"[]\"; show _ = \"[3,6]\" }\n{nothing}"),
     "rewrite rule of the driver's show": (
         _LYING_SHOW + "{-# RULES \"show\" forall (v :: [Int]). VerifierP.show v = if v == [4, 5] "
         "then \"[3,6]\" else \"[]\" #-}\n{nothing}"),
@@ -456,6 +462,31 @@ def test_haskell_right_solutions_with_cpp_rules_and_options_pass_outside():
              "overlaps = 1\n{-# RULES \"half\" forall x. half x = fromIntegral x / 2 #-}\n")
     result = run_code_items([_item("haskell", right, HASKELL_TESTS["multiple"])])[0]
     assert (result.status.value, result.detail["judged"]) == ("correct", "outside"), result
+
+
+
+# Right solutions whose comments and strings name what is refused where it is a pragma (an
+# overlap pragma, OverlappingInstances, TemplateHaskell): GHC reads them as comments and
+# strings, and so must the refusal. Each is judged outside, as it would be without them.
+HASKELL_NAMING_REFUSED = {
+    "line comments": ("-- No OverlappingInstances, no TemplateHaskell, no IncoherentInstances\n"
+                      "-- and no instance {-# OVERLAPPING #-} here.\n" + HASKELL_RIGHT),
+    "a block comment, nested, holding a pragma": (
+        "{- Written without {-# LANGUAGE TemplateHaskell #-}: {- nested -}\n"
+        "   instance {-# OVERLAPPABLE #-} Show [Int] would be refused -}\n" + HASKELL_RIGHT),
+    "strings and characters": (
+        HASKELL_RIGHT + "note :: String\nnote = \"{-# OVERLAPS #-} and OverlappingInstances\"\n"
+        "quote :: Char\nquote = '\\''\nλx :: Int\nλx = length \"{-# INCOHERENT #-}\"\n"),
+    "CPP on, no directive": ("{-# LANGUAGE CPP #-}\n-- TemplateHaskell is not used\n"
+                             + HASKELL_RIGHT),
+}
+
+
+def test_haskell_right_solutions_that_name_refused_pragmas_in_comments_pass_outside():
+    results = run_code_items([_item("haskell", right, HASKELL_TESTS["multiple"])
+                              for right in HASKELL_NAMING_REFUSED.values()])
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("correct", "outside")] * len(HASKELL_NAMING_REFUSED), results
 
 
 def test_d_the_calls_driver_formats_and_writes_with_code_of_its_own():

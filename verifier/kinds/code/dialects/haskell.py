@@ -317,10 +317,33 @@ _MACRO_NAME = re.compile(r"(?<![\w'])[A-Za-z_]\w*(?![\w'])", re.A)
 
 def _may_overlap(solution: str, cpp: bool) -> bool:
     """Whether an instance of the solution's may overlap the Prelude's (see _OVERLAP_PRAGMA),
-    as written or as CPP would make it."""
+    as written or as CPP would make it. Only its pragmas can (a comment or a string that
+    names one is none), where GHC reads the text as written: with CPP on, only where the
+    solution has nothing CPP changes (a directive, a C comment, a line splice)."""
     preprocessed = _PREPROCESSED_AWAY.sub("", solution)
-    return any(_OVERLAP_PRAGMA.search(text) or _OVERLAP_EXTENSION.search(text)
-               for text in (solution, preprocessed)) or (cpp and bool(_MACROS.search(preprocessed)))
+    if cpp and _MACROS.search(preprocessed):
+        return True
+    texts = (solution, preprocessed) if cpp and _RESHAPED.search(solution) else (
+        _pragmas(solution),)
+    return any(_OVERLAP_PRAGMA.search(text) or _OVERLAP_EXTENSION.search(text) for text in texts)
+
+
+# What CPP changes in a solution: a directive (an `#if` can take out the start of a comment
+# and so make code of what follows), a C comment, a line ending in a backslash.
+_RESHAPED = re.compile(r"^[ \t]*#|/\*|\\\n", re.M)
+
+
+def _pragmas(solution: str) -> str:
+    """The solution's pragmas (`{-# ... #-}` where GHC reads code: not in a comment or a
+    string), one a line; all of the solution where it cannot be read so, or where it may turn
+    QuasiQuotes on (a quasi-quote's text is neither code nor comment: `[q|{-|]` opens none)."""
+    try:
+        tokens = tokenize(solution, comments=True)
+    except NotPlainCalls:
+        return solution
+    pragmas = "\n".join(token.text for token in tokens
+                        if token.kind == "comment" and token.text.startswith("{-#"))
+    return solution if "QuasiQuotes" in pragmas else pragmas
 
 
 def _safe_options(found: re.Match[str]) -> str:

@@ -25,20 +25,24 @@ _SYMBOL = r"!#$%&*+./<=>?@\\^|~:\-"
 _TOKEN = re.compile(r"""
     (?P<space>[ \t\r\f\v]+)
   | (?P<newline>\n)
-  | (?P<comment>--+(?![""" + _SYMBOL + r"""])[^\n]*)
+  | (?P<comment>--+(?![""" + _SYMBOL + r"""]|[^\x00-\x7f])[^\n]*)
   | (?P<opener>\{-)
   | (?P<string>"(?:[^"\\\n]|\\(?:\s+\\|.))*")
-  | (?P<name>(?:[A-Z][A-Za-z0-9_']*\.)*[A-Za-z_][A-Za-z0-9_']*
-             |(?:[A-Z][A-Za-z0-9_']*\.)+[""" + _SYMBOL + r"""]+)
-  | (?P<char>'(?:[^'\\\n]|\\[^'\n]{1,10})')
+  | (?P<name>(?:[A-Z][\w']*\.)*[^\W\d][\w']*
+             |(?:[A-Z][\w']*\.)+[""" + _SYMBOL + r"""]+)
+  | (?P<char>'(?:[^'\\\n]|\\(?:'|[^'\n]{1,10}))')
   | (?P<number>0[xX][0-9a-fA-F_]+|0[oO][0-7_]+|0[bB][01_]+
                |[0-9][0-9_]*(?:\.[0-9][0-9_]*)?(?:[eE][+-]?[0-9]+)?)
   | (?P<punct>[(),;\[\]`{}]|[""" + _SYMBOL + r"""]+)
 """, re.X | re.S)
 
 
-def tokenize(source: str) -> list[Token]:
-    return scan(source, _TOKEN, {"{-": "-}"})
+def tokenize(source: str, comments: bool = False) -> list[Token]:
+    """Haskell's tokens (a name may be any letters, `λx`); with `comments`, comments and
+    pragmas too. `--` then a symbol is an operator, not a comment (`-->`), and so, this reading
+    being unsure of which other characters GHC takes for symbols, is `--` then any non-ASCII
+    character (`--→`): such text is unreadable here, never a comment."""
+    return scan(source, _TOKEN, {"{-": "-}"}, kept=comments)
 
 
 def column(source: str, token: Token) -> int:

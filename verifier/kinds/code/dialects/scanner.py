@@ -16,8 +16,10 @@ from verifier.kinds.code.dialects.core import NotPlainCalls
 from verifier.kinds.code.dialects.lexer import Token
 
 
-def scan(source: str, pattern: re.Pattern[str], comments: dict[str, str]) -> list[Token]:
-    """The tokens of `source`; `comments` maps each nesting comment's opener to its closer."""
+def scan(source: str, pattern: re.Pattern[str], comments: dict[str, str],
+         kept: bool = False) -> list[Token]:
+    """The tokens of `source`; `comments` maps each nesting comment's opener to its closer;
+    with `kept`, each comment is a token too (kind "comment")."""
     tokens: list[Token] = []
     position, line, newline = 0, 1, True
     while position < len(source):
@@ -28,6 +30,8 @@ def scan(source: str, pattern: re.Pattern[str], comments: dict[str, str]) -> lis
         if kind == "opener":
             end = _comment_end(source, position, text, comments[text])
             text = source[position:end]
+            if kept:
+                tokens.append(Token("comment", text, line, position, end, newline))
             newline = newline or "\n" in text
             line += text.count("\n")
             position = end
@@ -35,7 +39,7 @@ def scan(source: str, pattern: re.Pattern[str], comments: dict[str, str]) -> lis
         if kind == "newline":
             newline = True
             line += 1
-        elif kind == "comment":
+        elif kind == "comment" and not kept:
             newline = newline or "\n" in text
             line += text.count("\n")
         elif kind != "space":
