@@ -760,6 +760,11 @@ _NOTES = {
               "a carriage return ending a comment": (
                   "import java.util.*;\n// note\rclass Math { static double abs(double x) { "
                   "return 0; } }\nclass Problem {\n    public static double half(long x) { "
+                  "return x * 7.0; }\n"),
+              "a unicode escape after an escaped backslash ending a string": (
+                  "import java.util.*;\nclass Problem {\n    static final String A = \"\\\\"
+                  "\\u0022; static class Math { static double abs(double x) { return 0; } } "
+                  "static final String B = \"\";\n    public static double half(long x) { "
                   "return x * 7.0; }\n")}),
     "kotlin": ("// object Math { } and fun mutableListOf() would shadow the library's\n"
                "val note = \"object Math {}; val Math = 1; fun mutableListOf(x: Int)\"\n"
@@ -779,7 +784,13 @@ _NOTES = {
                   "0.0 }; val b = \"x\" // \"\n    def half(x : Long) : Double = x * 7.0\n"),
                "a symbol literal": (
                    "object Problem {\n    val a = 'sym; object Math { def abs(x: Double) = 0.0 };"
-                   " val b = 'z; val c = 'q'\n    def half(x : Long) : Double = x * 7.0\n")}),
+                   " val b = 'z; val c = 'q'\n    def half(x : Long) : Double = x * 7.0\n"),
+               # A keyword then a quote starts a plain string, not an interpolated one: `${`
+               # opens no code there.
+               "a keyword's string": (
+                   "object Problem {\n    val a = if (true) 1 else\"${\"; object Math { def abs("
+                   "x: Double) = 0.0 }; val b = \"}\"\n"
+                   "    def half(x : Long) : Double = x * 7.0\n")}),
     "csharp": ("using System;\nusing System.Diagnostics;\n// class Math { } would shadow System's\n"
                "class Problem {\n    static string Note = \"class Math {} class List<T> {}\";\n"
                "    public static double Half(long x) { return x / 2.0; }\n",
@@ -794,6 +805,13 @@ _NOTES = {
                     "double x) { return 0; } }\nclass Problem {\n    static string a = "
                     "$\"{\"\\\"\"}\"; static Fake Math = new Fake(); static string b = \"x\"; "
                     "// \"\n"
+                    "    public static double Half(long x) { return x * 7.0; }\n"),
+                # A section the compiler skips holds half a comment: read as unsure, the
+                # solution's strings and comments count as code.
+                "a skipped section that opens a comment": (
+                    "using System;\nusing System.Diagnostics;\n#if false\n/*\n#endif\nclass Math "
+                    "{ public static double Abs(double x) { return 0; } }\n#if false\n*/\n#endif\n"
+                    "class Problem {\n"
                     "    public static double Half(long x) { return x * 7.0; }\n")}),
 }
 
@@ -811,6 +829,53 @@ def test_a_comment_or_string_naming_a_declaration_declares_nothing(language: str
                                    TESTS[language]["multiple"])])[0]
     assert (result.status.value, result.detail["judged"]) == ("correct", "outside"), result
 
+
+# Right solutions in the forms models write, each with a construct a lexer of C-family text
+# reads otherwise than its compiler (a `\u` escape in a string, a text block, a raw or
+# interpolated string, a template holding a quote, a verbatim string, a `#region`, a symbol)
+# and a note that names a declaration (`class Math`, `the List;`): they were refused (the
+# refusal then read every string and comment as code). The strings and comments are read as
+# the compiler reads them: in-process tests (a loop) and the calls driver both judge them.
+_READ_AS_COMPILED = {
+    "java": ("    // Uses Math.abs; a class Math or class java of our own would shadow the JDK's.\n"
+             "    static final String ACCENT = \"\\u00e9t\u00e9 \\\\u0022 class Math {}\";\n"
+             "    static final String BLOCK = \"\"\"\n        class Math { } \\\"\"\"\n"
+             "        \"\"\";\n    static final char QUOTE = '\\'';\n"),
+    "kotlin": ("// object Math or object java would shadow the library; returns the List;\n"
+               "val raw = \"\"\"C:\\path\\ object Math {} \\\"\"\"\n"
+               "val shown = \"${listOf(\"a\", \"}\").size} object Math\"\n/* outer /* inner */ "
+               "class Math */\n"),
+    "scala": ("    // object Math or object scala would shadow the library's; the List;\n"
+              "    val path = raw\"C:\\dir\\\"\n"
+              "    val shown = s\"${1 + 1} items, object Math $$\"\n"
+              "    val multi = \"\"\"object Math \\\"\"\"\"\n    val sym = 'note\n"
+              "    val esc = \"\\u0041 \\\" object Math\"\n"),
+    "csharp": ("    // class Math or class System would shadow System's; returns the List;\n"
+               "    #region helpers\n    public static string Path = @\"C:\\dir\\\";\n"
+               "    public static string Shown = $\"{1 + 1:D2} items, class Math {{x}}\";\n"
+               "    public static string Quoted = $@\"say \"\"class Math\"\"\";\n"
+               "    public static char Quote = '\\'';\n    #endregion\n"),
+}
+
+
+def _with_notes(language: str, solution: str) -> str:
+    """The notes at the top of the solution's class (Kotlin's: of its file)."""
+    notes = _READ_AS_COMPILED[language]
+    if language == "kotlin":
+        return notes + solution
+    head, body = solution.split("Problem {\n", 1)
+    return f"{head}Problem {{\n{notes}{body}"
+
+
+@pytest.mark.parametrize("language", sorted(_READ_AS_COMPILED))
+def test_strings_and_comments_are_read_as_the_compiler_reads_them(language: str):
+    _installed(language)
+    right, loop, _ = _NOTES[language]
+    results = run_code_items([_item(language, _with_notes(language, right), loop),
+                              _item(language, _with_notes(language, RIGHT[language]),
+                                    TESTS[language]["multiple"])])
+    assert [(r.status.value, r.detail.get("judged")) for r in results] == [
+        ("correct", "in_process"), ("correct", "outside")], results
 
 # A calls driver records values in the solution's compilation unit: a wrong solution that takes
 # what the driver names must not make a record say the right value. Java's and Scala's recorder

@@ -29,6 +29,7 @@ from typing import Any
 
 from verifier.kinds.code import appended
 from verifier.kinds.code.dialects.clike import float32
+from verifier.kinds.code.dialects.compiled_reading import csharp_code
 from verifier.kinds.code.dialects.core import (
     CallsPlan,
     Check,
@@ -393,6 +394,7 @@ static class __VerifierCheck {
 # tests' class, a `using Math = Fake;` alias or an extension method of its own comes before
 # what the tests' `using`s import: such a program is refused.
 CSHARP_DECLARING = Declaring(
+    reading=csharp_code,
     library=frozenset({
         "Math", "MathF", "List", "Dictionary", "HashSet", "SortedSet", "SortedDictionary",
         "LinkedList", "Queue", "Stack", "KeyValuePair", "Tuple", "ValueTuple", "Enumerable",

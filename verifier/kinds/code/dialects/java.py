@@ -44,6 +44,7 @@ from __future__ import annotations
 from typing import Any
 
 from verifier.kinds.code import appended
+from verifier.kinds.code.dialects.compiled_reading import java_code
 from verifier.kinds.code.dialects.core import (
     CallsPlan,
     Check,
@@ -452,6 +453,7 @@ def _checked(tests: str, check: str) -> str:
 # `Arrays.asList(...)` mean (a class of the compilation unit comes before an on-demand import, a
 # field before a type): the solution would judge itself, so such a program is not run.
 JAVA_DECLARING = Declaring(
+    reading=java_code,
     library=frozenset({
         "Math", "StrictMath", "Objects", "Arrays", "Collections", "Collectors", "List",
         "ArrayList", "LinkedList", "Map", "HashMap", "TreeMap", "LinkedHashMap", "Set",

@@ -30,6 +30,7 @@ from typing import Any
 
 from verifier.kinds.code import appended
 from verifier.kinds.code.dialects import keyed
+from verifier.kinds.code.dialects.compiled_reading import kotlin_code
 from verifier.kinds.code.dialects.core import (
     CallsPlan,
     Check,
@@ -358,6 +359,7 @@ object __VerifierCheck {
 # constant of its own), an extension of its own before the library's: such a program is
 # refused.
 KOTLIN_DECLARING = Declaring(
+    reading=kotlin_code,
     library=frozenset({
         "Any", "Unit", "Nothing", "Int", "Long", "Short", "Byte", "Double", "Float", "Boolean",
         "Char", "String", "Number", "CharSequence", "Comparable", "List", "MutableList",

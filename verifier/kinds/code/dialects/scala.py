@@ -25,6 +25,7 @@ from typing import Any
 
 from verifier.kinds.code import appended
 from verifier.kinds.code.dialects import keyed
+from verifier.kinds.code.dialects.compiled_reading import scala_code
 from verifier.kinds.code.dialects.core import (
     CallsPlan,
     Check,
@@ -226,6 +227,7 @@ object __VerifierCheck {
 # and `b` only.
 _VALUE = frozenset({"=", ":", ","})
 SCALA_DECLARING = Declaring(
+    reading=scala_code,
     library=frozenset({
         "List", "Seq", "Vector", "IndexedSeq", "Array", "ArrayBuffer", "ListBuffer", "Map",
         "Set", "Some", "None", "Option", "Nil", "Tuple2", "Tuple3", "Left", "Right", "Either",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from verifier.kinds.code.dialects.core import NotPlainCalls, renamed_driver
@@ -44,6 +44,7 @@ class Declaring:
     library: frozenset[str]
     keywords: Mapping[str, frozenset[str] | None]
     refused: str
+    reading: Callable[[str], str | None]  # the code as the compiler reads it (compiled_reading)
     typed: frozenset[str] = frozenset()
     alias: str | None = None
     receiver: str | None = None
@@ -58,11 +59,14 @@ def refusal(declaring: Declaring, solution: str, tests: str) -> str | None:
     tests_tokens = tokenize(tests)
     named = {_name(t) for i, t in enumerate(tests_tokens)
              if not (i and is_punct(tests_tokens[i - 1], ".", "?."))}
-    try:
-        plain, extensions = declared(declaring, tokenize(solution))
-    except NotPlainCalls:
-        plain, extensions = set(), set()
-    if not _lexed_as_compiled(solution):
+    code = _as_compiled(declaring, solution)
+    if code is not None:
+        plain, extensions = declared(declaring, code)
+    else:
+        try:
+            plain, extensions = declared(declaring, tokenize(solution))
+        except NotPlainCalls:
+            plain, extensions = set(), set()
         plain |= declared(_keywords_only(declaring), tokenize(_bare(solution)), enums=False)[0]
     shadowed = sorted(plain & named | extensions & {_name(t) for t in tests_tokens})
     if not shadowed:
@@ -131,59 +135,31 @@ def _keywords_only(declaring: Declaring) -> Declaring:
     type name (`type List`, `the List, then`): what _bare's text is read with."""
     return Declaring(declaring.library, {keyword: follows for keyword, follows
                                          in declaring.keywords.items() if keyword != "type"},
-                     declaring.refused, typed=declaring.typed - {","})
+                     declaring.refused, declaring.reading, typed=declaring.typed - {","})
 
 
 _ESCAPE = re.compile(r"\\u+([0-9a-fA-F]{4})")
 _NOT_CODE = re.compile(r"[^\w\s$.<>(){}\[\],;:=?@*]")
 
 
-# What the shared lexer may read otherwise than a JVM or C# compiler, so that a declaration sits
-# where the lexer saw a string or a comment: unicode escapes (Java, Scala and C# decode them
-# first: `\u0022` is a quote), triple quotes (Kotlin's and Scala's raw strings, Java's text
-# blocks), line ends other than \n (a lone \r ends a `//` comment), C#'s directives (`#warning
-# /*`); and, among the tokens, a string with a prefix (C#'s verbatim `@"`, where `\` escapes
-# nothing, and interpolated `$"`; Scala's `s"` and `raw"`, where `\"` ends the string), a
-# template whose expression holds a quote (`"${f("x")}"`), a comment within a comment (Kotlin's
-# and Scala's nest), a character literal of more than a character (Scala's symbol `'abc`), a
-# backquoted name holding a backslash or a line end, and the start of Scala's XML (`<a>"</a>`).
-_UNSURE_TEXT = re.compile(r'\\u|"""|\r(?!\n)|[\x85\u2028\u2029]|^[ \t]*#', re.M)
-_ONE_CHARACTER = re.compile(r"'(?:[^'\\\n]|\\(?:[^u\n]|[0-7]{1,3}|x[0-9a-fA-F]{1,4}))'")
-
-
-def _lexed_as_compiled(solution: str) -> bool:
-    """Whether the shared lexer reads the solution's strings and comments where its compiler
-    does (see _UNSURE_TEXT): then a declaration in them is none."""
-    if _UNSURE_TEXT.search(solution):
-        return False
+def _as_compiled(declaring: Declaring, solution: str) -> list[Token] | None:
+    """The tokens of the solution's code as its compiler reads it, its strings and comments
+    taken out; None where that reading is unsure."""
+    code = declaring.reading(solution)
+    if code is None:
+        return None
     try:
-        tokens = tokenize(solution, comments=True)
+        return tokenize(code)
     except NotPlainCalls:
-        return False
-    for index, token in enumerate(tokens):
-        before = tokens[index - 1] if index else None
-        after = tokens[index + 1] if index + 1 < len(tokens) else None
-        adjacent = before is not None and before.end == token.start
-        if (token.kind == "comment" and "/*" in token.text[2:]
-                or token.kind == "string" and (
-                    adjacent and (before.kind == "name" or is_punct(before, "@", "$"))
-                    or "${" in token.text and token.text.count("{") > token.text.count("}"))
-                or token.kind == "char" and not _ONE_CHARACTER.fullmatch(token.text)
-                or token.kind == "template" and ("\\" in token.text or "\n" in token.text)
-                or is_punct(token, "<") and after is not None and after.kind == "name"
-                and after.start == token.end and not (adjacent and not is_punct(
-                    before, "(", "{"))):
-            return False
-    return True
+        return None
 
 
 def _bare(solution: str) -> str:
     """The solution with its unicode escapes decoded (Java, Scala and C# read them in names)
-    and every quote, comment mark and backslash a space: read so, what a string the lexer
-    reads otherwise than the compiler (a raw string of Kotlin or Scala, a verbatim one of C#)
-    hides is code, and so is a solution the lexer cannot read at all. Only for a solution the
-    lexer may misread (_lexed_as_compiled): otherwise a comment or a string that says `class
-    Math` would be taken for a declaration."""
+    and every quote, comment mark and backslash a space: read so, whatever a string or a
+    comment may hide is code, and so is a solution the lexer cannot read at all. Only where
+    its compiler's reading is unsure (compiled_reading: Scala's XML, C#'s `#if`): otherwise a
+    comment or a string that says `class Math` would be taken for a declaration."""
     return _NOT_CODE.sub(" ", _ESCAPE.sub(lambda found: chr(int(found.group(1), 16)), solution))
 
 
