@@ -151,25 +151,6 @@ APPENDED: dict[str, Appended] = {
 }
 
 
-# A solution's own entry points (a demo `main` in its class, or in a class before it): renamed,
-# so that the run starts the tests' (the JVM is given the first class with a `main`).
-# Only an entry point's signature (a String array): a helper `main(int)` keeps its name.
-_SOLUTION_MAINS = {"java": (re.compile(r"\b(static\s+void\s+)main(\s*\(\s*(?:final\s+)?"
-                                       r"(?:java\.lang\.)?String\b)"),
-                            r"\1__verifierSolutionMain\2"),
-                   "scala": (re.compile(r"\b(def\s+)main(\s*\(\s*\w+\s*:\s*Array\s*\[\s*String\b)"),
-                             r"\1__verifierSolutionMain\2")}
-
-
-def solution_mains_renamed(language: str, solution: str) -> str:
-    """The solution with its own `main` methods renamed (Java, Scala): the tests' `main`, or
-    the epilogue's, is then the program's entry, as it is where the dataset ran the tests."""
-    if language not in _SOLUTION_MAINS:
-        return solution
-    pattern, replacement = _SOLUTION_MAINS[language]
-    return pattern.sub(replacement, solution)
-
-
 def supported(language: str) -> bool:
     return language in APPENDED
 
@@ -177,7 +158,6 @@ def supported(language: str) -> bool:
 def assemble(language: str, solution: str, tests: str) -> str:
     """The program an assert run compiles and runs: solution, tests, epilogue."""
     appended = APPENDED[language]
-    solution = solution_mains_renamed(language, solution)
     main = {"java": java_main_class, "scala": scala_main_object,
             "csharp": _csharp_entry_class}.get(language, lambda _: "")(f"{solution}\n{tests}")
     if appended.entry is not None:

@@ -16,7 +16,7 @@ import json
 from typing import NamedTuple
 
 from rlvr_contract.schemas import AssertTests, Status
-from verifier.kinds.code import dialects, harness
+from verifier.kinds.code import dialects, harness, own_entry
 from verifier.kinds.code.asserts import plan
 from verifier.kinds.code.dialects.core import CallsPlan
 from verifier.kinds.code.dialects.values import read_records
@@ -48,7 +48,9 @@ def how_run(tests: AssertTests, language: str) -> HowRun:
 
 def program(language: str, solution: str, tests: AssertTests, calls: CallsPlan | None) -> str:
     """What the jail compiles and runs: the solution with the dialect's driver, or with the
-    tests appended; Python's solution alone (the harness brings the tests)."""
+    tests appended, its own entry point renamed (own_entry); Python's solution alone (the
+    harness brings the tests)."""
+    solution = own_entry.renamed(language, solution)
     if calls is not None:
         return dialects.calls_program(language, solution, calls)
     if language != "python":

@@ -367,8 +367,7 @@ class JavaDialect(Dialect):
         return source_of(tests, statement) + ";"
 
     def program(self, solution: str, plan: CallsPlan) -> str:
-        placed = appended.solution_mains_renamed(self.language, solution)
-        return driven(JAVA_DECLARING, solution, placed, plan.driver,
+        return driven(JAVA_DECLARING, solution, solution, plan.driver,
                       (RECORDER, JAVA_RECORDER))
 
     def holds(self, check: Check, value: Any) -> bool:

@@ -280,7 +280,7 @@ class KotlinDialect(Dialect):
         return judged(check, value)
 
     def program(self, solution: str, plan: CallsPlan) -> str:
-        return driven(KOTLIN_DECLARING, solution, _renamed_main(solution), plan.driver,
+        return driven(KOTLIN_DECLARING, solution, solution, plan.driver,
                       (RECORDER, KOTLIN_RECORDER))
 
     def harden(self, solution: str, tests: str, tag: str) -> str | None:
@@ -315,24 +315,6 @@ def _thrown_unless(statement: list[Token]) -> list[Token]:
             and texts[3] == "(" and closing(body, 3) == len(body) - 2 and texts[-1] == "}"):
         raise NotPlainCalls(f"line {statement[0].line}: an if that does more than throw")
     return statement[2:end]
-
-
-def _renamed_main(solution: str) -> str:
-    """The solution with its own top-level `fun main(` renamed (the driver brings one)."""
-    try:
-        tokens = tokenize(solution)
-    except NotPlainCalls:
-        return solution
-    depth = 0
-    for index, token in enumerate(tokens):
-        if is_punct(token, "{"):
-            depth += 1
-        elif is_punct(token, "}"):
-            depth -= 1
-        elif depth == 0 and words_at(tokens, index, ("fun", "main", "(")) is not None:
-            name = tokens[index + 1]
-            return f"{solution[:name.start]}__verifierSolutionMain{solution[name.end:]}"
-    return solution
 
 
 _CHECK = r"""

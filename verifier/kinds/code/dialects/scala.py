@@ -185,8 +185,7 @@ class ScalaDialect(Dialect):
         return CallsPlan(sites_within_bounds(sites), driver)
 
     def program(self, solution: str, plan: CallsPlan) -> str:
-        placed = appended.solution_mains_renamed(self.language, solution)
-        return driven(SCALA_DECLARING, solution, placed, plan.driver,
+        return driven(SCALA_DECLARING, solution, solution, plan.driver,
                       (RECORDER, SCALA_RECORDER))
 
     def holds(self, check: Check, value: Any) -> bool:

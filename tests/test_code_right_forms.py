@@ -1,0 +1,948 @@
+"""Right solutions in the forms real model responses take, per language: a whole program with
+its own entry point and example usage (`int main`, `fn main`, `static void Main`, `main = ...`,
+`if __name__ == "__main__"`), printing to stdout and stderr beside returning (a large output
+too), helper functions and types of its own, recursion, imports of common standard modules,
+non-ASCII names, strings and comments, comments that say assert, panic, main, class or import,
+the language's idioms (generics, traits, templates and lambdas, records and streams, LINQ,
+extension functions, case classes and implicits, interfaces, blocks, closures and namespaces,
+packages, metatables, functors, type classes and where-clauses, contracts, `local`); and the
+same answer dressed as a response: prose around a fenced block, CRLF line ends, a UTF-8 BOM,
+tabs. Each must score `correct` against MultiPL-E-shaped tests (judged outside the solution's
+process) and against tests that loop (run in its process).
+
+Each solution is `fib(n)`, the n-th Fibonacci number.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from rlvr_contract.schemas import CodeItem
+from verifier.kinds.code import installed_languages, run_code_items
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+
+LIMITS = {"time_s": 10, "memory_mb": 1024}
+
+SOLUTIONS = {
+    "python": '''import sys
+import math
+from functools import lru_cache
+from typing import List, Tuple
+
+# main, assert, panic, class, import: words in a comment. Größe: 斐波那契 ✓
+class Matrix:
+    """A 2x2 matrix (helper type)."""
+    def __init__(self, a, b, c, d):
+        self.a, self.b, self.c, self.d = a, b, c, d
+
+    def __mul__(self, o: "Matrix") -> "Matrix":
+        return Matrix(self.a * o.a + self.b * o.c, self.a * o.b + self.b * o.d,
+                      self.c * o.a + self.d * o.c, self.c * o.b + self.d * o.d)
+
+
+def _power(m: Matrix, n: int) -> Matrix:
+    if n == 1:
+        return m
+    half = _power(m, n // 2)
+    return half * half if n % 2 == 0 else half * half * m
+
+
+@lru_cache(maxsize=None)
+def fib(n: int) -> int:
+    """Return the n-th Fibonacci number. assert fib(10) == 55"""
+    print(f"fib({n}) héllo ✓")
+    print("x" * 1000, file=sys.stderr)
+    if n == 0:
+        return 0
+    return _power(Matrix(1, 1, 1, 0), n).b
+
+
+if __name__ == "__main__":
+    # Example usage
+    for i in range(11):
+        print(i, fib(i))
+    assert fib(10) == 55
+''',
+    "c": r'''#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stdint.h>
+#include <math.h>
+
+/* Größe: 斐波那契 — main, assert, panic, class, import are words here. */
+typedef struct { long long a, b; } Pair;   // a helper type
+
+static Pair step(Pair p) { Pair q = { p.b, p.a + p.b }; return q; }
+
+static long long fib_rec(int n, Pair p) {  // recursion
+    return n == 0 ? p.a : fib_rec(n - 1, step(p));
+}
+
+static void banner(void) {
+    static int shown = 0;
+    if (shown++) return;
+    for (int i = 0; i < 5000; i++) printf("line %d of a large but legitimate output\n", i);
+}
+
+long long fib(int n) {
+    Pair start = {0, 1};
+    banner();
+    fprintf(stderr, "fib(%d) héllo ✓\n", n);
+    printf("computing fib(%d)\n", n);
+    return fib_rec(n, start);
+}
+
+int main(void) {
+    // Example usage
+    for (int i = 0; i <= 10; i++) printf("%d %lld\n", i, fib(i));
+    return 0;
+}
+''',
+    "cpp": r'''#include <bits/stdc++.h>
+using namespace std;
+
+// Größe: 斐波那契 — main, assert, panic, class, import are words here.
+namespace detail {
+template <typename T>
+struct Matrix {
+    T a, b, c, d;
+    Matrix operator*(const Matrix& o) const {
+        return {a * o.a + b * o.c, a * o.b + b * o.d, c * o.a + d * o.c, c * o.b + d * o.d};
+    }
+};
+
+template <typename T>
+Matrix<T> power(Matrix<T> m, int n) {
+    if (n == 1) return m;
+    auto half = power(m, n / 2);
+    return n % 2 ? half * half * m : half * half;
+}
+}  // namespace detail
+
+long fib(long n) {
+    static bool shown = false;
+    if (!shown) {
+        shown = true;
+        for (int i = 0; i < 5000; i++) cout << "line " << i << " of output\n";
+    }
+    cerr << "fib(" << n << ") héllo ✓" << endl;
+    auto square = [](long x) { return x * x; };
+    (void)square(n);
+    if (n == 0) return 0;
+    return detail::power(detail::Matrix<long>{1, 1, 1, 0}, (int)n).b;
+}
+
+int main() {
+    // Example usage
+    vector<long> xs;
+    for (int i = 0; i <= 10; ++i) xs.push_back(fib(i));
+    for (auto x : xs) cout << x << ' ';
+    cout << endl;
+    assert(fib(10) == 55);
+    return 0;
+}
+''',
+    "java": r'''import java.util.*;
+import java.util.stream.*;
+
+// Größe: 斐波那契 — main, assert, panic, class Math, import are words here.
+class Problem {
+    record Pair(long a, long b) {
+        Pair next() { return new Pair(b, a + b); }
+    }
+
+    private static long walk(int n, Pair p) {   // recursion
+        return n == 0 ? p.a() : walk(n - 1, p.next());
+    }
+
+    public static long fib(long n) {
+        System.err.println("fib(" + n + ") héllo ✓");
+        System.out.println("computing " + n);
+        List<Long> seen = LongStream.range(0, 3).boxed().collect(Collectors.toList());
+        return walk((int) n, new Pair(0, seen.size() - 2));
+    }
+
+    public static void main(String[] args) {
+        // Example usage
+        for (int i = 0; i <= 10; i++) System.out.println(i + " " + fib(i));
+        StringBuilder big = new StringBuilder();
+        for (int i = 0; i < 5000; i++) big.append("line ").append(i).append('\n');
+        System.out.print(big);
+    }
+''',
+    "javascript": '''const assert = require('assert');
+const util = require('util');
+
+// Größe: 斐波那契 — main, assert, panic, class, import are words here.
+class Matrix {
+  constructor(a, b, c, d) { Object.assign(this, { a, b, c, d }); }
+  times(o) {
+    return new Matrix(this.a * o.a + this.b * o.c, this.a * o.b + this.b * o.d,
+                      this.c * o.a + this.d * o.c, this.c * o.b + this.d * o.d);
+  }
+}
+
+const power = (m, n) =>
+  n === 1 ? m : n % 2 ? power(m, n - 1).times(m) : power(m.times(m), n / 2);
+
+function fib(n) {
+  console.log(`fib(${n}) héllo ✓`);
+  console.error(util.format('%s', 'x'.repeat(1000)));
+  return n === 0 ? 0 : power(new Matrix(1, 1, 1, 0), n).b;
+}
+
+function main() {
+  // Example usage
+  for (let i = 0; i <= 10; i++) console.log(i, fib(i));
+  assert.strictEqual(fib(10), 55);
+}
+
+main();
+module.exports = { fib };
+''',
+    "typescript": '''// Größe: 斐波那契 — main, assert, panic, class, import are words here.
+interface Pair { a: number; b: number; }
+type Step = (p: Pair) => Pair;
+
+const step: Step = ({ a, b }) => ({ a: b, b: a + b });
+
+class Walker<T extends Pair> {
+  constructor(private readonly start: T) {}
+  walk(n: number, p: Pair = this.start): number {
+    return n === 0 ? p.a : this.walk(n - 1, step(p));
+  }
+}
+
+enum Mode { Fast = "fast", Slow = "slow" }
+
+function fib(n: number): number {
+  console.log(`fib(${n}) héllo ✓ ${Mode.Fast}`);
+  console.error("x".repeat(1000));
+  return new Walker<Pair>({ a: 0, b: 1 }).walk(n);
+}
+
+function main(): void {
+  // Example usage
+  for (let i = 0; i <= 10; i++) console.log(i, fib(i));
+}
+
+main();
+''',
+    "rust": '''use std::collections::HashMap;
+use std::fmt;
+
+// Größe: 斐波那契 — main, assert!, panic!, class, import are words here.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Pair { a: i64, b: i64 }
+
+trait Step { fn step(self) -> Self; }
+
+impl Step for Pair {
+    fn step(self) -> Self { Pair { a: self.b, b: self.a + self.b } }
+}
+
+impl fmt::Display for Pair {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "({}, {})", self.a, self.b)
+    }
+}
+
+fn longest<'a>(x: &'a str, y: &'a str) -> &'a str { if x.len() >= y.len() { x } else { y } }
+
+fn walk(n: i64, p: Pair, memo: &mut HashMap<i64, i64>) -> i64 {
+    if n == 0 { return p.a; }
+    let r = walk(n - 1, p.step(), memo);
+    memo.insert(n, r);
+    r
+}
+
+fn fib(n: i64) -> i64 {
+    eprintln!("fib({}) héllo ✓ {}", n, longest("a", "bb"));
+    println!("{}", "x".repeat(1000));
+    let mut memo = HashMap::new();
+    walk(n, Pair { a: 0, b: 1 }, &mut memo)
+}
+
+fn main() {
+    // Example usage
+    for i in 0..=10 { println!("{} {}", i, fib(i)); }
+    assert_eq!(fib(10), 55);
+}
+''',
+    "bash": '''#!/bin/bash
+# Größe: 斐波那契 — main, assert, panic, class, import are words here.
+walk() {
+    local n=$1 a=$2 b=$3
+    if (( n == 0 )); then
+        echo "$a"
+    else
+        walk $(( n - 1 )) "$b" $(( a + b ))
+    fi
+}
+
+fib() {
+    echo "fib($1) héllo ✓" >&2
+    walk "$1" 0 1
+}
+
+main() {
+    # Example usage
+    for i in $(seq 0 10); do
+        echo "$i $(fib "$i")"
+    done
+}
+
+if [[ "${BASH_SOURCE[0]}" == "${0}" ]]; then
+    main "$@"
+fi
+''',
+    "go": '''package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+)
+
+// Größe: 斐波那契 — main, assert, panic, class, import are words here.
+type Number interface {
+	~int | ~int64
+}
+
+type Pair[T Number] struct{ A, B T }
+
+func (p Pair[T]) Next() Pair[T] { return Pair[T]{p.B, p.A + p.B} }
+
+func walk[T Number](n int, p Pair[T]) T {
+	if n == 0 {
+		return p.A
+	}
+	return walk(n-1, p.Next())
+}
+
+func fib(n int) int {
+	fmt.Fprintln(os.Stderr, "fib héllo ✓", n)
+	fmt.Println(strings.Repeat("x", 1000))
+	return walk(n, Pair[int]{0, 1})
+}
+
+func main() {
+	// Example usage
+	for i := 0; i <= 10; i++ {
+		fmt.Println(i, fib(i))
+	}
+}
+''',
+    "csharp": '''using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Text;
+
+// Größe: 斐波那契 — main, assert, panic, class Math, import are words here.
+class Problem {
+    struct Pair {
+        public long A, B;
+        public Pair(long a, long b) { A = a; B = b; }
+        public Pair Next() => new Pair(B, A + B);
+    }
+
+    static long Walk(long n, Pair p) => n == 0 ? p.A : Walk(n - 1, p.Next());
+
+    public static long Fib(long n) {
+        Console.Error.WriteLine($"Fib({n}) héllo ✓");
+        Console.WriteLine(new string('x', 1000));
+        var ones = Enumerable.Range(0, 2).Select(i => (long)i).ToList();
+        return Walk(n, new Pair(ones[0], ones[1]));
+    }
+
+    public static void Main(string[] args) {
+        // Example usage
+        for (int i = 0; i <= 10; i++) Console.WriteLine($"{i} {Fib(i)}");
+    }
+''',
+    "d": '''import std.stdio;
+import std.algorithm;
+import std.range;
+import std.conv : to;
+
+// Größe: 斐波那契 — main, assert, panic, class, import are words here.
+struct Pair { long a, b; Pair next() const { return Pair(b, a + b); } }
+
+long walk(long n, Pair p) { return n == 0 ? p.a : walk(n - 1, p.next()); }
+
+long fib(long n) {
+    stderr.writeln("fib(", n, ") héllo ✓");
+    writeln("x".repeat(1000).join);
+    return walk(n, Pair(0, 1));
+}
+
+void main() {
+    // Example usage
+    foreach (i; 0 .. 11) writeln(i, " ", fib(i));
+}
+''',
+    "lua": r'''-- Größe: 斐波那契 — main, assert, panic, class, import are words here.
+local Pair = {}
+Pair.__index = Pair
+
+function Pair.new(a, b) return setmetatable({a = a, b = b}, Pair) end
+function Pair:next() return Pair.new(self.b, self.a + self.b) end
+
+local function walk(n, p)
+  if n == 0 then return p.a end
+  return walk(n - 1, p:next())
+end
+
+function fib(n)
+  io.stderr:write("fib(" .. n .. ") héllo ✓\n")
+  print(string.rep("x", 1000))
+  return walk(n, Pair.new(0, 1))
+end
+
+local function main()
+  -- Example usage
+  for i = 0, 10 do print(i, fib(i)) end
+  assert(fib(10) == 55)
+end
+
+main()
+''',
+    "php": r'''<?php
+namespace App\Math;
+
+// Größe: 斐波那契 — main, assert, panic, class, import are words here.
+final class Pair {
+    public function __construct(public int $a, public int $b) {}
+    public function next(): Pair { return new Pair($this->b, $this->a + $this->b); }
+}
+
+function walk(int $n, Pair $p): int {
+    return $n === 0 ? $p->a : walk($n - 1, $p->next());
+}
+
+function fib(int $n): int {
+    fwrite(STDERR, "fib($n) héllo ✓\n");
+    echo str_repeat("x", 1000), "\n";
+    $id = fn($x) => $x;
+    $square = function ($x) use ($id) { return $id($x) * $x; };
+    $square(2);
+    return walk($n, new Pair(0, 1));
+}
+
+// Example usage
+foreach (range(0, 10) as $i) {
+    echo $i, " ", fib($i), "\n";
+}
+''',
+    "perl": r'''use strict;
+use warnings;
+use List::Util qw(sum max);
+use utf8;
+
+# Größe: 斐波那契 — main, assert, panic, class, import are words here.
+package Pair;
+sub new { my ($class, $a, $b) = @_; return bless { a => $a, b => $b }, $class; }
+sub next { my $self = shift; return Pair->new($self->{b}, $self->{a} + $self->{b}); }
+
+package main;
+
+sub walk {
+    my ($n, $p) = @_;
+    return $n == 0 ? $p->{a} : walk($n - 1, $p->next);
+}
+
+sub fib {
+    my ($n) = @_;
+    print STDERR "fib($n) héllo ✓\n";
+    print "x" x 1000, "\n";
+    return walk($n, Pair->new(0, 1));
+}
+
+# Example usage
+unless (caller) {
+    print "$_ ", fib($_), "\n" for 0 .. 10;
+}
+''',
+    "r": r'''# Größe: 斐波那契 — main, assert, panic, class, import are words here.
+library(stats)
+library(utils)
+
+new_pair <- function(a, b) structure(list(a = a, b = b), class = "pair")
+next_pair <- function(p) new_pair(p$b, p$a + p$b)
+
+walk <- function(n, p) {
+  if (n == 0) return(p$a)
+  walk(n - 1, next_pair(p))
+}
+
+fib <- function(n) {
+  message(sprintf("fib(%d) héllo ✓", n))
+  cat(strrep("x", 1000), "\n")
+  values <- vapply(list(0, 1), function(x) x, numeric(1))
+  walk(n, new_pair(values[1], values[2]))
+}
+
+# Example usage
+main <- function() {
+  for (i in 0:10) print(c(i, fib(i)))
+}
+main()
+''',
+    "ruby": '''require 'set'
+require 'json'
+
+# Größe: 斐波那契 — main, assert, panic, class, import are words here.
+Pair = Struct.new(:a, :b) do
+  def succ_pair = Pair.new(b, a + b)
+end
+
+module Fibonacci
+  def self.walk(n, p) = n.zero? ? p.a : walk(n - 1, p.succ_pair)
+end
+
+def fib(n)
+  $stderr.puts "fib(#{n}) héllo ✓"
+  puts 'x' * 1000
+  [0, 1].each_slice(2).map { |a, b| Fibonacci.walk(n, Pair.new(a, b)) }.first
+end
+
+if __FILE__ == $PROGRAM_NAME
+  # Example usage
+  (0..10).each { |i| puts "#{i} #{fib(i)}" }
+end
+''',
+    "racket": r'''#lang racket
+;; Größe: 斐波那契 — main, assert, panic, class, import are words here.
+(require racket/contract racket/list)
+
+(struct pair (a b) #:transparent)
+
+(define (next-pair p) (pair (pair-b p) (+ (pair-a p) (pair-b p))))
+
+(define (walk n p)
+  (if (zero? n) (pair-a p) (walk (sub1 n) (next-pair p))))
+
+(define/contract (fib n)
+  (-> exact-nonnegative-integer? exact-nonnegative-integer?)
+  (eprintf "fib(~a) héllo ✓\n" n)
+  (displayln (make-string 1000 #\x))
+  (walk n (pair 0 1)))
+
+(module+ main
+  ;; Example usage
+  (for ([i (in-range 11)]) (printf "~a ~a\n" i (fib i))))
+''',
+    "haskell": r'''{-# LANGUAGE ScopedTypeVariables #-}
+module Main where
+
+import qualified Data.Map as Map
+import Data.List (foldl')
+import System.IO
+
+-- Größe: 斐波那契 — main, assert, panic, class, import are words here.
+class Steppable a where
+  step :: a -> a
+
+data Pair = Pair Integer Integer deriving (Show, Eq)
+
+instance Steppable Pair where
+  step (Pair a b) = Pair b (a + b)
+
+fib :: Int -> Integer
+fib n = go n (Pair 0 1)
+  where
+    go 0 (Pair a _) = a
+    go k p = go (k - 1) (step p)
+
+main :: IO ()
+main = do
+  -- Example usage
+  hPutStrLn stderr "fib héllo ✓"
+  mapM_ (\i -> putStrLn (show i ++ " " ++ show (fib i))) [0 .. 10]
+  print (foldl' (+) 0 (Map.elems (Map.fromList [(1 :: Int, fib 3)])))
+''',
+    "ocaml": r'''(* Größe: 斐波那契 — main, assert, panic, class, import are words here. *)
+module type STEP = sig
+  type t
+  val step : t -> t
+  val first : t -> int
+end
+
+module Pair : STEP with type t = int * int = struct
+  type t = int * int
+  let step (a, b) = (b, a + b)
+  let first (a, _) = a
+end
+
+module Walk (S : STEP) = struct
+  let rec walk n p = if n = 0 then S.first p else walk (n - 1) (S.step p)
+end
+
+module W = Walk (Pair)
+
+let fib n =
+  Printf.eprintf "fib(%d) héllo ✓\n" n;
+  print_endline (String.make 1000 'x');
+  W.walk n (0, 1)
+
+let () =
+  (* Example usage *)
+  List.iter (fun i -> Printf.printf "%d %d\n" i (fib i)) (List.init 11 Fun.id)
+''',
+    "scala": '''import scala.collection.mutable
+import scala.annotation.tailrec
+
+// Größe: 斐波那契 — main, assert, panic, class, import are words here.
+object Problem {
+    case class Pair(a: Long, b: Long) { def next: Pair = Pair(b, a + b) }
+
+    implicit class Times(val n: Long) extends AnyVal { def twice: Long = n * 2 }
+
+    @tailrec
+    private def walk(n: Long, p: Pair): Long = if (n == 0) p.a else walk(n - 1, p.next)
+
+    def fib(n : Long) : Long = {
+        System.err.println(s"fib($n) héllo ✓")
+        println("x" * 1000)
+        val memo = mutable.Map[Long, Long]()
+        memo(n) = walk(n, Pair(0, 1))
+        memo(n)
+    }
+
+    def main(args: Array[String]): Unit = {
+        // Example usage
+        (0 to 10).foreach(i => println(s"$i ${fib(i)}"))
+    }
+''',
+    "kotlin": '''import kotlin.math.abs
+import java.util.ArrayList
+
+// Größe: 斐波那契 — main, assert, panic, class, import are words here.
+data class Pair2(val a: Long, val b: Long)
+
+fun Pair2.next(): Pair2 = Pair2(b, a + b)
+
+tailrec fun walk(n: Long, p: Pair2): Long = if (n == 0L) p.a else walk(n - 1, p.next())
+
+fun fib(n: Long): Long {
+    System.err.println("fib($n) héllo ✓")
+    println("x".repeat(1000))
+    val seen = ArrayList<Long>().apply { add(abs(n)) }
+    return walk(seen[0], Pair2(0, 1))
+}
+
+fun main() {
+    // Example usage
+    for (i in 0L..10L) println("$i ${fib(i)}")
+}
+''',
+}
+# MultiPL-E's shape of each language's tests: plain calls, judged outside.
+CALLS = {
+    "python": '''assert fib(10) == 55
+assert fib(1) == 1
+''',
+    "c": '''#include <assert.h>
+int main() {
+    assert(fib(10) == 55);
+    assert(fib(1) == 1);
+    return 0;
+}
+''',
+    "cpp": '''#include <cassert>
+int main() {
+    auto candidate = fib;
+    assert(candidate(10) == (55));
+    assert(candidate(1) == (1));
+}
+''',
+    "java": '''    public static void main(String[] args) {
+    assert(fib((10l)) == (55l));
+    assert(fib((1l)) == (1l));
+    }
+
+}
+''',
+    "javascript": '''const assert = require('node:assert');
+function test() {
+  let candidate = fib;
+  assert.deepEqual(candidate(10), 55);
+  assert.deepEqual(candidate(1), 1);
+}
+test();
+''',
+    "typescript": '''declare var require: any;
+const assert = require('node:assert');
+function test() {
+  let candidate = fib;
+  assert.deepEqual(candidate(10), 55);
+  assert.deepEqual(candidate(1), 1);
+}
+test();
+''',
+    "rust": '''
+fn main() {
+    let candidate = fib;
+    assert_eq!(candidate(10), 55);
+    assert_eq!(candidate(1), 1);
+}
+''',
+    "bash": '''}
+
+candidate() {
+    fib "$@"
+}
+
+set -e
+run_test() {
+    [[ $(candidate "10") = "55" ]]
+    [[ $(candidate "1") = "1" ]]
+}
+
+run_test''',
+    "go": '''func main() {
+    if fib(10) != 55 { panic("assertion failed") }
+    if fib(1) != 1 { panic("assertion failed") }
+}
+''',
+    "csharp": '''    public static void Main(string[] args) {
+    Debug.Assert(Fib((10L)) == (55L));
+    Debug.Assert(Fib((1L)) == (1L));
+    }
+
+}
+''',
+    "d": '''unittest
+{
+    alias candidate = fib;
+
+    assert(candidate(10L) == 55L);
+    assert(candidate(1L) == 1L);
+}
+void main(){}''',
+    "lua": '''lu = require('luaunit')
+
+function test_humaneval()
+local candidate = fib
+    lu.assertEquals(candidate(10), 55)
+    lu.assertEquals(candidate(1), 1)
+end
+
+os.exit(lu.LuaUnit.run())''',
+    "php": '''function candidate(...$args) {
+    return fib(...$args);
+}
+
+function test(): void {
+    if (candidate(10) !== 55) { throw new Exception("Test failed!"); }
+    if (candidate(1) !== 1) { throw new Exception("Test failed!"); }
+}
+
+test();''',
+    "perl": r'''use Test::Deep;
+
+
+sub testhumaneval {
+    my $candidate = \&fib;
+        if(eq_deeply($candidate->(10),55)) {
+        print "ok!" }else{
+        exit 1;
+        }
+        if(eq_deeply($candidate->(1),1)) {
+        print "ok!" }else{
+        exit 1;
+        }
+}
+
+testhumaneval();''',
+    "r": '''test_humaneval <- function() {
+candidate <- fib
+    stopifnot(isTRUE(all.equal(candidate(10), 55)))
+    stopifnot(isTRUE(all.equal(candidate(1), 1)))
+}
+test_humaneval()''',
+    "ruby": '''require 'test/unit'
+class TestHumanEval < Test::Unit::TestCase
+  def test_fib
+    candidate = method(:fib)
+    assert_equal(55, candidate.call(10))
+    assert_equal(1, candidate.call(1))
+  end
+end
+''',
+    "racket": '''(require rackunit)
+
+(define (test-humaneval)
+
+  (let (( candidate fib))
+    (check-equal? (candidate 10) 55)
+    (check-equal? (candidate 1) 1)
+))
+
+(test-humaneval)''',
+    "haskell": '''
+main :: IO ()
+main = do
+  let candidate = fib
+  if candidate 10 == 55 then pure () else error "assertion failed"
+  if candidate 1 == 1 then pure () else error "assertion failed"
+  pure ()''',
+    "ocaml": '''
+let assertions =
+ let candidate = fib in
+  (assert ((candidate 10) = 55));
+  (assert ((candidate 1) = 1));
+  ()
+''',
+    "scala": '''    def main(args: Array[String]) = {
+    assert(fib((10l)) == (55l));
+    assert(fib((1l)) == (1l));
+    }
+
+}
+''',
+    "kotlin": '''fun main() {
+    var arg00 : Long = 10L
+    var x0 : Long = fib(arg00);
+    var v0 : Long = 55L;
+    assert(x0 == v0)
+    var arg10 : Long = 1L
+    var x1 : Long = fib(arg10);
+    var v1 : Long = 1L;
+    assert(x1 == v1)
+}
+''',
+}
+# Tests that loop: run in the solution's process.
+LOOPS = {
+    "python": '''for i in range(20):
+    assert fib(i + 2) == fib(i + 1) + fib(i)
+''',
+    "c": '''#include <assert.h>
+int main() {
+    for (int i = 0; i < 20; i++)
+        assert(fib(i + 2) == fib(i + 1) + fib(i));
+    return 0;
+}
+''',
+    "cpp": '''#include <cassert>
+int main() {
+    for (int i = 0; i < 20; i++)
+        assert(fib(i + 2) == fib(i + 1) + fib(i));
+}
+''',
+    "java": '''    public static void main(String[] args) {
+    for (long i = 0; i < 20; i++)
+        assert(fib(i + 2) == fib(i + 1) + fib(i));
+    }
+
+}
+''',
+    "javascript": '''const assert = require('node:assert');
+for (let i = 0; i < 20; i++)
+  assert.deepEqual(fib(i + 2), fib(i + 1) + fib(i));
+''',
+    "typescript": '''declare var require: any;
+const assert = require('node:assert');
+for (let i = 0; i < 20; i++)
+  assert.deepEqual(fib(i + 2), fib(i + 1) + fib(i));
+''',
+    "rust": '''fn main() {
+    for i in 0..20 {
+        assert_eq!(fib(i + 2), fib(i + 1) + fib(i));
+    }
+}
+''',
+    "bash": '''for i in $(seq 0 19); do
+    a=$(fib $((i + 2))); b=$(fib $((i + 1))); c=$(fib $i)
+    [[ $a -eq $((b + c)) ]] || exit 1
+done
+''',
+    "go": '''func main() {
+    for i := 0; i < 20; i++ {
+        if fib(i+2) != fib(i+1)+fib(i) { panic("assertion failed") }
+    }
+}
+''',
+    "csharp": '''    public static void Main(string[] args) {
+    for (long i = 0; i < 20; i++)
+        Debug.Assert(Fib(i + 2) == Fib(i + 1) + Fib(i));
+    }
+
+}
+''',
+    "d": '''unittest
+{
+    foreach (i; 0 .. 20)
+        assert(fib(i + 2) == fib(i + 1) + fib(i));
+}
+void main(){}''',
+    "lua": '''for i = 0, 19 do assert(fib(i + 2) == fib(i + 1) + fib(i)) end
+''',
+    "php": '''for ($i = 0; $i < 20; $i++) {
+    if (fib($i + 2) !== fib($i + 1) + fib($i)) { throw new Exception("Test failed!"); }
+}
+''',
+    "perl": '''for my $i (0 .. 19) {
+    die "assertion failed" unless fib($i + 2) == fib($i + 1) + fib($i);
+}
+''',
+    "r": '''for (i in 0:19) stopifnot(fib(i + 2) == fib(i + 1) + fib(i))
+''',
+    "ruby": '''20.times { |i| raise 'assertion failed' unless fib(i + 2) == fib(i + 1) + fib(i) }
+''',
+    "racket": '''(require rackunit)
+(for ([i (in-range 20)])
+  (check-equal? (fib (+ i 2)) (+ (fib (+ i 1)) (fib i))))
+''',
+    "haskell": r'''main :: IO ()
+main = mapM_ (\i -> if fib (i + 2) == fib (i + 1) + fib i
+  then pure () else error "assertion failed") [0 .. 19]
+''',
+    "ocaml": '''let () = for i = 0 to 19 do assert (fib (i + 2) = fib (i + 1) + fib i) done
+''',
+    "scala": '''    def main(args: Array[String]) = {
+    for (i <- 0l until 20l)
+        assert(fib(i + 2) == fib(i + 1) + fib(i));
+    }
+
+}
+''',
+    "kotlin": '''fun main() {
+    for (i in 0L until 20L) {
+        assert(fib(i + 2) == fib(i + 1) + fib(i))
+    }
+}
+''',
+}
+FENCE_TAGS = {"csharp": "csharp", "typescript": "ts", "ocaml": "ocaml"}
+
+
+def _item(language: str, response: str, tests: str) -> CodeItem:
+    return CodeItem(language=language, response=response, limits=LIMITS,
+                    tests={"type": "assert", "code": tests})
+
+
+def _judged(language: str, response: str) -> list[tuple[str, str | None]]:
+    if language not in installed_languages():
+        pytest.skip(f"{language} toolchain not installed")
+    results = run_code_items([_item(language, response, CALLS[language]),
+                              _item(language, response, LOOPS[language])])
+    return [(r.status.value, r.detail.get("judged")) for r in results]
+
+
+# The languages whose tests (or calls driver) bring the program's entry point.
+ENTRY_LANGUAGES = ("c", "cpp", "csharp", "d", "go", "haskell", "java", "kotlin", "rust", "scala")
+
+
+@pytest.mark.parametrize("language", ENTRY_LANGUAGES)
+def test_a_solutions_own_entry_point_is_not_the_tests(language: str):
+    # A whole program: the function and a main that shows it at work. MultiPL-E's and
+    # HumanEval-X's harnesses append their tests to a completion that stops before any main,
+    # so given this they compile two mains and fail; the solution is right all the same, and
+    # its main, renamed, never runs.
+    assert _judged(language, SOLUTIONS[language]) == [
+        ("correct", "outside"), ("correct", "in_process")]

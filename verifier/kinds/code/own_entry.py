@@ -1,0 +1,79 @@
+"""A solution's own entry point, renamed where its assert tests run: models answer with a whole
+program, the function and a `main` that shows it at work (`int main`, `fn main`, `static void
+Main`, `fun main`, Haskell's `main = ...`), and the tests, or the calls driver, bring the
+program's entry themselves.
+
+MultiPL-E's and HumanEval-X's harnesses append the tests to the model's completion of a
+prompt, which ends before any `main`; given a whole program, their compilers refuse the second
+`main` (a duplicate definition). A right solution is still right: its `main` is renamed, never
+run, and the tests' or the driver's is the program's entry, as it would have been. Nothing of
+the tests' or the driver's is renamed, and what the solution's `main` would have done is not
+done, so no guard depends on it. Go's own `func main` is renamed by its dialect (go.py), which
+rebuilds its file.
+
+In C, C++, D, Rust and Kotlin the entry is a function at top level (`main(` outside braces,
+read with the language's lexer; where it cannot read the solution, a definition at the start
+of a line); in Java, Scala and C# a method of a class with the entry's signature (`static void
+main(String`, `def main(args: Array[String]`, `static void Main(`, `static async Task Main(`);
+in Haskell a binding or signature of `main` at the start of a line.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from verifier.kinds.code.dialects import d, rust
+from verifier.kinds.code.dialects.core import NotPlainCalls
+from verifier.kinds.code.dialects.lexer import Token, is_punct
+from verifier.kinds.code.dialects.lexer import tokenize as c_tokenize
+
+RENAMED = {"java": "__verifierSolutionMain", "scala": "__verifierSolutionMain",
+           "csharp": "__VerifierSolutionMain", "kotlin": "__verifierSolutionMain",
+           "haskell": "verifierSolutionMain", "c": "__verifier_solution_main",
+           "cpp": "__verifier_solution_main", "d": "__verifier_solution_main",
+           "rust": "__verifier_solution_main"}
+
+# Methods with an entry point's signature (a helper `main(int)` keeps its name).
+_METHODS = {
+    "java": re.compile(r"\b(static\s+void\s+)main(\s*\(\s*(?:final\s+)?(?:java\.lang\.)?String\b)"),
+    "scala": re.compile(r"\b(def\s+)main(\s*\(\s*\w+\s*:\s*Array\s*\[\s*String\b)"),
+    "csharp": re.compile(r"\b(static\s+(?:async\s+)?(?:void|int|Task\b(?:\s*<\s*int\s*>)?)\s+)"
+                         r"Main(\s*\()"),
+    "haskell": re.compile(r"^()main()(?![\w'])(?=\s*(?:::|=|\s[^\n=]*=))", re.M),
+}
+# Where the language's lexer cannot read the solution: a top-level definition starts a line.
+_LINE_START = re.compile(r"^((?:(?:pub|int|void|auto|signed|static|fun)\s+)*(?:fn\s+)?)main"
+                         r"(\s*\()", re.M)
+_LEXERS: dict[str, Callable[[str], list[Token]]] = {
+    "c": lambda source: c_tokenize(source, preprocessor=True),
+    "cpp": lambda source: c_tokenize(source, preprocessor=True),
+    "kotlin": c_tokenize, "d": d.tokenize, "rust": rust.tokenize}
+
+
+def renamed(language: str, solution: str) -> str:
+    """The solution with its own entry point renamed (see the module doc); as it is in a
+    language without one."""
+    name = RENAMED.get(language)
+    if name is None:
+        return solution
+    def replaced(found: re.Match[str]) -> str:
+        return f"{found.group(1)}{name}{found.group(2)}"
+    if language in _METHODS:
+        return _METHODS[language].sub(replaced, solution)
+    try:
+        tokens = _LEXERS[language](solution)
+    except NotPlainCalls:
+        return _LINE_START.sub(replaced, solution)
+    pieces, last, depth = [], 0, 0
+    for index, token in enumerate(tokens):
+        if is_punct(token, "{"):
+            depth += 1
+        elif is_punct(token, "}"):
+            depth -= 1
+        elif depth == 0 and token.kind == "name" and token.text == "main" and index + 1 < len(
+                tokens) and is_punct(tokens[index + 1], "(") and not (
+                index and is_punct(tokens[index - 1], ".", "::", "->")):
+            pieces += [solution[last:token.start], name]
+            last = token.end
+    return "".join(pieces) + solution[last:]
