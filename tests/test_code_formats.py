@@ -90,29 +90,40 @@ def test_extraction_without_fences_and_with_a_truncated_fence():
     assert extract_code("~~~\nx\n~~~") == "x\n"
 
 
+def test_extraction_of_a_response_with_crlf_line_ends_and_a_bom():
+    # A response written with CRLF line ends (its fences too) and one that starts with a UTF-8
+    # BOM: the block is the code (the text after the closing fence was taken, or nothing), and
+    # a BOM, an encoding's mark and no character of the code, is not part of it.
+    crlf = "Solution:\r\n\r\n```python\r\nprint(1)\r\n```\r\nIt prints 1.\r\n"
+    assert extract_code(crlf, ("python",)) == "print(1)\r\n"
+    assert extract_code("\ufeff```python\nprint(1)\n```\n", ("python",)) == "print(1)\n"
+    assert extract_code("\ufeffprint(1)\n") == "print(1)\n"
+    assert extract_code("```python\n\ufeffprint(1)\n```", ("python",)) == "print(1)\n"
+
 # What extraction was defined by: these regexes, which are quadratic on hostile shapes (each
 # opening searched for its closing to the end; trailing tokens tried at every position).
 _FENCE = re.compile(
     r"^[ \t]*(?P<fence>`{3,}|~{3,})[ \t]*(?P<tag>[^\s`]*)[^\n]*\n(?P<body>.*?)^[ \t]*(?P=fence)"
-    r"[ \t]*(?:<[^<>\n]*>[ \t]*)*$", re.M | re.S)
+    r"[ \t]*(?:<[^<>\n]*>[ \t]*)*\r?$", re.M | re.S)
 _OPENING = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[ \t]*(?P<tag>[^\s`]*)[^\n]*\n", re.M)
 _TRAILING_SPECIAL = re.compile(r"(?:\s*(?:<\|[^<>|\n]*\|>|</?s>|<eos>|<pad>))+\s*\Z")
 
 
 def regex_extraction(response: str, tags: tuple[str, ...]) -> str:
+    response = response.removeprefix("\ufeff")
     blocks = [(m.group("tag").lower(), m.group("body")) for m in _FENCE.finditer(response)]
     if blocks:
         tagged = [body for tag, body in blocks if tag in tags]
-        return tagged[-1] if tagged else blocks[-1][1]
+        return (tagged[-1] if tagged else blocks[-1][1]).removeprefix("\ufeff")
     response = _TRAILING_SPECIAL.sub("", response)
     openings = list(_OPENING.finditer(response))
-    return response[openings[-1].end():] if openings else response
+    return (response[openings[-1].end():] if openings else response).removeprefix("\ufeff")
 
 
 PIECES = ["```", "````", "~~~", "~~~~", "```python", "```py x", "``` ", "~~~~cpp", "  ```",
           "\n", "\n", "\n", "x", "print(1)", " ", "\t", "<|im_end|>", "</s>", "<eos>", "<pad>",
           "<|x", "<", ">", "`", "~", "\r", "`````", "~~~ ~", "  ~~~~~ <x>", "```<|im_end|>",
-          "\u2003", "\x1c", "\x85", "\u2028", "\x0b"]
+          "\u2003", "\x1c", "\x85", "\u2028", "\x0b", "\ufeff", "\r\n", "```\r\n"]
 
 
 def test_extraction_agrees_with_its_regex_definition():

@@ -14,8 +14,10 @@ import re
 # A fence at the start of a line (after indentation): three or more backticks or tildes.
 _FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,})", re.M)
 _TAG = re.compile(r"[ \t]*([^\s`]*)")
-# What may follow a closing fence on its line: spaces, special tokens (<|im_end|>, </s>).
-_CLOSING_REST = re.compile(r"[ \t]*(?:<[^<>\n]*>[ \t]*)*")
+# What may follow a closing fence on its line: spaces, special tokens (<|im_end|>, </s>), the
+# carriage return of a CRLF line end.
+_CLOSING_REST = re.compile(r"[ \t]*(?:<[^<>\n]*>[ \t]*)*\r?")
+_BOM = "\ufeff"  # a UTF-8 byte order mark: the mark of an encoding, no character of the code
 # An end-of-text token a completion decoded with its special tokens may end with.
 _SPECIAL = re.compile(r"<\|[^<>|\n]*\|>|</?s>|<eos>|<pad>")
 
@@ -27,15 +29,17 @@ def extract_code(response: str, tags: tuple[str, ...] = ()) -> str:
     with this language (one of `tags`) is preferred, so a trailing ```text example-output block
     is not mistaken for the program. A truncated completion whose last fence never closes
     yields the text after that fence. Without any fence, the whole response is the code.
-    Special end-of-text tokens after the code (`<|im_end|>`, `</s>`) are not part of it.
+    Special end-of-text tokens after the code (`<|im_end|>`, `</s>`) are not part of it, nor
+    is a byte order mark the response or the code starts with; line ends may be CRLF.
     """
+    response = response.removeprefix(_BOM)
     blocks, _ = _fenced_blocks(response)
     if blocks:
         tagged = [body for tag, body in blocks if tag in tags]
-        return tagged[-1] if tagged else blocks[-1][1]
+        return (tagged[-1] if tagged else blocks[-1][1]).removeprefix(_BOM)
     response = _without_trailing_specials(response)
     _, last_opening = _fenced_blocks(response)
-    return response if last_opening is None else response[last_opening:]
+    return (response if last_opening is None else response[last_opening:]).removeprefix(_BOM)
 
 
 def _fenced_blocks(text: str) -> tuple[list[tuple[str, str]], int | None]:
