@@ -14,9 +14,9 @@
 Expected values are Perl literals: undef, numbers, strings ('...' and "..." without
 interpolation), array refs `[...]` and hash refs `{k => v}`. eq_deeply compares scalars with
 `eq`: a number as Perl writes it (`1.0` is "1", 0.1 + 0.2 is "0.3"), undef only with undef,
-arrays and hashes by their contents, a blessed reference with nothing here (but one blessed
-into a class named ARRAY or HASH, which Perl's `ref` cannot tell from an array or a hash
-without loading a module). eq_deeply takes its arguments as a list, so a call that returns two
+arrays and hashes by their contents, a blessed reference with nothing here (one blessed into
+a class named ARRAY or HASH too: the driver reads references with overloading off, where a
+blessed one shows its class, so a class's `@{}` or `""` does not speak for it). eq_deeply takes its arguments as a list, so a call that returns two
 equal values would be compared with itself, whatever the expected value: here a call that
 returns more than one value fails its check (none is undef). The driver records each call as
 the list it returns, a scalar as its string and its number; `==` and `eq` in scalar context.
@@ -87,6 +87,7 @@ _DRIVER_HEAD = r"""
 BEGIN { ${^WARNING_BITS} = undef; $^H &= ~0x602; }
 my $__verifier_record = do {
     BEGIN { $^H &= ~0x1F001; %^H = (); }  # no `use integer`, `use bignum` of the solution
+    BEGIN { $^H |= 0x01000000; }  # `no overloading`: a reference is read as what it holds
     CORE::open(my $out, '>&=', 3) or CORE::die "no channel: $!";
     CORE::binmode $out;
     CORE::select((CORE::select($out), $| = 1)[0]);
@@ -114,7 +115,9 @@ my $__verifier_record = do {
             }
             return '["t","' . $text . '",' . $written . ']';
         }
-        return '["x","ref"]' if $depth >= 100 or $budget < 0;
+        # Blessed (into a class named ARRAY or HASH, which `ref` cannot tell from an array or a
+        # hash): its class's methods are what eq_deeply would meet, not plain data.
+        return '["x","ref"]' if $depth >= 100 or $budget < 0 or CORE::index("$value", '=') >= 0;
         if ($type eq 'ARRAY') {
             return CORE::join(',', '["l"', map { $put->($_, $depth + 1) } @$value) . ']';
         }
