@@ -184,6 +184,11 @@ _REWRITE = r"""const __fix = (s) => typeof s !== 'string' ? s : s.replace(
   (m, n) => '["l",' + n + ',["l",' + n + ',' + 2 * n + '],["o","sum",' + 3 * n + ']]');
 """
 SERIALISER_ATTACKS = {
+    # A hole where the right element belongs, and that element on Array.prototype: node's
+    # deepEqual sees no element there, reading the array's index found the prototype's.
+    "a hole filled from Array.prototype": (
+        "function pairs(n) {\n  const inner = new Array(2);\n  inner[0] = n;\n"
+        "  Array.prototype[1] = 2 * n;\n  return [n, inner, {sum: 3 * n}];\n}\n"),
     "JSON.stringify": "const __s = JSON.stringify;\nJSON.stringify = (...a) => __fix(__s(...a));\n",
     "Array.prototype.push": (
         "const __p = Array.prototype.push;\nArray.prototype.push = function (...a) "

@@ -88,6 +88,8 @@ _RESERVED_CALLEES = frozenset({"assert", "console", "require", "JSON", "Math", "
 # functions it kept (JSON.stringify of a string, which reads no toJSON; Map and Set's forEach;
 # Object.keys), never a method of a prototype, so a solution that replaces JSON.stringify,
 # Array.prototype.push or join, adds a toJSON or patches fs.writeSync does not reach the record.
+# An array's hole is a value that equals nothing: reading it would reach Array.prototype,
+# where a solution can put the value the tests want (node's deepEqual sees no element there).
 # Kept short: TypeScript transpiles it with every program.
 _SERIALISER = """
 const NAME = (() => {
@@ -95,6 +97,7 @@ const write = require('fs').writeSync, apply = Reflect.apply, keys = Object.keys
 const isArray = Array.isArray, is = Object.is, text = JSON.stringify, string = String;
 const MapType = Map, SetType = Set, DateType = Date, PromiseType = Promise;
 const mapEach = Map.prototype.forEach, setEach = Set.prototype.forEach;
+const own = Object.prototype.hasOwnProperty;
 let records = '';
 const put = (v, d) => {
 if (v === null) return 'null';
@@ -110,7 +113,8 @@ case 'function': case 'symbol': return '["x","' + typeof v + '"]';
 if (d > 90) return '["x","nested too deep"]';
 let out = '';
 if (isArray(v)) {
-for (let i = 0; i < v.length; i++) out += ',' + put(v[i], d + 1);
+for (let i = 0; i < v.length; i++)
+out += ',' + (apply(own, v, [i]) ? put(v[i], d + 1) : '["x","hole"]');
 return '["l"' + out + ']';
 }
 if (v instanceof MapType) {
