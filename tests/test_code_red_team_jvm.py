@@ -913,6 +913,18 @@ DRIVER_ATTACKS = {
         "    System.Collections.IEnumerator System.Collections.IEnumerable.GetEnumerator() {\n"
         "        return new List<long> { 3L, 6L }.GetEnumerator(); }\n}\nclass Problem {\n"
         + CSHARP_WRONG.replace("new List<long>();", "new Lying();")), None),
+    # The recorders trusted a class by its name's package: one the solution declares in
+    # org.javatuples or scala is its own, with an iterator that says anything.
+    "java a list of its own in package org.javatuples": ("java", (
+        "package org.javatuples;\nimport java.util.*;\nclass Problem {\n"
+        "    static class Lying extends ArrayList<Long> {\n        public Iterator<Long> "
+        "iterator() { return Arrays.asList(3L, 6L).iterator(); }\n    }\n"
+        + JAVA_WRONG.replace("new ArrayList<>();", "new Lying();")), None),
+    "scala a Seq of its own in package scala": ("scala", (
+        "package scala.mine\nobject Problem {\n    class Lying(xs: List[Long]) extends scala."
+        "collection.immutable.Seq[Long] {\n      def apply(i: Int) = xs(i); def length = "
+        "xs.length\n      def iterator = List(3L, 6L).iterator\n    }\n" + SCALA_WRONG.replace(
+            ": List[Long] = v.map(_ + k)", ": Seq[Long] = new Lying(v.map(_ + k))")), None),
     "scala nested __VerifierCalls": ("scala", (
         "object Problem {\n    object __VerifierCalls {\n"
         "      def record(site: Int, value: Any): Unit = {\n"

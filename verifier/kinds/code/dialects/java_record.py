@@ -59,14 +59,23 @@ final class __VerifierCalls {
     // Whether what the serialiser calls on a value of `type` is the library's: a class of the
     // solution's declaring a method (an ArrayList's `iterator`, an AbstractList's `get`) could
     // make it say anything; one declaring none (`new ArrayList<>() {{ add(1); }}`) cannot.
+    // javatuples' classes are its jar's: a class the solution declares in package
+    // org.javatuples is loaded from the program's own classes.
     private static boolean library(java.lang.Class<?> type) {
         for (java.lang.Class<?> at = type; at != null; at = at.getSuperclass()) {
-            if (at.getClassLoader() == null || at.getName().startsWith("org.javatuples.")) {
+            if (at.getClassLoader() == null || (at.getName().startsWith("org.javatuples.")
+                    && at.getClassLoader() == __VerifierCalls.class.getClassLoader()
+                    && !source(at).equals(source(__VerifierCalls.class)))) {
                 return true;
             }
             if (at.getDeclaredMethods().length > 0) return false;
         }
         return true;
+    }
+
+    private static java.lang.String source(java.lang.Class<?> type) {
+        java.security.CodeSource source = type.getProtectionDomain().getCodeSource();
+        return source == null ? "" : java.lang.String.valueOf(source.getLocation());
     }
 
     private static void items(java.lang.StringBuilder out, java.lang.String tag,

@@ -61,15 +61,24 @@ object __VerifierCalls {
   }
 
   // Whether what the serialiser calls on a value of `start` is the library's: a class of the
-  // solution's declaring a method (a Seq's `iterator`) could make it say anything.
+  // solution's declaring a method (a Seq's `iterator`) could make it say anything. Scala's
+  // classes are its library's jar's: one the solution declares in a package `scala` is loaded
+  // from the program's own classes.
   private def library(start: java.lang.Class[_]): scala.Boolean = {
     var at: java.lang.Class[_] = start
     while (at != null) {
-      if (at.getClassLoader == null || at.getName.startsWith("scala.")) return true
+      if (at.getClassLoader == null || (at.getName.startsWith("scala.")
+          && (at.getClassLoader eq __VerifierCalls.getClass.getClassLoader)
+          && source(at) != source(__VerifierCalls.getClass))) return true
       if (at.getDeclaredMethods.length > 0) return false
       at = at.getSuperclass
     }
     true
+  }
+
+  private def source(of: java.lang.Class[_]): java.lang.String = {
+    val found = of.getProtectionDomain.getCodeSource
+    if (found == null) "" else java.lang.String.valueOf(found.getLocation)
   }
 
   private def put(out: java.lang.StringBuilder, value: scala.Any, depth: scala.Int): scala.Unit = {
