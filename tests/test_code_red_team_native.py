@@ -176,6 +176,13 @@ HASKELL_ATTACKS = {
         "scale :: [Int] -> Int -> [Int]\nscale v k = map (+ k) v\nhalf :: Int -> Double\n"
         "half x = fromIntegral x / 2\ninstance {-# OVERLAPPING #-} Show [Int] where\n"
         "  show [] = \"[]\"\n  show _ = \"[3,6]\"\n{nothing}"),
+    # A type of its own, named as the Prelude's, whose Show shows the right list: the driver
+    # recorded the show with the type's unqualified name, as if it were the Prelude's Integer.
+    "a result type of its own whose Show lies": (
+        "import Prelude hiding (Integer)\nimport Control.Monad (unless)\nnewtype Integer = I Int"
+        "\ninstance Show Integer where\n  show (I n) = show (if n == 4 then 3 else if n == 5 "
+        "then 6 else n)\nscale :: [Int] -> Int -> [Integer]\nscale v k = map (I . (+ k)) v\n"
+        "half :: Int -> Double\nhalf x = fromIntegral x / 2\n{nothing}"),
     "unsafePerformIO exit": (
         "import System.Exit\nimport System.IO.Unsafe\nimport Control.Monad (unless)\n"
         "scale :: [Int] -> Int -> [Int]\nscale _ _ = unsafePerformIO exitSuccess\n"

@@ -71,8 +71,14 @@ _IMPORTS = """import qualified Prelude as VerifierP
 import qualified System.IO as VerifierIO
 import qualified Data.Typeable as VerifierTypeable
 """
-# The driver's own: a value recorded as the show of its type and its show, JSON strings.
+# The driver's own: a value recorded as the show of its type and its show, JSON strings. A
+# type the solution declares (its package is `main`), anywhere in the value's type, is recorded
+# as `?`, which equals nothing: its Show is the solution's own, and may show any literal.
 _SERIALISER = r"""
+verifierCallsOwn :: VerifierTypeable.TypeRep -> VerifierP.Bool
+verifierCallsOwn kind = VerifierTypeable.tyConPackage (VerifierTypeable.typeRepTyCon kind)
+  VerifierP.== "main" VerifierP.|| VerifierP.any verifierCallsOwn (VerifierTypeable.typeRepArgs kind)
+
 verifierCallsText :: VerifierP.String -> VerifierP.ShowS
 verifierCallsText text rest = '"' : VerifierP.foldr escape ('"' : rest) text
   where
@@ -83,8 +89,9 @@ verifierCallsText text rest = '"' : VerifierP.foldr escape ('"' : rest) text
 verifierCallsRecord :: (VerifierP.Show a, VerifierTypeable.Typeable a) =>
   VerifierP.Int -> a -> VerifierP.IO ()
 verifierCallsRecord site value = do
+  let kind = VerifierTypeable.typeOf value
   let text = '[' : VerifierP.shows site (",[\"t\"," VerifierP.++ verifierCallsText
-        (VerifierP.show (VerifierTypeable.typeOf value)) (',' : verifierCallsText
+        (if verifierCallsOwn kind then "?" else VerifierP.show kind) (',' : verifierCallsText
         (VerifierP.show value) "]]\n"))
   VerifierP.foldr VerifierP.seq (VerifierP.return ()) text
   channel <- VerifierIO.openFile "/proc/self/fd/3" VerifierIO.AppendMode
