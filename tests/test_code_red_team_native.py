@@ -496,6 +496,47 @@ def test_haskell_right_solutions_that_name_refused_pragmas_in_comments_pass_outs
         ("correct", "outside")] * len(HASKELL_NAMING_REFUSED), results
 
 
+# What the D driver called that a solution can define: the runtime's array append (extern(C),
+# the link takes the program's own), which built its records, and its own template instances,
+# whose names `pragma(mangle)` can take. Each made the records say the right values.
+_D_RECORDS_RIGHT = ("if (s == `[0,[\"l\",[\"y\",\"i64\",4],[\"y\",\"i64\",5]]`) x = cast("
+                    "byte[]) `[0,[\"l\",[\"y\",\"i64\",3],[\"y\",\"i64\",6]]`.dup;\n"
+                    "    if (s == `[2,[\"h\",\"0x1.8000000000000p+1\"]`) x = cast(byte[]) "
+                    "`[2,[\"h\",\"0x1.8000000000000p+0\"]`.dup;\n")
+D_DRIVER_ATTACKS = {
+    "the runtime's array append": (
+        "import core.sys.posix.dlfcn : dlsym;\nalias Append = extern(C) void[] function("
+        "const TypeInfo, ref byte[], byte[]);\nextern(C) void[] _d_arrayappendT(const TypeInfo "
+        "ti, ref byte[] x, byte[] y) {\n    static Append original;\n    if (original is null) "
+        "original = cast(Append) dlsym(cast(void*) -1L, \"_d_arrayappendT\");\n"
+        "    auto s = cast(char[]) x;\n    if (cast(char[]) y == \"]\\n\") {\n    "
+        + _D_RECORDS_RIGHT + "    }\n    return original(ti, x, y);\n}\n"),
+    "the driver's template instances, by pragma(mangle)": (
+        "pragma(mangle, \"_D4main15__VerifierCalls__T3putTAlZQiFKAyaKQlZv\")\n"
+        "void putLongs(ref string text, ref long[] v) { text ~= v.length ? `[\"l\",[\"y\",\"i64\""
+        ",3],[\"y\",\"i64\",6]]` : `[\"l\"]`; }\npragma(mangle, \"_D4main15__VerifierCalls__T3putTdZQhFKAyaKdZv"
+        "\")\nvoid putDouble(ref string text, ref double v) { text ~= `[\"h\",\"0x1.8000000000000"
+        "p+0\"]`; }\n"),
+}
+
+
+# A type of the solution's that converts to a Tuple (`alias this`) was read as a tuple, through
+# its own opIndex; D's `==` compares the Tuple it holds.
+_D_TUPLE_TESTS = ("import std.typecons;\nunittest\n{\n    alias candidate = pair;\n"
+                  "    assert(candidate(1L) == tuple(3L, 6L));\n}\nvoid main(){}")
+_D_TUPLE_LIAR = ("import std.typecons;\nstruct Liar {\n    Tuple!(long, long) t;\n    alias t this;"
+                 "\n    long opIndex(size_t i) { return i == 0 ? 3 : 6; }\n}\n"
+                 "Liar pair(long x) { return Liar(tuple(x + 3, x + 4)); }\n")
+
+
+@pytest.mark.parametrize("attack", sorted(D_DRIVER_ATTACKS) + ["a Tuple by alias this"])
+def test_d_the_calls_driver_reaches_nothing_the_solution_can_define(attack: str):
+    program, tests = ((_D_TUPLE_LIAR, _D_TUPLE_TESTS) if attack == "a Tuple by alias this" else
+                      (D_WRONG + D_DRIVER_ATTACKS[attack], D_TESTS["multiple"]))
+    result = run_code_items([_item("d", program, tests)])[0]
+    assert (result.status.value, result.detail["judged"]) == ("wrong", "outside"), result
+
+
 def test_d_the_calls_driver_formats_and_writes_with_code_of_its_own():
     # C's `snprintf` and `write`, which the driver called, are names a D solution can define
     # (`extern(C)`: the link takes its own): each made the records say the right values. A

@@ -19,9 +19,15 @@ The driver, after the solution, is a `main` of our own making the calls (each un
 a scope of its own) and recording each value through a template that writes what it is by
 its type (integers, chars, floats exactly, strings as UTF-8, arrays, associative arrays,
 tuples, Nullable as an optional; anything else as a value that equals nothing), its library
-imports scoped inside it, out of the solution's reach. It formats a float and writes the
-records with code of its own, not C's `snprintf` and `write`, which a solution can define
-(`extern(C)`: the link takes a program's own symbol over the library's).
+imports scoped inside it, out of the solution's reach. It calls no function it did not
+define: a function of the runtime's or of C's library (`_d_arrayappendT`, which array appends
+call, `snprintf`, `write`, `memcpy`) is a name a solution can define (`extern(C)`: the link
+takes a program's own symbol over the library's), and a template instance of the library's a
+name it can take (`pragma(mangle)`). So it builds the records in a buffer of its own and
+writes them by a system call, formats numbers, floats (exactly) and text itself, reads an
+associative array as the runtime lays it out, a Nullable and a Tuple by their fields, takes
+each value by reference (a copy of a large one calls `memcpy`), and its struct is named per
+program (its own template instances' names are unknown to the solution).
 
 In-process tests (anything else) are run by our own `main` (the runtime's unit-test runner,
 which a solution can replace, is not used) and each `assert` of the tests is the verifier's own
@@ -47,6 +53,7 @@ from verifier.kinds.code.dialects.core import (
     Dialect,
     NotPlainCalls,
     Site,
+    renamed_driver,
     sites_within_bounds,
 )
 from verifier.kinds.code.dialects.cursor import (
@@ -207,32 +214,8 @@ def literal(tokens: list[Token]) -> Any:
 _SERIALISER = r"""
 extern(C) __gshared string[] rt_options = ["testmode=run-main"];
 struct __VerifierCalls {
-    static void integer(ref string text, ulong magnitude, bool negative) {
-        char[24] digits;
-        size_t at = digits.length;
-        do { digits[--at] = cast(char) ('0' + magnitude % 10); magnitude /= 10; }
-        while (magnitude > 0);
-        if (negative) digits[--at] = '-';
-        text ~= digits[at .. $];
-    }
-    // A double as C99's hexadecimal text, exactly (values.py's "h").
-    static void hexFloat(ref string text, double number) {
-        static immutable hex = "0123456789abcdef";
-        ulong bits = *cast(ulong*) &number;
-        ulong mantissa = bits & 0xf_ffff_ffff_ffffUL, biased = (bits >> 52) & 0x7ff;
-        char[32] digits;
-        size_t length = 0;
-        if (bits >> 63) digits[length++] = '-';
-        digits[length .. length + 4] = biased ? "0x1." : "0x0.";
-        length += 4;
-        for (int shift = 48; shift >= 0; shift -= 4)
-            digits[length++] = hex[(mantissa >> shift) & 15];
-        long exponent = biased ? cast(long) biased - 1023 : -1022;
-        digits[length++] = 'p';
-        digits[length++] = exponent < 0 ? '-' : '+';
-        text ~= digits[0 .. length];
-        integer(text, exponent < 0 ? -exponent : exponent, false);
-    }
+    __gshared char[1 << 16] buffer;
+    __gshared size_t used;
     // The records' one system call (a `write` of the solution's would be what libc's name
     // reaches).
     static long channel(const(char)* data, size_t size) {
@@ -246,108 +229,199 @@ struct __VerifierCalls {
         } else static assert(0, "the calls driver writes by a system call of x86-64 or AArch64");
         return result;
     }
-    static void put(T)(ref string text, auto ref T value) {
-        import std.traits : isAssociativeArray, isArray, isBoolean, isFloatingPoint,
-            isInstanceOf, isIntegral, isSigned, isSomeChar, isSomeString, Unqual;
-        import std.typecons : Nullable, isTuple;
+    static void flush() {
+        size_t done = 0;
+        while (done < used) {
+            auto written = channel(buffer.ptr + done, used - done);
+            if (written <= 0) break;
+            done += cast(size_t) written;
+        }
+        used = 0;
+    }
+    static void send(char c) {
+        if (used == buffer.length) flush();
+        buffer.ptr[used++] = c;
+    }
+    static void text(const(char)[] value) {
+        foreach (c; value) send(c);
+    }
+    static void integer(ulong magnitude, bool negative) {
+        char[24] digits;
+        size_t at = digits.length;
+        do { digits.ptr[--at] = cast(char) ('0' + magnitude % 10); magnitude /= 10; }
+        while (magnitude > 0);
+        if (negative) send('-');
+        while (at < digits.length) send(digits.ptr[at++]);
+    }
+    static void octet(uint value) {
+        send("0123456789abcdef"[(value >> 4) & 15]);
+        send("0123456789abcdef"[value & 15]);
+    }
+    // A code point as UTF-8, in hexadecimal.
+    static void utf8(dchar c) {
+        if (c < 0x80) {
+            octet(c);
+        } else if (c < 0x800) {
+            octet(0xc0 | (c >> 6)); octet(0x80 | (c & 0x3f));
+        } else if (c < 0x10000) {
+            octet(0xe0 | (c >> 12)); octet(0x80 | ((c >> 6) & 0x3f)); octet(0x80 | (c & 0x3f));
+        } else {
+            octet(0xf0 | (c >> 18)); octet(0x80 | ((c >> 12) & 0x3f));
+            octet(0x80 | ((c >> 6) & 0x3f)); octet(0x80 | (c & 0x3f));
+        }
+    }
+    // A wide string's code points, each given to `each`, or false where it is no text.
+    static bool points(C)(const(C)[] value, scope void delegate(dchar) each) {
+        for (size_t i = 0; i < value.length; ++i) {
+            dchar c = value.ptr[i];
+            static if (is(C == wchar)) {
+                if (c >= 0xdc00 && c < 0xe000) return false;
+                if (c >= 0xd800 && c < 0xdc00) {
+                    if (i + 1 == value.length) return false;
+                    dchar low = value.ptr[++i];
+                    if (low < 0xdc00 || low >= 0xe000) return false;
+                    c = 0x10000 + ((c - 0xd800) << 10) + (low - 0xdc00);
+                }
+            } else {
+                if (c > 0x10ffff || (c >= 0xd800 && c < 0xe000)) return false;
+            }
+            if (each !is null) each(c);
+        }
+        return true;
+    }
+    // A double as C99's hexadecimal text, exactly (values.py's "h").
+    static void hexFloat(double number) {
+        ulong bits = *cast(ulong*) &number;
+        ulong mantissa = bits & 0xf_ffff_ffff_ffffUL, biased = (bits >> 52) & 0x7ff;
+        if (bits >> 63) send('-');
+        text(biased ? "0x1." : "0x0.");
+        for (int shift = 48; shift >= 0; shift -= 4)
+            send("0123456789abcdef"[(mantissa >> shift) & 15]);
+        long exponent = biased ? cast(long) biased - 1023 : -1022;
+        send('p');
+        send(exponent < 0 ? '-' : '+');
+        integer(exponent < 0 ? -exponent : exponent, false);
+    }
+    // An associative array read as the runtime lays it out (rt/aaA.d), not through the
+    // runtime's functions, which a solution could define (`extern(C)`, the link takes its own).
+    static struct Bucket { size_t hash; void* entry; }
+    static struct Table {
+        size_t length;  // the buckets, a slice
+        Bucket* buckets;
+        uint used, deleted;
+        void* entryTI;
+        uint firstUsed, keysz, valsz, valoff;
+    }
+    static void map(K, V, A)(ref A value) {
+        Table* table = *cast(Table**) &value;
+        if (table !is null && (table.keysz != K.sizeof || table.valsz != V.sizeof)) {
+            text("[\"x\",\"unknown\"]");
+            return;
+        }
+        text("[\"m\"");
+        if (table !is null) {
+            foreach (ref bucket; table.buckets[0 .. table.length]) {
+                if (!(bucket.hash & (size_t(1) << (8 * size_t.sizeof - 1)))) continue;
+                send(',');
+                put(*cast(K*) bucket.entry);
+                send(',');
+                put(*cast(V*) (bucket.entry + table.valoff));
+            }
+        }
+        send(']');
+    }
+    static void put(T)(ref T value) {
+        import std.traits : isArray, isBoolean, isFloatingPoint, isInstanceOf, isIntegral,
+            isSigned, isSomeChar, isSomeString, KeyType, Unqual, ValueType;
+        import std.typecons : Nullable, Tuple;
         alias U = Unqual!T;
         static if (isBoolean!U) {
-            text ~= value ? "true" : "false";
+            text(value ? "true" : "false");
         } else static if (isSomeChar!U) {
-            integer(text, cast(uint) value, false);
+            integer(cast(uint) value, false);
         } else static if (isIntegral!U) {
             // With its type where `==` converts by it (cintegers.py): uint, long, ulong.
             enum typed = U.sizeof > 4 || (U.sizeof == 4 && !isSigned!U);
             static if (typed)
-                text ~= isSigned!U ? "[\"y\",\"i64\"," : U.sizeof == 4 ? "[\"y\",\"u32\","
-                    : "[\"y\",\"u64\",";
+                text(isSigned!U ? "[\"y\",\"i64\"," : U.sizeof == 4 ? "[\"y\",\"u32\","
+                    : "[\"y\",\"u64\",");
             static if (isSigned!U)
-                integer(text, value < 0 ? -cast(ulong) value : cast(ulong) value, value < 0);
+                integer(value < 0 ? -cast(ulong) value : cast(ulong) value, value < 0);
             else
-                integer(text, value, false);
-            static if (typed) text ~= "]";
+                integer(value, false);
+            static if (typed) send(']');
         } else static if (isFloatingPoint!U) {
             double number = value;
-            if (number != number) text ~= "[\"f\",\"nan\"]";
-            else if (number == double.infinity) text ~= "[\"f\",\"inf\"]";
-            else if (number == -double.infinity) text ~= "[\"f\",\"-inf\"]";
+            if (number != number) text("[\"f\",\"nan\"]");
+            else if (number == double.infinity) text("[\"f\",\"inf\"]");
+            else if (number == -double.infinity) text("[\"f\",\"-inf\"]");
             else {
-                text ~= "[\"h\",\"";
-                hexFloat(text, number);
-                text ~= "\"]";
+                text("[\"h\",\"");
+                hexFloat(number);
+                text("\"]");
             }
         } else static if (isSomeString!U) {
-            static if (is(typeof(value[0]) : const(char))) {
-                const(char)[] bytes = value;
+            alias C = Unqual!(typeof(value[0]));
+            static if (is(C == char)) {
+                text("[\"b\",\"");
+                foreach (c; value) octet(cast(ubyte) c);
+                text("\"]");
+            } else if (points(value, null)) {
+                text("[\"b\",\"");
+                points(value, (dchar c) { utf8(c); });
+                text("\"]");
             } else {
-                import std.utf : toUTF8;
-                string bytes;
-                try {
-                    bytes = toUTF8(value);
-                } catch (Exception) {
-                    text ~= "[\"x\",\"invalid text\"]";
-                    return;
-                }
+                text("[\"x\",\"invalid text\"]");
             }
-            static immutable hex = "0123456789abcdef";
-            text ~= "[\"b\",\"";
-            foreach (char c; bytes) {
-                text ~= hex[(cast(ubyte) c) >> 4];
-                text ~= hex[(cast(ubyte) c) & 15];
-            }
-            text ~= "\"]";
-        } else static if (isInstanceOf!(Nullable, U)) {
-            if (value.isNull) {
-                text ~= "null";
+        } else static if (isInstanceOf!(Nullable, U) && U.tupleof.length == 2
+                          && __traits(identifier, U.tupleof[0]) == "_value"
+                          && __traits(identifier, U.tupleof[1]) == "_isNull") {
+            if (value.tupleof[1]) {
+                text("null");
             } else {
-                text ~= "[\"?\",";
-                put(text, value.get);
-                text ~= "]";
+                text("[\"?\",");
+                put(value.tupleof[0].tupleof[0]);
+                send(']');
             }
-        } else static if (isTuple!U) {
-            text ~= "[\"t\"";
+        } else static if (isInstanceOf!(Tuple, U)) {
+            text("[\"t\"");
             static foreach (i; 0 .. U.Types.length) {
-                text ~= ",";
-                put(text, value[i]);
+                send(',');
+                put(value.expand[i]);
             }
-            text ~= "]";
-        } else static if (isAssociativeArray!U) {
-            text ~= "[\"m\"";
-            foreach (key, item; value) {
-                text ~= ",";
-                put(text, key);
-                text ~= ",";
-                put(text, item);
-            }
-            text ~= "]";
+            send(']');
+        } else static if (__traits(isAssociativeArray, U)) {
+            map!(KeyType!U, ValueType!U)(value);
         } else static if (isArray!U) {
-            text ~= "[\"l\"";
-            foreach (item; value) {
-                text ~= ",";
-                put(text, item);
+            text("[\"l\"");
+            foreach (ref item; value) {
+                send(',');
+                put(item);
             }
-            text ~= "]";
+            send(']');
         } else static if (is(U == typeof(null))) {
-            text ~= "null";
+            text("null");
         } else {
-            text ~= "[\"x\",\"unknown\"]";
+            text("[\"x\",\"unknown\"]");
         }
     }
-    static void record(T)(size_t site, auto ref T value) {
-        string text = "[";
-        integer(text, site, false);
-        text ~= ",";
-        put(text, value);
-        text ~= "]\n";
-        const(char)[] left = text;
-        while (left.length > 0) {
-            auto written = channel(left.ptr, left.length);
-            if (written <= 0) return;
-            left = left[written .. $];
-        }
+    static void record(T)(size_t site, ref T value) {
+        send('[');
+        integer(site, false);
+        send(',');
+        put(value);
+        text("]\n");
+        flush();
     }
 }
 """
+
+
+def _recorded(site: int, call: str) -> str:
+    """A call's value bound to a local and recorded through a reference: the driver copies no
+    value (a large one's copy is a call of `memcpy`, a name the solution can define)."""
+    return (f"{{ auto __verifier_value = {call}; "
+            f"__VerifierCalls.record({site}, __verifier_value); }}")
 
 
 class DDialect(Dialect):
@@ -384,6 +458,12 @@ class DDialect(Dialect):
         driver = "\n".join([*header, _SERIALISER, "void main() {", *blocks, "}", ""])
         return CallsPlan(sites_within_bounds(sites), driver)
 
+    def program(self, solution: str, plan: CallsPlan) -> str:
+        """The solution and the driver, whose struct is named per program: a solution's
+        `pragma(mangle)` of one of its functions' names (a template instance, `put!int`)
+        replaced it."""
+        return renamed_driver(solution, plan.driver, "__VerifierCalls")
+
     def _block(self, tests: str, body: list[Token], sites: list[Site]) -> str:
         """A unittest's statements as the driver's scope: aliases kept, checks recorded."""
         lines: list[str] = ["{"]
@@ -397,7 +477,7 @@ class DDialect(Dialect):
             elif is_name(token, "assert") and is_punct(token_at(statement, 1), "(") and closing(
                     statement, 1) == len(statement) - 1:
                 site = self._site(tests, _condition(statement), token.line, aliases)
-                lines.append(f"__VerifierCalls.record({len(sites)}, {site.call});")
+                lines.append(_recorded(len(sites), site.call))
                 sites.append(site)
             else:
                 raise NotPlainCalls(f"line {token.line}: a statement that is not plain calls")
@@ -431,7 +511,7 @@ class DDialect(Dialect):
         else:
             raise NotPlainCalls("a tuple result indexed out of range")
         sites.append(Site(body[0].line, call, check))
-        return f"__VerifierCalls.record({len(sites) - 1}, {call});"
+        return _recorded(len(sites) - 1, call)
 
     def _site(self, tests: str, tokens: list[Token], line: int, aliases: set[str]) -> Site:
         tokens = unwrapped(tokens)
