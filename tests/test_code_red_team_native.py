@@ -95,6 +95,19 @@ RUST_ATTACKS = {
 }
 RUST_IN_PROCESS_ONLY = {"equality that lies", "record forged from a static initialiser"}
 
+def test_rust_a_trait_of_the_solutions_for_an_array_is_refused():
+    # `impl Cheat for [i64; N]`: the `;` of the array type ended the impl's header for the
+    # guard, which then never read its body; the tests' `contains` on an array reached it.
+    tests = "fn main() {\n    for k in 1..4 {\n        assert!(pair(k).contains(&(2 * k)));\n    }\n}\n"
+    wrong = ("fn pair(k: i64) -> [i64; 2] { [k, k + 1] }\ntrait Cheat { fn contains(&self, _: &i64)"
+             " -> bool; }\nimpl<const N: usize> Cheat for [i64; N] { fn contains(&self, _: &i64) "
+             "-> bool { true } }\n")
+    right = "fn pair(k: i64) -> [i64; 2] { [k, 2 * k] }\n"
+    results = run_code_items([_item("rust", wrong, tests), _item("rust", right, tests)])
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("runtime_error", "in_process"), ("correct", "in_process")], results
+
+
 # --------------------------------------------------------------------------- D
 
 D_RIGHT = ("long[] scale(long[] v, long k) { long[] r; foreach (x; v) r ~= x * k; return r; }\n"

@@ -740,13 +740,20 @@ def _foreign_trait_methods(tokens: list[Token]) -> set[str]:
                 at = words.index("for")
                 impl_traits = [t.text for t in header[:at] if is_name(t)]
                 end = words.index("where") if "where" in words else len(words)
-                types = [t.text for t in header[at + 1:end] if is_name(t) and t.text not in (
-                    "mut", "dyn")]
-                if impl_traits and (not types or types[-1] not in own_types):
+                if impl_traits and not _own_type(words[at + 1:end], own_types):
                     foreign.add(impl_traits[-1])
         elif token.text == "fn" and traits and is_name(token_at(tokens, index + 1)):
             traits[-1][1].add(tokens[index + 1].text)
     return set().union(*(methods.get(name, set()) for name in foreign))
+
+
+def _own_type(words: list[str], own_types: set[str]) -> bool:
+    """Whether an impl's self type (its header's words at angle depth 0) is one the solution
+    declares: its name, after a path of `crate`, `self` or `super`, with its generic arguments
+    at most; an array, slice, tuple, reference or pointer of one is std's."""
+    while len(words) > 2 and words[0] in ("crate", "self", "super") and words[1] == "::":
+        words = words[2:]
+    return bool(words) and words[0] in own_types and words[1:] in ([], ["<"])
 
 
 def _item_bodies(tokens: list[Token]) -> dict[int, tuple[int, int]]:
@@ -757,10 +764,17 @@ def _item_bodies(tokens: list[Token]) -> dict[int, tuple[int, int]]:
     pairs = bracket_pairs(tokens)
     found: dict[int, tuple[int, int]] = {}
     waiting: int | None = None
+    inside = 0  # brackets open in the header: an array type's `;` (`[T; N]`) ends nothing
     for index, token in enumerate(tokens):
         if token.text == "impl" or (token.text == "trait" and is_name(
                 token_at(tokens, index + 1))):
-            waiting = index
+            waiting, inside = index, 0
+        elif is_punct(token, "(", "["):
+            inside += 1
+        elif is_punct(token, ")", "]"):
+            inside -= 1
+        elif is_punct(token, ";") and inside > 0:
+            continue
         elif is_punct(token, ";", "}"):
             waiting = None
         elif is_punct(token, "{") and waiting is not None:
