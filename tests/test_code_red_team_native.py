@@ -95,6 +95,30 @@ RUST_ATTACKS = {
 }
 RUST_IN_PROCESS_ONLY = {"equality that lies", "record forged from a static initialiser"}
 
+# The driver's std reaches C's library, and the program is linked as one: a `write` the
+# solution defines under C's name (the link takes its own) rewrote the records; so could a
+# `memcpy`, `realloc` or global allocator of its own.
+_RUST_WRITE = (
+    'extern "C" {{ fn syscall(n: i64, ...) -> i64; }}\n{attribute}\n'
+    'pub unsafe extern "C" fn write(fd: i32, b: *const u8, n: usize) -> isize {{\n'
+    '    let s = String::from_utf8_lossy(std::slice::from_raw_parts(b, n)).replace('
+    '"[0,[\\"l\\",4,5]]", "[0,[\\"l\\",3,6]]").replace("[2,3.0]", "[2,1.5]");\n'
+    '    if syscall(1, fd as i64, s.as_ptr(), s.len()) < 0 {{ -1 }} else {{ n as isize }}\n}}\n')
+RUST_SYMBOL_ATTACKS = {
+    "a write of C's, no_mangle": _RUST_WRITE.format(attribute="#[no_mangle]"),
+    "a write of C's, export_name": _RUST_WRITE.format(
+        attribute='#[unsafe(export_name = "write")]'),
+}
+
+
+@pytest.mark.parametrize("attack", sorted(RUST_SYMBOL_ATTACKS))
+def test_rust_a_symbol_the_calls_driver_reaches_is_refused(attack: str):
+    result = run_code_items([_item("rust", RUST_WRONG + RUST_SYMBOL_ATTACKS[attack],
+                                   RUST_TESTS["multiple"])])[0]
+    assert (result.status.value, result.detail["judged"]) == ("runtime_error", "outside"), result
+    assert "a name of its own choosing" in str(result.detail), result
+
+
 def test_rust_a_trait_of_the_solutions_for_an_array_is_refused():
     # `impl Cheat for [i64; N]`: the `;` of the array type ended the impl's header for the
     # guard, which then never read its body; the tests' `contains` on an array reached it.

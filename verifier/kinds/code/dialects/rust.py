@@ -659,7 +659,11 @@ class RustDialect(Dialect):
     def program(self, solution: str, plan: CallsPlan) -> str:
         """The solution and the driver, its module renamed to a name drawn per program: an
         `impl __verifier_calls::Record` of the solution's for a type of its own was what the
-        record called."""
+        record called. A solution that may define a symbol under a name of its choosing is
+        refused (see _SYMBOL_MAKERS)."""
+        makers = _symbol_makers(solution)
+        if makers:
+            return _REFUSED_SYMBOLS.replace("NAMES", ", ".join(makers))
         return renamed_driver(solution, plan.driver, "__verifier_calls")
 
     def holds(self, check: Check, value: Any) -> bool:
@@ -710,6 +714,33 @@ its process");
     std::process::exit(1);
 }
 """
+
+
+# What gives a symbol a name of the solution's choosing: `#[no_mangle]`, `#[export_name]`,
+# assembly (`global_asm!`, `asm!`, `naked_asm!`: a `.globl write`), and what reaches the
+# driver's allocations (`#[global_allocator]`), or brings in such text from elsewhere
+# (`include!`). The driver and the solution are one program, linked as one: a `write`,
+# `memcpy` or `realloc` the solution defines is the one std's `File::write_all` and `String`
+# reach (the link takes a program's own symbol over the C library's), so a wrong solution's
+# `write` rewrote the records. Macros cannot build these names: each is in the source.
+_SYMBOL_MAKERS = frozenset({"no_mangle", "export_name", "global_asm", "asm", "naked_asm",
+                            "global_allocator", "include"})
+_REFUSED_SYMBOLS = """fn main() {
+    eprintln!("the solution uses NAMES, which can define a symbol under a name of its own \\
+choosing (a `write` or `memcpy` of C's) that the calls driver would reach");
+    std::process::exit(1);
+}
+"""
+
+
+def _symbol_makers(solution: str) -> list[str]:
+    """The names of _SYMBOL_MAKERS the solution uses (raw identifiers too); of one it cannot
+    read, every such word in its text."""
+    try:
+        names = {t.text.removeprefix("r#") for t in tokenize(solution) if t.kind == "name"}
+    except NotPlainCalls:
+        names = set(re.findall(r"\w+", solution))
+    return sorted(names & _SYMBOL_MAKERS)
 
 
 def _foreign_trait_methods(tokens: list[Token]) -> set[str]:
