@@ -371,6 +371,28 @@ def test_go_main_comparing_a_string_judges_the_text():
     assert [r.status.value for r in results] == ["correct", "wrong"], results
 
 
+def test_go_main_comparing_an_interface_result_judges_its_dynamic_type():
+    # `if F(x) != 3 { panic(...) }` with F's result an interface: Go converts 3 to it, an int,
+    # so an int64 3 differs (it was judged equal by value). Judged outside and in the program
+    # (a loop makes the same checks more than plain calls), the verdicts agree.
+    _installed("go")
+    cases = [("int64(3)", "3"), ("3", "3"), ("3.0", "3"), ("3.0", "3.0"), ("int32('a')", "'a'"),
+             ("'a'", "97"), ("\"a\"", "\"a\""), ("nil", "nil"), ("true", "true"),
+             ("uint8(3)", "3")]
+    items = []
+    for returned, constant in cases:
+        solution = f"package main\nfunc F(x int) interface{{}} {{ return {returned} }}\n"
+        check = f"    if F(1) != {constant} {{ panic(\"no\") }}\n"
+        items += [_item("go", solution, f"func main() {{\n{check}}}\n"),
+                  _item("go", solution, f"func main() {{\n    for i := 0; i < 1; i++ {{}}\n"
+                                        f"{check}}}\n")]
+    results = run_code_items(items)
+    assert [r.detail["judged"] for r in results] == ["outside", "in_process"] * len(cases)
+    outside = [r.status.value == "correct" for r in results[0::2]]
+    assert outside == [r.status.value == "correct" for r in results[1::2]], results
+    assert outside == [False, True, False, True, True, False, True, True, True, False], results
+
+
 def test_go_bytes_that_are_no_utf8_equal_no_text():
     # Go's range reads a byte that is no UTF-8 as U+FFFD; "\xff" still is not "\uFFFD" in Go.
     _installed("go")

@@ -172,7 +172,15 @@ class GoDialect(Dialect):
 
 def _constant_equal(value: Any, expected: Any) -> bool:
     """Go's `==` of a result with a constant: a string by its text (of whatever string type:
-    primitive_equal compares numbers and bools only), the rest as _scalar has them."""
+    primitive_equal compares numbers and bools only), the rest as _scalar has them. A result
+    of an interface type (go_record.py) holds the constant only with its default type (the
+    constant's own type: `3` an int, `2.5` a float64, `'a'` an int32) and value, or is nil."""
+    if isinstance(value, OfType) and value.type == "interface":
+        held = value.value
+        if held is None or expected is None:
+            return held is None and expected is None
+        return (isinstance(held, OfType) and isinstance(expected, OfType)
+                and held.type == expected.type and _constant_equal(held, expected))
     if isinstance(expected, OfType) and type(expected.value) is str:
         return (isinstance(value, OfType) and type(value.value) is str
                 and value.value == expected.value)
@@ -245,7 +253,8 @@ class _Checks:
         self.lines += [f"\t{source_of(self.tests, tokens)}", f"\t_ = {name}"]
 
     def _record(self, call: str, check: Check, line: int) -> None:
-        self.lines.append(f"\t__verifierRecord({len(self.sites)}, {call})")
+        recorder = "__verifierRecordCompared" if check.how == "==" else "__verifierRecord"
+        self.lines.append(f"\t{recorder}({len(self.sites)}, {call})")
         self.sites.append(Site(line, call, check))
 
     def _row(self, row: list[Token]) -> None:

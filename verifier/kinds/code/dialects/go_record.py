@@ -10,7 +10,10 @@ as \\uXXXX, a byte that is no UTF-8 as the lone surrogate \\udcXX, which equals 
 the U+FFFD Go's range reads it as); a nil slice or map is null; a pointer, struct, func or
 channel is a value that equals nothing. Depth is bounded. The imports it uses have names of
 the verifier's own (`IMPORTS`), and it calls no method a solution's type could define (no
-String(), no Error()).
+String(), no Error()). A value compared with a constant by `==` is recorded with whether its
+static type is an interface (`["y", "interface", VALUE]`): Go converts the constant to the
+interface, so only a dynamic type of the constant's default type can equal it (an `int64` 3 in
+an `interface{}` is not 3).
 """
 
 from __future__ import annotations
@@ -147,10 +150,23 @@ func __verifierPut(out []byte, value __verifier_reflect.Value, typed bool, depth
 var __verifierChannel = __verifier_os.NewFile(3, "channel")
 
 func __verifierRecord(site int, value interface{}) {
+	__verifierWrite(site, __verifierPut(nil, __verifier_reflect.ValueOf(value), true, 0))
+}
+
+// A value compared with a constant by Go's ==, with what its static type is: of an interface,
+// the constant converts to its default type and must have the dynamic type too.
+func __verifierRecordCompared[T any](site int, value T) {
+	if __verifier_reflect.TypeOf(&value).Elem().Kind() != __verifier_reflect.Interface {
+		__verifierRecord(site, value)
+		return
+	}
+	put := __verifierPut(nil, __verifier_reflect.ValueOf(&value).Elem(), true, 0)
+	__verifierWrite(site, append(append([]byte(`["y","interface",`), put...), ']'))
+}
+
+func __verifierWrite(site int, value []byte) {
 	line := append([]byte{'['}, __verifier_strconv.Itoa(site)...)
-	line = append(line, ',')
-	line = __verifierPut(line, __verifier_reflect.ValueOf(value), true, 0)
-	line = append(line, ']', '\n')
+	line = append(append(append(line, ','), value...), ']', '\n')
 	if _, err := __verifierChannel.Write(line); err != nil {
 		__verifier_os.Exit(70)
 	}
