@@ -309,6 +309,25 @@ OCAML_ATTACKS = {
 }
 OCAML_IN_PROCESS_ONLY = {"record forged at module init"}
 
+
+
+def test_ocaml_a_result_of_another_type_than_the_tests_compare_is_refused_as_ocaml_does():
+    # `=` compares representations, which the tests' types made alike: an int 1 is `true`'s,
+    # a variant of the solution's own may be a list's, bytes a string's. Such a result passed
+    # outside, where the tests would not compile; judged outside and in-process, it is now a
+    # compile error both ways, and a right one passes both ways.
+    tests = ("\nlet assertions =\n let candidate = f in\n  (assert ((candidate 3) = {}));\n"
+             "  ()\n")
+    cases = [("let f x = x mod 2\n", "true"),
+             ("type t = C of int * t | N\nlet f x = C (1, C (2, N))\n", "[1; 2]"),
+             ("let f x = Some (Bytes.of_string \"ab\")\n", "(Some \"ab\")"),
+             ("let f x = Some [(x, \"a\")]\n", "(Some [(3, \"a\")])")]
+    items = [_item("ocaml", solution, tests.format(expected) + extra) for solution, expected in cases
+             for extra in ("", "let () = for i = 1 to 1 do ignore i done\n")]
+    results = run_code_items(items)
+    assert [r.status.value for r in results] == ["compile_error"] * 6 + ["correct"] * 2, results
+
+
 # --------------------------------------------------------------------------- Racket
 
 RACKET_RIGHT = ("#lang racket\n(define (scale v k) (map (lambda (x) (* x k)) v))\n"

@@ -15,7 +15,9 @@ floats, strings, chars, `true`/`false`, `()`, lists `[a; b]`, arrays `[|a; b|]`,
 tests are not recognised, and fail to compile in-process as they would have anyway.)
 
 OCaml's `=` is structural: it compares the values' runtime representations, which the static
-types made alike in the tests. So the driver records the representation itself (Obj): an
+types made alike in the tests. So each call is constrained to the type of the literal it is
+compared with (`(f 3 : (int) list)`: a result of another type does not compile, as the tests
+would not have), and the driver records the representation itself (Obj): an
 immediate as an integer (ints, chars, bools, constant constructors, `()`, `[]`, `None`), a
 string as its bytes, a float exactly, a block as its tag and fields, a chain of cons cells as a
 list (flat, however long), a float array as tag 254 and its floats; the worker builds the same
@@ -136,59 +138,71 @@ def canonical(tag: int, fields: list[Any]) -> Any:
 
 
 class LiteralParser(Cursor):
-    """An OCaml literal expression into its runtime representation (the module doc)."""
+    """An OCaml literal expression into its runtime representation (the module doc) and its
+    type, as an OCaml type expression (`_` where the literal leaves it open: `[]`, `None`)."""
 
-    def value(self, depth: int = 0) -> Any:
+    def value(self, depth: int = 0) -> tuple[Any, str]:
         depth = bounded(depth)
         if self.take("-", "-."):
-            return negated(self.value(depth))
+            found, kind = self.value(depth)
+            return negated(found), kind
         if self.take("Some"):
-            return canonical(0, [self.atom(depth)])
+            found, kind = self.atom(depth)
+            return canonical(0, [found]), f"({kind}) option"
         return self.atom(depth)
 
-    def atom(self, depth: int) -> Any:
+    def atom(self, depth: int) -> tuple[Any, str]:
         depth = bounded(depth)
         token = self.next()
         if token.kind == "number":
-            return number_value(token.text)
+            number = number_value(token.text)
+            return number, "float" if type(number) is float else "int"
         if token.kind == "string":
-            return unescape(token.text[1:-1])
+            return unescape(token.text[1:-1]), "string"
         if token.kind == "char":
             data = unescape(token.text[1:-1])
             if len(data) != 1:
                 raise NotPlainCalls("a char of more than one byte")
-            return data[0]
+            return data[0], "char"
         if is_name(token, "true", "false"):
-            return int(token.text == "true")
+            return int(token.text == "true"), "bool"
         if is_name(token, "None"):
-            return 0
+            return 0, "_ option"
         if is_punct(token, "[") and self.take("||"):
             self.expect("]")
-            return (0,)
+            return (0,), "_ array"
         if is_punct(token, "[") and self.take("|"):
-            items = self.items("|", ";", lambda: self.value(depth))[0]
+            items, kind = self._items("|", depth)
             self.expect("]")
             if items and all(type(item) is float for item in items):
-                return (254, *items)
-            return canonical(0, items)
+                return (254, *items), "float array"
+            return canonical(0, items), f"({kind}) array"
         if is_punct(token, "["):
-            items = self.items("]", ";", lambda: self.value(depth))[0]
+            items, kind = self._items("]", depth)
             result: Any = 0
             for item in reversed(items):
                 result = canonical(0, [item, result])
-            return result
+            return result, f"({kind}) list"
         if is_punct(token, "("):
             if self.take(")"):
-                return 0
-            items = [self.value(depth)]
+                return 0, "unit"
+            parts = [self.value(depth)]
             while self.take(","):
-                items.append(self.value(depth))
+                parts.append(self.value(depth))
             self.expect(")")
-            return items[0] if len(items) == 1 else canonical(0, items)
+            if len(parts) == 1:
+                return parts[0]
+            return (canonical(0, [found for found, _ in parts]),
+                    "(" + " * ".join(f"({kind})" for _, kind in parts) + ")")
         raise NotPlainCalls(f"line {token.line}: {token.text!r} is not a literal")
 
+    def _items(self, closer: str, depth: int) -> tuple[list[Any], str]:
+        """A list's or array's items and their type (the first's: OCaml's are all alike)."""
+        parts = self.items(closer, ";", lambda: self.value(depth))[0]
+        return [found for found, _ in parts], parts[0][1] if parts else "_"
 
-def literal(tokens: list[Token]) -> Any:
+
+def literal(tokens: list[Token]) -> tuple[Any, str]:
     parser = LiteralParser(tokens)
     found = parser.value()
     parser.end()
@@ -353,35 +367,38 @@ class OCamlDialect(Dialect):
     def _site(self, tests: str, tokens: list[Token], line: int, aliases: set[str]) -> Site:
         tokens = _unwrapped(tokens)
         if is_name(token_at(tokens, 0), "not"):
-            return Site(line, self._call(tests, tokens[1:], aliases),
+            return Site(line, self._call(tests, tokens[1:], aliases, "bool"),
                         Check("truth", negated=True))
         comparisons = [i for i, t in enumerate(tokens) if t.kind == "punct" and t.text not in (
             "(", ")", "[", "]", "|", "||", ";", "-", "-.") and depth(tokens, i) == 0]
         if not comparisons:
-            return Site(line, self._call(tests, tokens, aliases), Check("truth"))
+            return Site(line, self._call(tests, tokens, aliases, "bool"), Check("truth"))
         if len(comparisons) > 1 or tokens[comparisons[0]].text not in ("=", "<>"):
             raise NotPlainCalls(f"line {line}: a condition that is not an equality")
         at = comparisons[0]
         for call_side, literal_side in ((tokens[:at], tokens[at + 1:]),
                                         (tokens[at + 1:], tokens[:at])):
             try:
-                expected = literal(literal_side)
+                expected, kind = literal(literal_side)
             except NotPlainCalls:
                 continue
-            return Site(line, self._call(tests, call_side, aliases),
+            return Site(line, self._call(tests, call_side, aliases, kind),
                         Check("equal", expected, negated=tokens[at].text == "<>"))
         raise NotPlainCalls(f"line {line}: no literal to compare with")
 
     @staticmethod
-    def _call(tests: str, tokens: list[Token], aliases: set[str]) -> str:
-        """The source of `f ARG...`, each argument an atom of literals."""
+    def _call(tests: str, tokens: list[Token], aliases: set[str], kind: str) -> str:
+        """The source of `f ARG...`, each argument an atom of literals, constrained to the type
+        the tests compare it at (`kind`): `=` compares representations, which the tests' types
+        made alike (an `int` 1 is `true`'s, a type of the solution's own may be a list's), so
+        a result of another type must not compile, as the tests would not have."""
         tokens = _unwrapped(tokens)
         if not tokens or not is_name(tokens[0]) or not tokens[0].text[0].islower() or tokens[
                 0].text in ("assert", "not", "let", "in", "if", "then", "else", "match", "fun",
                             "function", "true", "false", "begin", "end", "raise", "failwith"):
             raise NotPlainCalls("not a call")
         applied(tokens, aliases, _argument)
-        return source_of(tests, tokens)
+        return f"({source_of(tests, tokens)} : {kind})"
 
     def holds(self, check: Check, value: Any) -> bool:
         if check.kind == "truth":
