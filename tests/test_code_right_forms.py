@@ -172,6 +172,7 @@ class Problem {
         for (int i = 0; i < 5000; i++) big.append("line ").append(i).append('\n');
         System.out.print(big);
     }
+}
 ''',
     "javascript": '''const assert = require('assert');
 const util = require('util');
@@ -362,6 +363,7 @@ class Problem {
         // Example usage
         for (int i = 0; i <= 10; i++) Console.WriteLine($"{i} {Fib(i)}");
     }
+}
 ''',
     "d": '''import std.stdio;
 import std.algorithm;
@@ -616,6 +618,7 @@ object Problem {
         // Example usage
         (0 to 10).foreach(i => println(s"$i ${fib(i)}"))
     }
+}
 ''',
     "kotlin": '''import kotlin.math.abs
 import java.util.ArrayList
@@ -652,14 +655,15 @@ int main() {
     return 0;
 }
 ''',
-    "cpp": '''#include <cassert>
+    "cpp": '''}
 int main() {
     auto candidate = fib;
     assert(candidate(10) == (55));
     assert(candidate(1) == (1));
 }
 ''',
-    "java": '''    public static void main(String[] args) {
+    "java": '''    }
+    public static void main(String[] args) {
     assert(fib((10l)) == (55l));
     assert(fib((1l)) == (1l));
     }
@@ -683,7 +687,8 @@ function test() {
 }
 test();
 ''',
-    "rust": '''
+    "rust": '''}
+
 fn main() {
     let candidate = fib;
     assert_eq!(candidate(10), 55);
@@ -708,7 +713,8 @@ run_test''',
     if fib(1) != 1 { panic("assertion failed") }
 }
 ''',
-    "csharp": '''    public static void Main(string[] args) {
+    "csharp": '''    }
+    public static void Main(string[] args) {
     Debug.Assert(Fib((10L)) == (55L));
     Debug.Assert(Fib((1L)) == (1L));
     }
@@ -797,7 +803,8 @@ let assertions =
   (assert ((candidate 1) = 1));
   ()
 ''',
-    "scala": '''    def main(args: Array[String]) = {
+    "scala": '''    }
+    def main(args: Array[String]) = {
     assert(fib((10l)) == (55l));
     assert(fib((1l)) == (1l));
     }
@@ -828,13 +835,14 @@ int main() {
     return 0;
 }
 ''',
-    "cpp": '''#include <cassert>
+    "cpp": '''}
 int main() {
     for (int i = 0; i < 20; i++)
         assert(fib(i + 2) == fib(i + 1) + fib(i));
 }
 ''',
-    "java": '''    public static void main(String[] args) {
+    "java": '''    }
+    public static void main(String[] args) {
     for (long i = 0; i < 20; i++)
         assert(fib(i + 2) == fib(i + 1) + fib(i));
     }
@@ -850,13 +858,17 @@ const assert = require('node:assert');
 for (let i = 0; i < 20; i++)
   assert.deepEqual(fib(i + 2), fib(i + 1) + fib(i));
 ''',
-    "rust": '''fn main() {
+    "rust": '''}
+
+fn main() {
     for i in 0..20 {
         assert_eq!(fib(i + 2), fib(i + 1) + fib(i));
     }
 }
 ''',
-    "bash": '''for i in $(seq 0 19); do
+    "bash": '''}
+
+for i in $(seq 0 19); do
     a=$(fib $((i + 2))); b=$(fib $((i + 1))); c=$(fib $i)
     [[ $a -eq $((b + c)) ]] || exit 1
 done
@@ -867,7 +879,8 @@ done
     }
 }
 ''',
-    "csharp": '''    public static void Main(string[] args) {
+    "csharp": '''    }
+    public static void Main(string[] args) {
     for (long i = 0; i < 20; i++)
         Debug.Assert(Fib(i + 2) == Fib(i + 1) + Fib(i));
     }
@@ -904,7 +917,8 @@ main = mapM_ (\i -> if fib (i + 2) == fib (i + 1) + fib i
 ''',
     "ocaml": '''let () = for i = 0 to 19 do assert (fib (i + 2) = fib (i + 1) + fib i) done
 ''',
-    "scala": '''    def main(args: Array[String]) = {
+    "scala": '''    }
+    def main(args: Array[String]) = {
     for (i <- 0l until 20l)
         assert(fib(i + 2) == fib(i + 1) + fib(i));
     }
@@ -944,5 +958,19 @@ def test_a_solutions_own_entry_point_is_not_the_tests(language: str):
     # HumanEval-X's harnesses append their tests to a completion that stops before any main,
     # so given this they compile two mains and fail; the solution is right all the same, and
     # its main, renamed, never runs.
+    assert _judged(language, SOLUTIONS[language]) == [
+        ("correct", "outside"), ("correct", "in_process")]
+
+
+# The languages whose MultiPL-E tests start by closing the prompt's function (and class).
+PROMPT_LANGUAGES = ("bash", "cpp", "csharp", "java", "rust", "scala")
+
+
+@pytest.mark.parametrize("language", PROMPT_LANGUAGES)
+def test_a_whole_function_meets_tests_that_close_the_prompts_function(language: str):
+    # MultiPL-E's tests follow a completion of an open function (`}` then main; Java's, C#'s
+    # and Scala's `    }` then main inside the class, then `}`); the model's whole function,
+    # closed (its class too), is right all the same: it was a compile or syntax error.
+    assert CALLS[language].lstrip().startswith("}") and LOOPS[language].lstrip().startswith("}")
     assert _judged(language, SOLUTIONS[language]) == [
         ("correct", "outside"), ("correct", "in_process")]

@@ -16,7 +16,7 @@ import json
 from typing import NamedTuple
 
 from rlvr_contract.schemas import AssertTests, Status
-from verifier.kinds.code import dialects, harness, own_entry
+from verifier.kinds.code import dialects, harness, own_entry, prompt_scope
 from verifier.kinds.code.asserts import plan
 from verifier.kinds.code.dialects.core import CallsPlan
 from verifier.kinds.code.dialects.values import read_records
@@ -48,9 +48,10 @@ def how_run(tests: AssertTests, language: str) -> HowRun:
 
 def program(language: str, solution: str, tests: AssertTests, calls: CallsPlan | None) -> str:
     """What the jail compiles and runs: the solution with the dialect's driver, or with the
-    tests appended, its own entry point renamed (own_entry); Python's solution alone (the
-    harness brings the tests)."""
-    solution = own_entry.renamed(language, solution)
+    tests appended, its own entry point renamed (own_entry) and, whole, fitted to tests that
+    close a prompt's scopes first (prompt_scope); Python's solution alone (the harness brings
+    the tests)."""
+    solution = prompt_scope.fitted(language, own_entry.renamed(language, solution), tests.code)
     if calls is not None:
         return dialects.calls_program(language, solution, calls)
     if language != "python":
