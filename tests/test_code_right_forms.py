@@ -974,3 +974,15 @@ def test_a_whole_function_meets_tests_that_close_the_prompts_function(language: 
     assert CALLS[language].lstrip().startswith("}") and LOOPS[language].lstrip().startswith("}")
     assert _judged(language, SOLUTIONS[language]) == [
         ("correct", "outside"), ("correct", "in_process")]
+
+
+def test_bash_reads_a_response_with_crlf_line_ends():
+    # Bash reads a carriage return before a line end as part of the line (`walk() {\r` is a
+    # syntax error); a response's line ends are its transport's, and every other language
+    # here reads CRLF as a line end: the script runs as it would have, saved with LF.
+    response = SOLUTIONS["bash"].replace("\n", "\r\n")
+    assert _judged("bash", response) == [("correct", "outside"), ("correct", "in_process")]
+    stdio = run_code_items([CodeItem(language="bash", response="read -r n\r\necho $((n + 1))\r\n",
+                                     tests={"type": "stdio", "cases": [{"input": "1\n",
+                                                                         "output": "2\n"}]})])
+    assert stdio[0].status.value == "correct", stdio

@@ -339,6 +339,13 @@ def racket_program(code: str) -> str:
     return code if _RACKET_MODULE.match(code, position) else f"#lang racket {code}"
 
 
+def bash_program(code: str) -> str:
+    """The script with CRLF line ends read as LF: bash takes a carriage return before a line
+    end for part of the line (`f() {\r` is a syntax error, `echo 1\r` prints it), where every
+    other toolchain here reads CRLF as a line end; a response's line ends are its transport's."""
+    return code.replace("\r\n", "\n")
+
+
 def stack_mb(memory_mb: int) -> int:
     """Stack limit of a run: room for the deep recursion contest code does (64 MiB).
 
@@ -381,7 +388,7 @@ LANGUAGES: dict[str, Language] = {lang.name: lang for lang in (
         run=_native, artefacts=("main",), aliases=("rs",)),
     Language(
         name="bash", tools=("bash",), source_name=_fixed("main.sh"),
-        run=lambda t, s, m, c: [t["bash"], s], aliases=("sh", "shell")),
+        run=lambda t, s, m, c: [t["bash"], s], aliases=("sh", "shell"), program=bash_program),
     # Go: one runtime thread for Go code and the garbage collector aiming at the limit; the
     # build is static (no cgo) with its cache in the run's /tmp (testify's already in it where
     # the program imports it); GOPATH mode, with Debian's Go sources (testify, HumanEval-X's
