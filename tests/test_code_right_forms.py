@@ -986,3 +986,17 @@ def test_bash_reads_a_response_with_crlf_line_ends():
                                      tests={"type": "stdio", "cases": [{"input": "1\n",
                                                                          "output": "2\n"}]})])
     assert stdio[0].status.value == "correct", stdio
+
+
+@pytest.mark.parametrize("language", ["javascript", "typescript"])
+def test_js_tests_declare_their_names_beside_the_solutions(language: str):
+    # A solution with example usage that requires assert itself (`const assert = ...`) and
+    # tests that do too: one scope, so node refused the second `const` (a SyntaxError, which
+    # the run took for a failed assertion: `wrong`). The tests' declarations are their own.
+    solution = ("const assert = require('assert');\nfunction fib(n) { return n < 2 ? n : "
+                "fib(n - 1) + fib(n - 2); }\nassert.strictEqual(fib(10), 55);\n")
+    assert _judged(language, solution) == [("correct", "outside"), ("correct", "in_process")]
+    # A program that never ran its tests (a syntax error quoting an `assert` line) did not
+    # fail one.
+    broken = run_code_items([_item(language, "function fib(n) { assert( }\n", LOOPS[language])])
+    assert broken[0].status.value in ("runtime_error", "compile_error"), broken

@@ -64,10 +64,14 @@ APPENDED: dict[str, Appended] = {
                  f" {MAIN_PLACEHOLDER}.__verifierMain(args); try (var out = new java.io."
                  "FileOutputStream(\"/proc/self/fd/3\")) { out.write(java.nio.file.Files."
                  "readAllBytes(java.nio.file.Path.of(\"/proc/self/fd/4\"))); } } }\n"),
+    # node names a failed check's error (assert's, and the hardened console.assert's); any
+    # other error may quote a line of the tests that says assert.
     "javascript": Appended(
-        epilogue="require('fs').writeFileSync(3, require('fs').readFileSync(4));\n"),
+        epilogue="require('fs').writeFileSync(3, require('fs').readFileSync(4));\n",
+        signatures=("AssertionError",)),
     "typescript": Appended(
-        epilogue="require('fs').writeFileSync(3, require('fs').readFileSync(4));\n"),
+        epilogue="require('fs').writeFileSync(3, require('fs').readFileSync(4));\n",
+        signatures=("AssertionError",)),
     "rust": Appended(
         entry=(r"\bfn\s+main\s*\(\s*\)", "fn __verifier_main()"),
         epilogue="fn main() { __verifier_main(); std::fs::write(\"/proc/self/fd/3\", "

@@ -399,7 +399,13 @@ class JavaScriptDialect(Dialect):
             last = end
         rewritten.append(tests[last:])
         return appended.assemble(self.language, _with_prologue(
-            solution, _PROLOGUE.replace("NAME", name)), "".join(rewritten))
+            solution, _PROLOGUE.replace("NAME", name)), self._scoped("".join(rewritten)))
+
+    def _scoped(self, tests: str) -> str:
+        """The tests in a block of their own: their `const assert = require(...)`, `let`s and
+        classes are theirs, beside a solution that declares the same names at its top level
+        (its example usage's `const assert`), which one scope would refuse (a SyntaxError)."""
+        return f"{{\n{tests}\n}}\n"
 
 
 def _with_prologue(solution: str, prologue: str) -> str:
@@ -414,6 +420,17 @@ def _with_prologue(solution: str, prologue: str) -> str:
 
 class TypeScriptDialect(JavaScriptDialect):
     language = "typescript"
+
+    def _scoped(self, tests: str) -> str:
+        """As JavaScript's, the tests' `declare` lines (`declare var require: any;`) before
+        the block: TypeScript takes them at top level only."""
+        lines = tests.split("\n")
+        declared = [line for line in lines if _DECLARATION.match(line)]
+        rest = [line for line in lines if not _DECLARATION.match(line)]
+        return "\n".join(declared) + "\n" + super()._scoped("\n".join(rest))
+
+
+_DECLARATION = re.compile(r"declare\s")
 
 
 _PRISTINE = ("Math", "JSON", "Object", "Number", "Array", "String")
