@@ -346,6 +346,18 @@ RACKET_TESTS = {
              "(check-true (= (half 3) 1.5))\n"),
 }
 RACKET_ATTACKS = {
+    # Names bound to syntax are evaluated in the solution's namespace (a define/contract's):
+    # one whose use exits, or sets rackunit's check handler, gains nothing.
+    "a syntax binding whose use exits": (
+        "#lang racket\n(define (wrong-scale v k) (map (lambda (x) (+ x k)) v))\n"
+        "(define-syntax (scale stx) (syntax-case stx () [_ (identifier? stx) "
+        "#'(begin (exit 0) wrong-scale)] [(_ . args) #'(wrong-scale . args)]))\n"
+        "(define (half x) (* x 1.0))\n{nothing}"),
+    "a syntax binding whose use sets the check handler": (
+        "#lang racket\n(require rackunit)\n(define (wrong-scale v k) (map (lambda (x) (+ x k)) v))"
+        "\n(define-syntax (scale stx) (syntax-case stx () [_ (identifier? stx) #'(begin "
+        "(current-check-handler void) wrong-scale)] [(_ . args) #'(wrong-scale . args)]))\n"
+        "(define (half x) (* x 1.0))\n{nothing}"),
     "check-equal? and require redefined": (
         "(define-syntax-rule (require . _) (void))\n(define (check-equal? . _) (void))\n"
         "(define (check-within . _) (void))\n(define (check-true . _) (void))\n"

@@ -1000,3 +1000,16 @@ def test_js_tests_declare_their_names_beside_the_solutions(language: str):
     # fail one.
     broken = run_code_items([_item(language, "function fib(n) { assert( }\n", LOOPS[language])])
     assert broken[0].status.value in ("runtime_error", "compile_error"), broken
+
+
+def test_racket_a_function_defined_with_a_contract_is_called_through_it():
+    # `define/contract` binds its name to syntax (the contract's wrapper), not to a variable:
+    # the calls driver could not find it ("bound to syntax") and in-process tests did not
+    # see it ("undefined"). Called through its contract, as the solution's own code calls it.
+    solution = ("#lang racket\n(define/contract (fib n)\n  (-> exact-nonnegative-integer? "
+                "exact-nonnegative-integer?)\n  (if (< n 2) n (+ (fib (- n 1)) (fib (- n 2)))))\n")
+    assert _judged("racket", solution) == [("correct", "outside"), ("correct", "in_process")]
+    wrong = solution.replace("(+ (fib (- n 1)) (fib (- n 2)))", "n")
+    assert [r.status.value for r in run_code_items(
+        [_item("racket", wrong, CALLS["racket"]), _item("racket", wrong, LOOPS["racket"])])] == [
+        "wrong", "wrong"]

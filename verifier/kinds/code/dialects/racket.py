@@ -19,18 +19,18 @@ either exactness within the tolerance, recursively).
 
 The program is a module of ours (`#lang racket/base`) that holds the solution as a string,
 reads it (its `#lang` and all) and declares it as a module of its own, then finds the tested
-functions in that module's namespace. The solution's definitions and macros (`check-equal?`,
-`require`, `#%app`, `exit`) live in its own module: nothing in ours refers to them. The driver
-then makes the calls in order and records each value by what it is (an impersonator, whose
-accessors are the solution's, as a value that equals nothing).
+functions in that module's namespace (a name bound to syntax, as `define/contract` binds it,
+evaluated there: the function behind its contract). The solution's definitions and macros
+(`check-equal?`, `require`, `#%app`, `exit`) live in its own module: nothing in ours refers to
+them. The driver then makes the calls in order and records each value by what it is (an
+impersonator, whose accessors are the solution's, as a value that equals nothing).
 
-In-process tests (anything else) run the same way, the tests read and evaluated at runtime in
-a namespace of their own with `racket` and `rackunit`, the solution's definitions copied in
-(but of names these give), and rackunit's checks replaced by ours (over `equal?` and `exit`
-as they were before the solution ran): a solution's own `check-equal?`, `exit`, `exit-handler`
-or `current-check-handler` do not reach them. Rackunit forms we do not replace, and the run's
-record, still can (README).
-"""
+In-process tests (anything else) run the same way, the tests read and evaluated at runtime in a
+namespace of their own with `racket` and `rackunit`, the solution's definitions copied in (but
+of names these give; one bound to syntax as the value its name evaluates to, if any), and
+rackunit's checks replaced by ours (over `equal?` and `exit` as they were before the solution
+ran): a solution's own `check-equal?`, `exit`, `exit-handler` or `current-check-handler` do not
+reach them. Rackunit forms we do not replace, and the run's record, still can (README)."""
 
 from __future__ import annotations
 
@@ -243,8 +243,11 @@ _LOADER = r"""#lang racket/base
 (define verifier-solution
   (parameterize ([current-namespace verifier-registry])
     (module->namespace ''verifier-solution)))
+(define (verifier-expression name)
+  (parameterize ([current-namespace verifier-solution])
+    (eval (namespace-symbol->identifier name))))
 (define (verifier-function name)
-  (namespace-variable-value name #t #f verifier-solution))
+  (namespace-variable-value name #t (lambda () (verifier-expression name)) verifier-solution))
 """
 _SERIALISER = r"""
 (define (verifier-text value out)
@@ -493,7 +496,10 @@ _IN_PROCESS = r"""
                (and (list? binding)
                     (let-values ([(path base) (module-path-index-split (car binding))])
                       (not (or path base))))))
-  (define value (namespace-variable-value name #f (lambda () verifier-exit) verifier-solution))
+  (define value (namespace-variable-value
+                 name #f (lambda () (with-handlers ([exn:fail? (lambda (e) verifier-exit)])
+                                      (verifier-expression name)))
+                 verifier-solution))
   (unless (eq? value verifier-exit)
     (namespace-set-variable-value! name value #t verifier-tests-namespace)))
 (verifier-own-checks)
