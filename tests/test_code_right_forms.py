@@ -1013,3 +1013,16 @@ def test_racket_a_function_defined_with_a_contract_is_called_through_it():
     assert [r.status.value for r in run_code_items(
         [_item("racket", wrong, CALLS["racket"]), _item("racket", wrong, LOOPS["racket"])])] == [
         "wrong", "wrong"]
+
+
+def test_php_tests_call_a_function_of_the_solutions_namespace():
+    # In-process tests are evaluated in the global namespace (a solution's namespace must not
+    # stand for the names they call: `abs`), where a function the solution declared in its
+    # own namespace had no name: "Call to undefined function fib()". A name the global
+    # namespace lacks, and the tests do not define, calls the solution's (as the calls driver,
+    # in its file, does); PHP's own still come first.
+    solution = ("<?php\nnamespace App\\Math;\n\nfunction abs($x) { return 0; }\n"
+                "function fib(int $n): int { return $n < 2 ? $n : fib($n - 1) + fib($n - 2); }\n")
+    assert _judged("php", solution) == [("correct", "outside"), ("correct", "in_process")]
+    tests = "if (abs(-2) !== 2) { throw new Exception('Test failed!'); }\n" + LOOPS["php"]
+    assert run_code_items([_item("php", solution, tests)])[0].status.value == "correct"

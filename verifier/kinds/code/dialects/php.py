@@ -123,7 +123,17 @@ $__verifier_record = (function () {
 # In-process tests run through eval: code of their own, in the global namespace (a solution's
 # `namespace` declaring its own `abs` or `count` does not reach them), their `assert`s the
 # verifier's check (a solution may have switched PHP's assertions off), defined in that code.
-_GUARD = ("\n?><?php\neval('?><?php function __verifier_check_{tag}($condition, "
+# The tests run in the global namespace, where a function the solution declared in a namespace
+# of its own has no name (MultiPL-E's harness appends them to the file, in that namespace): a
+# short name the global namespace lacks (so none of PHP's) and the tests do not define calls
+# the solution's function of that name.
+_NAMED = ("(function (array $own) {{ foreach (\\get_defined_functions()['user'] as $name) {{ "
+          "$cut = \\strrpos($name, '\\\\'); if ($cut === false) continue; "
+          "$short = \\substr($name, $cut + 1); "
+          "if (\\function_exists($short) || \\in_array($short, $own, true)) continue; "
+          "eval('function ' . $short . '(...$a) {{ return \\\\' . $name . '(...$a); }}'); }} }})"
+          "({own});\n")
+_GUARD = ("\n?><?php\n" + _NAMED + "eval('?><?php function __verifier_check_{tag}($condition, "
           "$message = null) {{ if (!$condition) {{ \\fwrite(\\STDERR, \"Assertion failed\\n\"); "
           "exit(1); }} }} ' . {tests});\n")
 
@@ -225,7 +235,11 @@ class PhpDialect(ScriptDialect):
                 last = token.end
         rewritten.append(tests[last:])
         quoted = "'" + "".join(rewritten).replace("\\", "\\\\").replace("'", "\\'") + "'"
-        return appended.assemble(self.language, solution, _GUARD.format(tag=tag, tests=quoted))
+        own = sorted({tokens[index + 1].text.lower() for index, token in enumerate(tokens[:-1])
+                      if token.kind == "name" and token.text.lower() == "function"
+                      and tokens[index + 1].kind == "name"})
+        return appended.assemble(self.language, solution, _GUARD.format(
+            tag=tag, tests=quoted, own="[" + ", ".join(f"'{name}'" for name in own) + "]"))
 
 
 class _Frame(Frame):
