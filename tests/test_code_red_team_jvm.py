@@ -947,6 +947,29 @@ DRIVER_ATTACKS = {
         "collection.immutable.Seq[Long] {\n      def apply(i: Int) = xs(i); def length = "
         "xs.length\n      def iterator = List(3L, 6L).iterator\n    }\n" + SCALA_WRONG.replace(
             ": List[Long] = v.map(_ + k)", ": Seq[Long] = new Lying(v.map(_ + k))")), None),
+    # A proxy of List given no class loader is defined by the bootstrap one, which the
+    # recorders took for the JDK's: its handler answered the iteration (and `equals`, which it
+    # answers with null, fails in the language).
+    "java a proxy of List": ("java", (
+        "import java.util.*;\nclass Problem {\n    @SuppressWarnings(\"unchecked\")\n"
+        "    public static List<Long> lst(long a) {\n        return (List<Long>) java.lang.reflect"
+        ".Proxy.newProxyInstance(null, new Class<?>[]{List.class}, (p, m, args) -> m.getName()"
+        ".equals(\"iterator\") ? Arrays.asList(a + 2).iterator() : null);\n    }\n"),
+        "    public static void main(String[] args) {\n    assert(lst((5l)).equals((new "
+        "ArrayList<Long>(Arrays.asList((long)7l)))));\n    }\n\n}\n"),
+    "kotlin a proxy of List": ("kotlin", (
+        "@Suppress(\"UNCHECKED_CAST\")\nfun lst(a: Long): List<Long> = java.lang.reflect.Proxy."
+        "newProxyInstance(null, arrayOf<Class<*>>(java.util.List::class.java)) { _, m, _ -> if "
+        "(m.name == \"iterator\") mutableListOf(a + 2).iterator() else null } as List<Long>\n"),
+        "fun main() {\n    assert(lst(5L) == mutableListOf(7L))\n}\n"),
+    "scala a proxy of List": ("scala", (
+        "object Problem {\n  def lst(a: Long): java.util.List[Long] = java.lang.reflect.Proxy."
+        "newProxyInstance(null, Array[Class[_]](classOf[java.util.List[_]]), new java.lang."
+        "reflect.InvocationHandler { def invoke(p: Object, m: java.lang.reflect.Method, args: "
+        "Array[Object]): Object = if (m.getName == \"iterator\") java.util.Arrays.asList(java."
+        "lang.Long.valueOf(a + 2)).iterator() else null }).asInstanceOf[java.util.List[Long]]\n"),
+        "    def main(args: Array[String]) = {\n    assert(lst((5l)).equals((List[Long](7l))));\n"
+        "    }\n\n}\n"),
     "scala nested __VerifierCalls": ("scala", (
         "object Problem {\n    object __VerifierCalls {\n"
         "      def record(site: Int, value: Any): Unit = {\n"

@@ -60,9 +60,11 @@ final class __VerifierCalls {
     // solution's declaring a method (an ArrayList's `iterator`, an AbstractList's `get`) could
     // make it say anything; one declaring none (`new ArrayList<>() {{ add(1); }}`) cannot.
     // javatuples' classes are its jar's: a class the solution declares in package
-    // org.javatuples is loaded from the program's own classes.
+    // org.javatuples is loaded from the program's own classes. A proxy is the solution's
+    // handler, whatever loader defined it (given none, the bootstrap one).
     private static boolean library(java.lang.Class<?> type) {
         for (java.lang.Class<?> at = type; at != null; at = at.getSuperclass()) {
+            if (java.lang.reflect.Proxy.isProxyClass(at)) return false;
             if (at.getClassLoader() == null || (at.getName().startsWith("org.javatuples.")
                     && at.getClassLoader() == __VerifierCalls.class.getClassLoader()
                     && !source(at).equals(source(__VerifierCalls.class)))) {

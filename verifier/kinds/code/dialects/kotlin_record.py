@@ -70,6 +70,7 @@ object __VerifierCalls {
     private fun library(type: java.lang.Class<*>?): kotlin.Boolean {
         var at = type
         while (at != null) {
+            if (java.lang.reflect.Proxy.isProxyClass(at)) return false
             if (at.getClassLoader() == null
                 || (at.getName() as java.lang.String).startsWith("kotlin.")) return true
             if (at.getDeclaredMethods().size > 0) return false

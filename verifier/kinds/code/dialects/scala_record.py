@@ -67,6 +67,7 @@ object __VerifierCalls {
   private def library(start: java.lang.Class[_]): scala.Boolean = {
     var at: java.lang.Class[_] = start
     while (at != null) {
+      if (java.lang.reflect.Proxy.isProxyClass(at)) return false
       if (at.getClassLoader == null || (at.getName.startsWith("scala.")
           && (at.getClassLoader eq __VerifierCalls.getClass.getClassLoader)
           && source(at) != source(__VerifierCalls.getClass))) return true
