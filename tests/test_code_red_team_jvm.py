@@ -970,6 +970,41 @@ DRIVER_ATTACKS = {
         "lang.Long.valueOf(a + 2)).iterator() else null }).asInstanceOf[java.util.List[Long]]\n"),
         "    def main(args: Array[String]) = {\n    assert(lst((5l)).equals((List[Long](7l))));\n"
         "    }\n\n}\n"),
+    # The C# recorder trusted any type from an assembly other than the program's: one the
+    # solution emits at run time (Reflection.Emit) re-implementing IEnumerable, or a
+    # transparent proxy, which says it is of the interface it proxies (mscorlib's).
+    "csharp a type emitted at run time": ("csharp", (
+        "using System;\nusing System.Diagnostics;\nusing System.Collections.Generic;\n"
+        "using E = System.Reflection.Emit;\nusing A = System.Reflection.MethodAttributes;\n"
+        "class Problem {\n    public static List<long> Right = new List<long> { 3L, 6L };\n"
+        "    public static List<long> Scale(List<long> v, long k) {\n"
+        "        var tb = E.AssemblyBuilder.DefineDynamicAssembly(new System.Reflection."
+        "AssemblyName(\"X\"), E.AssemblyBuilderAccess.Run).DefineDynamicModule(\"X\")"
+        ".DefineType(\"Lying\", System.Reflection.TypeAttributes.Public, typeof(List<long>), "
+        "new[] { typeof(System.Collections.IEnumerable) });\n"
+        "        var each = typeof(System.Collections.IEnumerable).GetMethod(\"GetEnumerator\");\n"
+        "        var m = tb.DefineMethod(\"Each\", A.Private | A.Virtual | A.HideBySig | "
+        "A.NewSlot | A.Final, typeof(System.Collections.IEnumerator), Type.EmptyTypes);\n"
+        "        var il = m.GetILGenerator();\n"
+        "        il.Emit(E.OpCodes.Ldsfld, typeof(Problem).GetField(\"Right\"));\n"
+        "        il.Emit(E.OpCodes.Callvirt, each);\n        il.Emit(E.OpCodes.Ret);\n"
+        "        tb.DefineMethodOverride(m, each);\n"
+        "        var o = (List<long>) Activator.CreateInstance(tb.CreateType());\n"
+        "        foreach (var x in v) o.Add(x + k);\n        return o;\n    }\n"
+        "    public static bool Even(long x) { return x % 2 == 0; }\n"), None),
+    "csharp a transparent proxy": ("csharp", (
+        "using System;\nusing System.Diagnostics;\nusing System.Collections.Generic;\n"
+        "using System.Linq;\nusing M = System.Runtime.Remoting.Messaging;\n"
+        "class P : System.Runtime.Remoting.Proxies.RealProxy {\n    long a;\n"
+        "    public P(long a) : base(typeof(IEnumerable<long>)) { this.a = a; }\n"
+        "    public override M.IMessage Invoke(M.IMessage msg) {\n"
+        "        var call = (M.IMethodCallMessage) msg;\n        return new M.ReturnMessage("
+        "((IEnumerable<long>) new List<long> { a + 2 }).GetEnumerator(), null, 0, "
+        "call.LogicalCallContext, call);\n    }\n}\nclass Problem {\n"
+        "    public static IEnumerable<long> Lst(long a) { return (IEnumerable<long>) new P(a)"
+        ".GetTransparentProxy(); }\n"),
+        "    public static void Main(string[] args) {\n    Debug.Assert(Lst((5L)).SequenceEqual(("
+        "new List<long>(new long[]{(long)7L}))));\n    }\n\n}\n"),
     "scala nested __VerifierCalls": ("scala", (
         "object Problem {\n    object __VerifierCalls {\n"
         "      def record(site: Int, value: Any): Unit = {\n"

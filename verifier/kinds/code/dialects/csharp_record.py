@@ -61,10 +61,16 @@ static class __VerifierCalls {
     // Whether what the serialiser calls on a value of `type` is the framework's: a class of the
     // solution's declaring a method (an IEnumerable.GetEnumerator of its own) could make it say
     // anything. The compiler's (a `yield` method's iterator, named with `<`) is what its
-    // source yields.
+    // source yields. A transparent proxy (RealProxy) says it is of the interface it proxies:
+    // its calls are the solution's Invoke.
+    // The framework's assemblies are those installed with it (not one the solution emits or
+    // loads at run time, whose types are its own).
+    static readonly string Framework = global::System.IO.Path.GetDirectoryName(
+        global::System.IO.Path.GetDirectoryName(typeof(object).Assembly.Location)) + "/";
     static bool Library(global::System.Type type) {
         for (var at = type; at != null; at = at.BaseType) {
-            if (at.Assembly != typeof(global::__VerifierCalls).Assembly
+            if ((!at.Assembly.IsDynamic && at.Assembly.Location.StartsWith(
+                    Framework, global::System.StringComparison.Ordinal))
                 || at.FullName.IndexOf('<') >= 0) return true;
             if (at.GetMethods(global::System.Reflection.BindingFlags.DeclaredOnly
                               | global::System.Reflection.BindingFlags.Instance
@@ -101,7 +107,8 @@ static class __VerifierCalls {
             o.Append(']');
         } else if (value is string) {
             Text(o, (string) value);
-        } else if (!Library(type)) {
+        } else if (global::System.Runtime.Remoting.RemotingServices.IsTransparentProxy(value)
+                   || !Library(type)) {
             o.Append("[\"x\",\"a class of the solution's\"]");
         } else if (value is global::System.Collections.IDictionary) {
             o.Append("[\"m\"");
