@@ -213,3 +213,41 @@ def test_the_serialiser_is_out_of_the_solutions_reach(language):
                               for attack in SERIALISER_ATTACKS.values()])
     assert [(r.status.value, r.detail["judged"]) for r in results] == [
         ("wrong", "outside")] * len(SERIALISER_ATTACKS), results
+
+
+# node's deepStrictEqual tells an object of another prototype (a class instance,
+# Object.create(null), an Array subclass) from a literal, and both deepEqual and
+# deepStrictEqual an array with properties beyond its elements; JSON.stringify sees neither.
+# The driver recorded them as the literal's kind, so such a wrong result passed outside. Each
+# (solution, check) judged outside and in-process (a loop makes it more than plain calls)
+# gets the same verdict.
+_PROTOTYPES = [
+    ("function f() { const o = Object.create(null); o.a = 1; return o; }\n",
+     "assert.deepStrictEqual(f(), {a: 1});"),
+    ("class Foo { constructor() { this.a = 1; } }\nfunction f() { return new Foo(); }\n",
+     "assert.deepStrictEqual(f(), {a: 1});"),
+    ("class Foo { constructor() { this.a = 1; } }\nfunction f() { return [new Foo()]; }\n",
+     "assert.deepEqual(f(), [{a: 1}]);"),
+    ("class A extends Array {}\nfunction f() { return A.from([1, 2]); }\n",
+     "assert.deepStrictEqual(f(), [1, 2]);"),
+    ("class A extends Array {}\nfunction f() { return A.from([1, 2]); }\n",
+     "assert.deepEqual(f(), [1, 2]);"),
+    ("function f() { const a = [1, 2]; a.extra = 1; return a; }\n",
+     "assert.deepEqual(f(), [1, 2]);"),
+    ("function f() { const a = [1, 2]; a.extra = 1; return a; }\n",
+     "console.assert(JSON.stringify(f()) === JSON.stringify([1, 2]));"),
+    ("function f() { return new Map([[1, [2]]]); }\n",
+     "assert.deepStrictEqual(f(), new Map([[1, [2]]]));"),
+]
+
+
+def test_prototypes_and_properties_are_judged_as_node_compares_them():
+    head = "const assert = require('node:assert');\n"
+    items = [_item("javascript", solution, head + check + tail) for solution, check in _PROTOTYPES
+             for tail in ("\n", "\nfor (let i = 0; i < 1; i++) {}\n")]
+    results = run_code_items(items)
+    verdicts = [r.status.value for r in results]
+    assert verdicts[0::2] == verdicts[1::2], results
+    assert verdicts[0::2] == ["wrong", "wrong", "correct", "wrong", "correct", "wrong", "correct",
+                              "correct"], results
+

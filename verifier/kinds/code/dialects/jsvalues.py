@@ -14,7 +14,15 @@ import math
 import re
 from typing import Any
 
-from verifier.kinds.code.dialects.values import UNDEFINED, BigInt, Map, Opaque, Record, SetOf
+from verifier.kinds.code.dialects.values import (
+    UNDEFINED,
+    BigInt,
+    Map,
+    OfType,
+    Opaque,
+    Record,
+    SetOf,
+)
 
 _OBJECTS = (list, Record, Map, SetOf, Opaque)
 
@@ -205,6 +213,30 @@ def deep_equal(a: Any, b: Any, strict: bool, depth: int = 0) -> bool:
     return len(a.pairs) == len(pairs_b) and all(
         any(deep_equal(k, k2, strict, depth + 1) and deep_equal(v, v2, strict, depth + 1)
             for k2, v2 in pairs_b) for k, v in a.pairs)
+
+
+def seen(value: Any, how: str, depth: int = 0) -> Any:
+    """A recorded value as the comparison `how` sees it. The driver marks an object of another
+    prototype than its kind's (a class instance, `Object.create(null)`, an Array subclass:
+    `["y", "proto", v]`) and an array with properties of its own beyond its elements
+    (`["y", "props", v]`): node's deepStrictEqual tells both from any literal, deepEqual the
+    second (such a value equals nothing there); JSON.stringify, `==` and `===` see neither."""
+    if depth > 200:
+        raise ValueError("nested too deep")
+    if isinstance(value, OfType):
+        if how == "deep_strict" or (how == "deep" and value.type == "props"):
+            return Opaque(value.type)
+        return seen(value.value, how, depth + 1)
+    if isinstance(value, list):
+        return [seen(item, how, depth + 1) for item in value]
+    if isinstance(value, Record):
+        return Record(tuple((key, seen(item, how, depth + 1)) for key, item in value.pairs))
+    if isinstance(value, Map):
+        return Map(tuple((seen(key, how, depth + 1), seen(item, how, depth + 1))
+                         for key, item in value.pairs))
+    if isinstance(value, SetOf):
+        return SetOf(tuple(seen(item, how, depth + 1) for item in value.items))
+    return value
 
 
 def _same_value(a: Any, b: Any) -> bool:
