@@ -320,6 +320,37 @@ def test_cpp_a_std_name_the_driver_uses_declared_by_the_solution_is_refused():
         ("runtime_error", "outside"), ("runtime_error", "outside"), ("correct", "outside")], results
 
 
+# The driver read a container by what it has (`begin` and `end`, `data` and `traits_type`): a
+# class of the solution's that has them, its `begin` the right list's (also one it declares in
+# std, where the driver takes types for the library's), was recorded as that list. A right
+# solution's std containers, and one that specialises std::hash, still pass.
+_CPP_LIAR = ("static const std::vector<long> lie{3, 6};\nNAMESPACE struct Liar {\n"
+             "    std::vector<long> v;\n    std::vector<long>::const_iterator begin() const {"
+             " return v.empty() ? lie.end() : lie.begin(); }\n"
+             "    std::vector<long>::const_iterator end() const { return lie.end(); }\n};CLOSE\n"
+             "TYPE scale(std::vector<long> v, long k) { TYPE l; for (long x : v) l.v.push_back(x "
+             "+ k); return l; }\n")
+
+
+def test_cpp_a_class_of_the_solutions_that_looks_like_a_container_is_read_as_nothing():
+    head = "#include <bits/stdc++.h>\n"
+    text = ("struct Liar {\n    using traits_type = std::char_traits<char>;\n"
+            "    const char *data() const { return \"ab\"; }\n"
+            "    unsigned long size() const { return 2; }\n};\nLiar name(long k) { return {}; }\n")
+    text_tests = ("#include<assert.h>\n#include<bits/stdc++.h>\nint main() {\n"
+                  "    auto candidate = name;\n    assert(candidate((1)) == (\"ab\"));\n}\n")
+    own = _CPP_LIAR.replace("NAMESPACE ", "").replace("CLOSE", "").replace("TYPE", "Liar")
+    in_std = (_CPP_LIAR.replace("NAMESPACE", "namespace std {").replace("CLOSE", " }")
+              .replace("TYPE", "std::Liar"))
+    results = run_code_items([
+        _item("cpp", head + own, CPP_TESTS["multiple"]), _item("cpp", head + text, text_tests),
+        _item("cpp", head + in_std, CPP_TESTS["multiple"]),
+        _item("cpp", CPP_RIGHT, CPP_TESTS["multiple"])])
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("wrong", "outside"), ("wrong", "outside"), ("runtime_error", "outside"),
+        ("correct", "outside")], results
+
+
 # The calls driver and the solution are one program, linked as one: a function the solution
 # defines under a library's name is what the driver's call of that name reached (`snprintf` for
 # a float's digits, `write` for the records, libgcc's `__umodti3` for a 128-bit integer's

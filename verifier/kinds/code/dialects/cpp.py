@@ -99,6 +99,30 @@ inline void put_digits(unsigned long long high, unsigned long long low) {
     } while (high || low);
     while (length) put_char(digits[--length]);
 }
+template <class T, class = void> struct allocated : std::false_type {};
+template <class T> struct allocated<T, std::void_t<typename T::allocator_type>>
+    : std::true_type {};
+// Whether a class type is the standard library's (its name, as GCC spells it, is in std), with
+// std's allocator where it has one: the serialiser reads a container by what it has (`begin`,
+// `data`, `key_type`), so a class of the solution's that has them (its `begin` the right
+// list's), or a std container whose allocator's pointers are the solution's, would say
+// anything. What it holds is read in turn.
+template <class T> constexpr bool library() {
+    const char *text = __PRETTY_FUNCTION__;
+    unsigned long at = 0;
+    while (text[at] && !(text[at] == '=' && text[at + 1] == ' ')) ++at;
+    if (!text[at]) return false;
+    at += 2;
+    for (const char *qualifier : {"const ", "volatile "}) {
+        unsigned long i = 0;
+        while (qualifier[i] && text[at + i] == qualifier[i]) ++i;
+        if (!qualifier[i]) at += i;
+    }
+    if (!(text[at] == 's' && text[at + 1] == 't' && text[at + 2] == 'd' && text[at + 3] == ':'
+          && text[at + 4] == ':')) return false;
+    if constexpr (allocated<T>::value) return library<typename T::allocator_type>();
+    return true;
+}
 template <class T> void put(const T &value);
 template <class T, unsigned long... I>
 void put_items(const T &value, std::integer_sequence<unsigned long, I...>) {
@@ -154,6 +178,8 @@ template <class T> void put(const T &value) {
         } else {
             put_text("[\"x\",\"pointer\"]");
         }
+    } else if constexpr (std::is_class_v<T> && !library<T>()) {
+        put_text("[\"x\",\"a class of the solution's\"]");
     } else if constexpr (text<T>::value) {
         put_bytes(reinterpret_cast<const char *>(value.data()),
                   value.size() * sizeof(*value.data()));
@@ -297,8 +323,9 @@ def _type_words(words: list[str], position: int) -> int | None:
 _STD_NAMES = frozenset(re.findall(r"std::(\w+)", _PRELUDE))
 _REFUSED = """#include <stdio.h>
 int main(void) {
-    fputs("the solution declares NAMES of the standard library, which the driver uses: it would "
-          "record through the solution's own\\n", stderr);
+    fputs("the solution declares NAMES in the standard library's namespace, whose names the "
+          "driver uses and whose types it reads as the library's: it would record through the "
+          "solution's own\\n", stderr);
     return 1;
 }
 """
@@ -307,8 +334,10 @@ int main(void) {
 def _declared_in_std(solution: str) -> list[str]:
     """The driver's std names the solution declares there: in a `namespace std` of its own (an
     overload of `std::get` for pairs that reads another value), as an explicit specialisation
-    (`template <> ... std::is_integral_v<...>`), or in a macro (which may spell either); and
-    the members of library class templates it specialises (`vector<...>::begin`)."""
+    (`template <> ... std::is_integral_v<...>`), or in a macro (which may spell either); the
+    members of library class templates it specialises (`vector<...>::begin`); and the classes
+    it declares in std (not a specialisation, `hash<...>`), which the driver would read as the
+    library's (a `std::Liar` with a `begin` of its own)."""
     try:
         return sorted(_declared(tokenize(solution, preprocessor=True)))
     except NotPlainCalls:  # unreadable (or unbalanced): every name it spells, if it names std
@@ -332,13 +361,20 @@ def _declared(tokens: list[Token]) -> set[str]:
     def named(text: str) -> set[str]:
         return spelled.get(text, {text} & _STD_NAMES)
 
+    # A macro that spells std may name the namespace (`#define S std`, `namespace S {`).
+    standard = {"std"} | {defined[1] for t in tokens if t.kind == "directive" and (
+        defined := re.match(r"#\s*define\s+(\w+)\s.*\bstd\b", t.text))}
     for index, token in enumerate(tokens):
-        if token.text == "namespace" and [t.text for t in tokens[index + 1:index + 2]] == [
-                "std"]:
+        if token.text == "namespace" and [t.text for t in tokens[index + 1:index + 2]] in [
+                [name] for name in standard]:
             start = next((i for i in range(index, len(tokens)) if is_punct(tokens[i], "{", ";")),
                          len(tokens))
             end = closing(tokens, start) if is_punct(token_at(tokens, start), "{") else start
             found |= {name for t in tokens[start:end] for name in named(t.text)}
+            found |= {tokens[i + 1].text for i in range(start, end - 1)
+                      if tokens[i].text in ("class", "struct", "union")
+                      and tokens[i + 1].kind == "name"
+                      and not is_punct(token_at(tokens, i + 2), "<")}
         elif token.text == "template" and [t.text for t in tokens[index + 1:index + 3]] == [
                 "<", ">"]:
             end = next((i for i in range(index, len(tokens)) if is_punct(tokens[i], "{", ";")),
