@@ -25,6 +25,7 @@ from verifier.config import Settings
 from verifier.kinds.code import assert_tests, process_settings, run_code_items
 from verifier.kinds.code.languages import LANGUAGES, find_language
 from verifier.kinds.code.limits import compile_limits, run_limits
+from verifier.kinds.code.submission import case_count
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 
@@ -213,7 +214,7 @@ def _deadline_s(item: CodeItem, settings: Settings) -> float:
     language = find_language(item.language)
     limits = run_limits(language, item.limits, 1)
     built = compile_limits(settings.compile_time_s).wall_s if language.compile else 0.0
-    return built + len(item.tests.cases) * limits.wall_s + 5.0  # 5 s: the worker's own share
+    return built + case_count(item) * limits.wall_s + 5.0  # 5 s: the worker's own share
 
 
 def _assert_own_failures(cases: list[str], items: list[CodeItem], results: list[Result]) -> None:
@@ -246,35 +247,74 @@ def test_a_programs_own_failures_are_its_own(language: str):
 
 
 # What the worker reads of a solution before its run (the in-process program's guards against
-# shadowing) must take time linear in it: at the door's 200 kB, each of these took hours of a
-# worker, outside every run's limit (its chunk ended as infra_error past its deadline), or
-# (D: a check per imported module and name the tests use) built a program of 130 MB.
+# shadowing, the calls driver's) must take time linear in it: at the door's 200 kB, each of
+# these took hours of a worker, outside every run's limit (its chunk ended as infra_error past
+# its deadline), or (D: a check per imported module and name the tests use) built a program of
+# 130 MB; C's and C++'s unbalanced ones (`abs(` never closed) raised out of the guard.
 IN_PROCESS_TESTS = {
     "rust": "fn main() {\n    for k in 1..4 {\n        assert!(scale(vec![1], k).contains(&k));\n"
             "    }\n}\n",
     "d": "import std.math;\nimport std.algorithm;\nunittest\n{\n    foreach (k; 1 .. 4)\n"
          "        assert(equal(scale([1L], k), [k]) && abs(k) > 0 && sqrt(1.0) == 1);\n}\n"
          "void main(){}",
+    "c": "#include <assert.h>\n#include <stdlib.h>\n#include <string.h>\nint main() {\n"
+         "    for (int k = 1; k < 4; k++) assert(scale(k) == k && abs(k) > 0);\n"
+         "    assert(strcmp(\"a\", \"a\") == 0);\n    return 0;\n}\n",
+    "cpp": "#include <cassert>\n#include <cstdlib>\n#include <cstring>\nint main() {\n"
+           "    for (int k = 1; k < 4; k++) assert(scale(k) == k && abs(k) > 0);\n"
+           "    assert(strcmp(\"a\", \"a\") == 0);\n}\n",
 }
+CALLS_TESTS = {
+    "c": "#include <assert.h>\nint main() {\n    assert(scale(1) == 1);\n    return 0;\n}\n",
+    "cpp": "#include <cassert>\nint main() {\n    auto candidate = scale;\n"
+           "    assert(candidate(1) == 1);\n}\n",
+}
+C_SLOW = ["abs(" * 50_000, "abs()" * 40_000, "abs<" * 50_000, "abs(" * 25_000 + ")" * 25_000,
+          "#define D(x) x\n" + "D(" * 50_000 + ")" * 50_000, "asm(" * 25_000 + ")" * 25_000,
+          "/* " * 66_000]
 SLOW_TO_READ = {
-    "rust": ["(" * 200_000, "impl " * 40_000, "fn f() -> Vec<i64> " * 10_000],
-    "d": ["import " * 28_000, "".join(f"import m{i};\n" for i in range(14_000))],
+    ("rust", "in_process"): ["(" * 200_000, "impl " * 40_000, "fn f() -> Vec<i64> " * 10_000],
+    ("d", "in_process"): ["import " * 28_000, "".join(f"import m{i};\n" for i in range(14_000))],
+    ("c", "in_process"): C_SLOW,
+    ("cpp", "in_process"): C_SLOW,
+    ("cpp", "outside"): ["namespace std " * 14_000, "namespace std {" * 12_000 + "}" * 12_000,
+                         "template < > " * 15_000, "template < > " + "a<" * 90_000],
 }
 
 
 @pytest.mark.timeout(300)
-@pytest.mark.parametrize(("language", "solution"), [
-    (language, solution) for language, solutions in SLOW_TO_READ.items()
+@pytest.mark.parametrize(("language", "judged", "solution"), [
+    (language, judged, solution) for (language, judged), solutions in SLOW_TO_READ.items()
     for solution in solutions], ids=lambda value: value[:12])
-def test_the_worker_reads_any_solution_in_linear_time(language: str, solution: str):
-    tests = AssertTests(code=IN_PROCESS_TESTS[language])
-    judged, calls = assert_tests.how_run(tests, language)
-    assert judged == "in_process"
+def test_the_worker_reads_any_solution_in_linear_time(language: str, judged: str,
+                                                      solution: str):
+    tests = AssertTests(code=(IN_PROCESS_TESTS if judged == "in_process" else CALLS_TESTS)[
+        language])
+    assert assert_tests.how_run(tests, language).judged == judged
+    calls = assert_tests.how_run(tests, language).calls
     started = time.process_time()
     program = assert_tests.program(language, find_language(language).program(solution), tests,
                                    calls)
     assert time.process_time() - started < 5
     assert len(program) < 40 * len(solution) + 100_000
+
+
+# Responses cut off where the guard reads a definition (a parameter list, a macro's or an asm
+# label's arguments, a namespace never closed): the program's own failure (it does not
+# compile, or the guard refuses it as defining the library's `abs`), not the guard's.
+CUT_OFF = ["long abs(long x", "long scale(long k) { return k; }\nlong abs(long x",
+           "#define DEF(f) long f(long x) { return x; }\nDEF(abs",
+           "long scale(long k) __asm__(\"abs\"", "namespace std { long get(long x"]
+
+
+@pytest.mark.parametrize("language", ["c", "cpp"])
+def test_a_solution_cut_off_mid_definition_fails_as_its_own(language: str):
+    cases = [f"{tests} tests, {cut!r}" for tests in ("in-process", "calls") for cut in CUT_OFF]
+    items = [CodeItem(language=language, response=f"```{language}\n{cut}\n```", limits=LIMITS,
+                      tests={"type": "assert", "code": tests})
+             for tests in (IN_PROCESS_TESTS[language], CALLS_TESTS[language])
+             for cut in CUT_OFF]
+    _assert_own_failures(cases, items, run_code_items(items))
 
 
 GUESS_INTERACTOR = (

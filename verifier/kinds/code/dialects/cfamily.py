@@ -56,6 +56,7 @@ from verifier.kinds.code.dialects.core import (
 )
 from verifier.kinds.code.dialects.lexer import (
     Token,
+    bracket_pairs,
     closing,
     depth_at,
     is_punct,
@@ -65,6 +66,7 @@ from verifier.kinds.code.dialects.lexer import (
     tokenize,
     unwrapped,
     used_declarations,
+    within_any,
 )
 from verifier.kinds.code.dialects.values import Map, OfType, Opaque, SetOf, Some
 
@@ -553,10 +555,11 @@ int main(void) {
 def _library_names_used(tests: list[Token]) -> set[str]:
     """The library functions the tests name, not as a member (`v.size()`, `s.find(x)`), and do
     not define themselves (a helper of theirs named `count`), nor take as the solution's (`auto
-    candidate = strlen`: the problem's)."""
+    candidate = strlen`: the problem's). A parameter list never closed defines nothing."""
+    pairs = bracket_pairs(tests)
     own = {tests[i - 1].text for i, t in enumerate(tests) if is_punct(t, "(") and i
-           and tests[i - 1].kind == "name" and is_punct(token_at(tests, closing(tests, i) + 1),
-                                                         "{")}
+           and tests[i - 1].kind == "name" and i in pairs
+           and is_punct(token_at(tests, pairs[i] + 1), "{")}
     own |= {tests[i + 1].text for i, t in enumerate(tests[:-2]) if is_punct(t, "=")
             and tests[i + 1].kind == "name" and is_punct(tests[i + 2], ";")}
     return {t.text for i, t in enumerate(tests) if t.kind == "name" and t.text in _LIBRARY_NAMES
@@ -568,52 +571,72 @@ def _library_names_defined(solution: str) -> set[str]:
     or namespace scope (not as a member of a class), by name or as a symbol (an `asm` label, an
     `alias`, `#pragma redefine_extname`, a top-level `asm` defining it, or a macro of its own
     given the name at that scope: `DEF(strcmp)`). A solution the lexer
-    cannot read (past C++'s raw strings) is taken to define every library name it spells."""
+    cannot read (past C++'s raw strings) is taken to define every library name it spells; a
+    bracket it leaves open (a response cut off at `long abs(long x`) holds the rest of it,
+    and a library name's parameter list left open is a definition. One pass of each kind, so
+    time linear in the solution however its brackets nest."""
     try:
         tokens = tokenize(_without_raw_strings(solution), preprocessor=True)
     except NotPlainCalls:
         return set(re.findall(r"\w+", solution)) & _LIBRARY_NAMES
+    pairs = bracket_pairs(tokens)
+    arguments = template_argument_ends(tokens)
+    bodies = _bodies_follow(tokens, pairs)
     found: set[str] = set()
     scopes: list[bool] = []  # per open brace: whether it is a namespace's (or extern "C")
+    enclosed = 0  # how many of them are not
+    macro_calls: list[tuple[int, int]] = []  # the argument tokens of the solution's macros
+    labels: list[tuple[int, int]] = []  # and of asm labels and attributes naming a symbol
     macros = {defined.group(1) for t in tokens if t.kind == "directive" and (
         defined := re.match(r"#\s*define\s+(\w+)\(", t.text))}
     for index, token in enumerate(tokens):
         if token.kind == "directive" and "redefine_extname" in token.text:
             found |= set(re.findall(r"\w+", token.text)) & _LIBRARY_NAMES
-        elif token.text in macros and all(scopes) and is_punct(token_at(tokens, index + 1), "("):
-            found |= {t.text for t in tokens[index + 2:closing(tokens, index + 1)]} & (
-                _LIBRARY_NAMES)  # DEF(strcmp): a definition the macro may make
+        elif token.text in macros and not enclosed and is_punct(token_at(tokens, index + 1),
+                                                                 "("):
+            # DEF(strcmp): a definition the macro may make
+            macro_calls.append((index + 2, pairs.get(index + 1, len(tokens))))
         elif token.kind == "name" and token.text in _LABELS and is_punct(
                 token_at(tokens, index + 1), "("):
-            for inner in tokens[index + 2:closing(tokens, index + 1)]:
-                if inner.kind == "string":
-                    found |= set(re.findall(r"\w+", inner.text)) & _LIBRARY_NAMES
+            labels.append((index + 2, pairs.get(index + 1, len(tokens))))
         elif is_punct(token, "{"):
             scopes.append(_namespace_brace(tokens, index))
+            enclosed += not scopes[-1]
         elif is_punct(token, "}"):
             if scopes:
-                scopes.pop()
-        elif (token.kind == "name" and token.text in _LIBRARY_NAMES and all(scopes)
+                enclosed -= not scopes.pop()
+        elif (token.kind == "name" and token.text in _LIBRARY_NAMES and not enclosed
               and not is_punct(token_at(tokens, index - 1), ".", "->")):
-            parameters = past_template_arguments(tokens, index + 1)
-            if is_punct(token_at(tokens, parameters), "(") and _defined_here(
-                    tokens, closing(tokens, parameters) + 1):
+            parameters = arguments.get(index + 1, index + 1)
+            if is_punct(token_at(tokens, parameters), "(") and (
+                    parameters not in pairs or bodies[pairs[parameters] + 1]):
                 found.add(token.text)
+    in_macro, in_label = within_any(macro_calls, len(tokens)), within_any(labels, len(tokens))
+    for index, token in enumerate(tokens):
+        if in_macro[index] and token.text in _LIBRARY_NAMES:
+            found.add(token.text)
+        if in_label[index] and token.kind == "string":
+            found |= set(re.findall(r"\w+", token.text)) & _LIBRARY_NAMES
     return found
 
 
-def past_template_arguments(tokens: list[Token], position: int) -> int:
-    """Past the `<...>` (nested ones included) of template arguments (`max<long>`,
-    `vector<long>::begin`) at `position`, if any."""
-    if not is_punct(token_at(tokens, position), "<"):
-        return position
-    depth = 0
-    while position < len(tokens):
-        depth += is_punct(tokens[position], "<") - is_punct(tokens[position], ">")
-        position += 1
-        if depth == 0 or is_punct(tokens[position - 1], ";", "{", "}"):
-            break
-    return position
+def template_argument_ends(tokens: list[Token]) -> dict[int, int]:
+    """For each `<`, the position past the template arguments (`max<long>`,
+    `vector<long>::begin`) it opens: past the `>` that closes it (nested ones included), or
+    past the first `;`, `{` or `}` before that, or the end. One pass for all of them (a walk
+    from each is quadratic in `a<a<a<...`)."""
+    ends: dict[int, int] = {}
+    open_: list[int] = []
+    for position, token in enumerate(tokens):
+        if is_punct(token, "<"):
+            open_.append(position)
+        elif is_punct(token, ">") and open_:
+            ends[open_.pop()] = position + 1
+        elif is_punct(token, ";", "{", "}"):
+            ends.update(dict.fromkeys(open_, position + 1))
+            open_.clear()
+    ends.update(dict.fromkeys(open_, len(tokens)))
+    return ends
 
 
 def _without_raw_strings(source: str) -> str:
@@ -640,20 +663,21 @@ def _namespace_brace(tokens: list[Token], index: int) -> bool:
     return back >= 1 and tokens[back].kind == "string" and tokens[back - 1].text == "extern"
 
 
-def _defined_here(tokens: list[Token], position: int) -> bool:
-    """Whether a function's parameter list ending before `position` is followed by its body
-    (past qualifiers, attributes and a trailing return type), not by `;` or an operator."""
-    while position < len(tokens):
+def _bodies_follow(tokens: list[Token], pairs: dict[int, int]) -> list[bool]:
+    """For each position (and the end), whether a function's parameter list ending before it
+    is followed by its body (past qualifiers, attributes and a trailing return type), not by
+    `;` or an operator; a bracket left open there counts as a body. One pass from the end
+    (a walk from each position is quadratic in `abs()abs()...`)."""
+    follows = [False] * (len(tokens) + 1)
+    for position in range(len(tokens) - 1, -1, -1):
         token = tokens[position]
         if is_punct(token, "{"):
-            return True
-        if is_punct(token, "(", "["):
-            position = closing(tokens, position) + 1
+            follows[position] = True
+        elif is_punct(token, "(", "["):
+            follows[position] = position not in pairs or follows[pairs[position] + 1]
         elif token.kind == "name" or is_punct(token, "->", "::", "<", ">", "&", "*", ","):
-            position += 1
-        else:
-            return False
-    return False
+            follows[position] = follows[position + 1]
+    return follows
 
 
 @functools.cache

@@ -25,11 +25,18 @@ from verifier.kinds.code.dialects.cdriver import HEX_FLOAT, WRITE
 from verifier.kinds.code.dialects.cfamily import (
     CFamilyDialect,
     Comparator,
-    past_template_arguments,
+    template_argument_ends,
 )
 from verifier.kinds.code.dialects.clike import CType
 from verifier.kinds.code.dialects.core import CallsPlan, NotPlainCalls, renamed_driver
-from verifier.kinds.code.dialects.lexer import Token, closing, is_punct, token_at, tokenize
+from verifier.kinds.code.dialects.lexer import (
+    Token,
+    bracket_pairs,
+    is_punct,
+    token_at,
+    tokenize,
+    within_any,
+)
 
 _PRELUDE = r"""#include <type_traits>
 #include <utility>
@@ -345,6 +352,9 @@ def _declared_in_std(solution: str) -> list[str]:
 
 
 def _declared(tokens: list[Token]) -> set[str]:
+    """What _declared_in_std finds in the tokens, in one pass of each kind (a walk from each
+    `namespace std` or `template <>` to its end is quadratic in a solution of them);
+    NotPlainCalls where a `namespace std` body is unbalanced."""
     # A macro that spells a driver's name stands for it (`#define G get`, then `G` in std); one
     # that could open std or specialise in it by itself counts with every such name it spells.
     spelled: dict[str, set[str]] = {}
@@ -364,42 +374,61 @@ def _declared(tokens: list[Token]) -> set[str]:
     # A macro that spells std may name the namespace (`#define S std`, `namespace S {`).
     standard = {"std"} | {defined[1] for t in tokens if t.kind == "directive" and (
         defined := re.match(r"#\s*define\s+(\w+)\s.*\bstd\b", t.text))}
+    pairs = bracket_pairs(tokens)
+    stops = _next_body_or_end(tokens)
+    in_std: list[tuple[int, int]] = []  # the tokens of each `namespace std` (its body)
+    specialising: list[tuple[int, int]] = []  # of each explicit specialisation's head
     for index, token in enumerate(tokens):
-        if token.text == "namespace" and [t.text for t in tokens[index + 1:index + 2]] in [
-                [name] for name in standard]:
-            start = next((i for i in range(index, len(tokens)) if is_punct(tokens[i], "{", ";")),
-                         len(tokens))
-            end = closing(tokens, start) if is_punct(token_at(tokens, start), "{") else start
-            found |= {name for t in tokens[start:end] for name in named(t.text)}
-            found |= {tokens[i + 1].text for i in range(start, end - 1)
-                      if tokens[i].text in ("class", "struct", "union")
-                      and tokens[i + 1].kind == "name"
-                      and not is_punct(token_at(tokens, i + 2), "<")}
+        if token.text == "namespace" and index + 1 < len(tokens) and (
+                tokens[index + 1].text in standard):
+            start = stops[index]
+            if is_punct(token_at(tokens, start), "{") and start not in pairs:
+                raise NotPlainCalls(f"line {tokens[start].line}: an unbalanced namespace std")
+            in_std.append((start, pairs.get(start, start)))
         elif token.text == "template" and [t.text for t in tokens[index + 1:index + 3]] == [
                 "<", ">"]:
-            end = next((i for i in range(index, len(tokens)) if is_punct(tokens[i], "{", ";")),
-                       len(tokens))
-            found |= {name for i in range(index, end - 2) if tokens[i].text == "std"
-                      and is_punct(tokens[i + 1], "::") for name in named(tokens[i + 2].text)}
-            found |= _specialised_members(tokens, index + 3, end)
+            specialising.append((index, stops[index]))
+    inside = within_any(in_std, len(tokens))
+    found |= {name for index, token in enumerate(tokens) if inside[index]
+              for name in named(token.text)}
+    found |= {tokens[i + 1].text for i in range(len(tokens) - 1)
+              if inside[i] and tokens[i].text in ("class", "struct", "union")
+              and tokens[i + 1].kind == "name" and not is_punct(token_at(tokens, i + 2), "<")}
+    qualified = within_any([(start, end - 2) for start, end in specialising], len(tokens))
+    found |= {name for i, token in enumerate(tokens) if qualified[i] and token.text == "std"
+              and is_punct(tokens[i + 1], "::") for name in named(tokens[i + 2].text)}
+    return found | _specialised_members(tokens, within_any(
+        [(start + 3, end) for start, end in specialising], len(tokens)))
+
+
+def _next_body_or_end(tokens: list[Token]) -> list[int]:
+    """For each position, the first `{` or `;` at or after it (the end if none)."""
+    found, after = [len(tokens)] * len(tokens), len(tokens)
+    for position in range(len(tokens) - 1, -1, -1):
+        if is_punct(tokens[position], "{", ";"):
+            after = position
+        found[position] = after
     return found
 
 
-def _specialised_members(tokens: list[Token], start: int, end: int) -> set[str]:
+def _specialised_members(tokens: list[Token], specialising: list[bool]) -> set[str]:
     """The members of a class template not the solution's own that an explicit
-    specialisation between `start` and `end` defines (`std::vector<long>::begin`, which the
-    driver's loop over a vector would call), named as `vector<...>::begin`."""
+    specialisation (the tokens where `specialising` holds) defines
+    (`std::vector<long>::begin`, which the driver's loop over a vector would call), named as
+    `vector<...>::begin`."""
     own = {tokens[i + 1].text for i in range(len(tokens) - 1)
            if tokens[i].text in ("class", "struct", "union") and _in_template_head(tokens, i)}
+    arguments = template_argument_ends(tokens)
     found = set()
-    for index in range(start, end):
-        if tokens[index].kind != "name" or not is_punct(token_at(tokens, index + 1), "<"):
+    for index, token in enumerate(tokens):
+        if (not specialising[index] or token.kind != "name"
+                or not is_punct(token_at(tokens, index + 1), "<")):
             continue
-        after = past_template_arguments(tokens, index + 1)
+        after = arguments[index + 1]
         member = token_at(tokens, after + 1)
         if (is_punct(token_at(tokens, after), "::") and member is not None
-                and tokens[index].text not in own):
-            found.add(f"{tokens[index].text}<...>::{member.text}")
+                and token.text not in own):
+            found.add(f"{token.text}<...>::{member.text}")
     return found
 
 

@@ -54,6 +54,7 @@ def tokenize(source: str, *, preprocessor: bool = False, comments: bool = False)
     tokens: list[Token] = []
     position, line, newline = 0, 1, True
     length = len(source)
+    comments_end = -1  # where the `*/` closing the last `/*` seen is (length: there is none)
     while position < length:
         if preprocessor and newline and (found := _DIRECTIVE.match(source, position)):
             text = found.group().strip()
@@ -62,10 +63,17 @@ def tokenize(source: str, *, preprocessor: bool = False, comments: bool = False)
             position = found.end()
             newline = False
             continue
-        found = _TOKEN.match(source, position)
-        if found is None:
-            raise NotPlainCalls(f"line {line}: unreadable text")
-        kind, text = found.lastgroup, found.group()
+        if source.startswith("/*", position) and position >= comments_end:
+            comments_end = source.find("*/", position + 2)
+            comments_end = length if comments_end < 0 else comments_end
+        if source.startswith("/*", position) and comments_end == length:
+            # no `*/` after it: `/` then `*`, as _TOKEN reads it, without its scan to the end
+            found, kind, text = None, "punct", "/"
+        else:
+            found = _TOKEN.match(source, position)
+            if found is None:
+                raise NotPlainCalls(f"line {line}: unreadable text")
+            kind, text = found.lastgroup, found.group()
         if kind == "newline":
             newline = True
             line += 1
@@ -73,10 +81,10 @@ def tokenize(source: str, *, preprocessor: bool = False, comments: bool = False)
             newline = newline or "\n" in text
             line += text.count("\n")
         elif kind != "space":
-            tokens.append(Token(kind, text, line, position, found.end(), newline))
+            tokens.append(Token(kind, text, line, position, position + len(text), newline))
             line += text.count("\n")
             newline = False
-        position = found.end()
+        position += len(text)
     return tokens
 
 
@@ -115,6 +123,21 @@ def bracket_pairs(tokens: list[Token]) -> dict[int, int]:
             else:  # every bracket still open meets this mismatch before it closes
                 stack.clear()
     return found
+
+
+def within_any(spans: list[tuple[int, int]], length: int) -> list[bool]:
+    """For each of `length` positions, whether it lies in one of `spans` (`[start, end)`), in
+    one pass however they nest (a set per span of what it holds is quadratic in nested ones)."""
+    opened = [0] * (length + 1)
+    for start, end in spans:
+        if start < end:
+            opened[start] += 1
+            opened[end] -= 1
+    inside, depth = [], 0
+    for change in opened[:length]:
+        depth += change
+        inside.append(depth > 0)
+    return inside
 
 
 def split_top(tokens: list[Token], separator: str, angles: bool = False) -> list[list[Token]]:
