@@ -137,6 +137,10 @@ def test_catastrophic_regex_times_out_and_holds_no_worker(verifier_url: str) -> 
       "formula": "format + max"}, "items.0.formula"),
     ({"kind": "composite", "response": "x", "graders": [{"grader": {"kind": "format"}}],
       "formula": "format * 1" + "0" * 400}, "items.0.formula"),
+    # 990 unary minuses fit in a formula's 1,000 characters; evaluating them recursed past
+    # Python's limit every time the item was scored (infra_error)
+    ({"kind": "composite", "response": "x", "graders": [{"grader": {"kind": "format"}}],
+      "formula": "-" * 990 + "format"}, "items.0.formula"),
     ({"kind": "composite", "response": "x", "graders": [
         {"grader": {"kind": "text", "match": "regex", "answer": "("}}]},
      "items.0.graders.0.grader.answer"),

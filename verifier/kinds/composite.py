@@ -2,7 +2,8 @@
 
 A formula is arithmetic over the parts' names: numbers, `+ - * /`, parentheses, unary minus,
 `min(...)` and `max(...)`. It is parsed with Python's `ast` and walked node by node; nothing is
-ever evaluated as code, and any other node is refused at admission. Division by zero gives 0.
+ever evaluated as code, and any other node is refused at admission, and so is nesting deeper than
+MAX_FORMULA_DEPTH (evaluation recurses once per level). Division by zero gives 0.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ _BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
     ast.Div: lambda a, b: a / b if b else 0.0}
 _CALLS: dict[str, Callable[..., float]] = {"min": min, "max": max}
+# Levels of operators and calls a formula may nest: `-` 990 times fits in its 1,000 characters
+# and made the evaluation raise RecursionError (the item's infra_error) every time it was scored.
+MAX_FORMULA_DEPTH = 100
 
 
 def parse_formula(formula: str, names: list[str]) -> ast.expr:
@@ -30,6 +34,8 @@ def parse_formula(formula: str, names: list[str]) -> ast.expr:
         tree = ast.parse(formula.strip(), mode="eval").body
     except (SyntaxError, RecursionError, MemoryError, ValueError) as exc:
         raise ValueError(f"not an arithmetic expression: {exc}") from None
+    if _depth(tree) > MAX_FORMULA_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_FORMULA_DEPTH} levels")
     # `min` and `max` are names only where they are called: a bare `max` is no part's score.
     callees = {id(node.func) for node in ast.walk(tree) if isinstance(node, ast.Call)}
     for node in ast.walk(tree):
@@ -54,6 +60,16 @@ def parse_formula(formula: str, names: list[str]) -> ast.expr:
         elif not isinstance(node, ast.Load | ast.operator | ast.unaryop):
             raise ValueError(f"{type(node).__name__} is not allowed")
     return tree
+
+
+def _depth(tree: ast.expr) -> int:
+    """How many levels the tree nests, counted without recursion."""
+    deepest, stack = 0, [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest
 
 
 def _finite(value: float) -> bool:
