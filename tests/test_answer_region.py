@@ -10,7 +10,14 @@ import re
 import pytest
 
 from rlvr_contract.schemas import parse_item
-from verifier.kinds.answer_region import MAX_BOX_CHARS, Box, boxes, strip_thinking, tag_contents
+from verifier.kinds.answer_region import (
+    MAX_BOX_CHARS,
+    Box,
+    boxes,
+    is_blank,
+    strip_thinking,
+    tag_contents,
+)
 from verifier.kinds.registry import check_item
 
 TIMEOUT_S = 5.0
@@ -185,3 +192,14 @@ def test_hostile_responses_end_by_their_verdict(shape: str, kind: str) -> None:
     result = score({**item, "response": HOSTILE[shape]}, timeout_s=2.0)
     assert result["status"] in ({expected} if expected else {"wrong", "no_answer"}) | {"timeout"}
     assert result["reward"] == 0.0
+
+
+@pytest.mark.parametrize(("text", "blank"), [
+    ("", True), (" \n\t", True), ("\u200b\ufeff\u2060\u00ad", True), ("\u3164\u2800", True),
+    ("\\, \\; \\quad ~ \\!", True), ("\\phantom{42}", True), ("{}", True), ("$$", True),
+    ("\\text{ }", True), ("<answer></answer>", True), ("\\boxed{}", True),
+    (".", False), ("4", False), ("\\pi", False), ("\\{\\}", False), ("\\mathbb{R}", False),
+    ("\\(x\\)", False), ("<b>no</b>", False), ("\u4e00", False), ("\\textdegree", False),
+])
+def test_what_shows_nothing_is_blank(text: str, blank: bool) -> None:
+    assert is_blank(text) is blank

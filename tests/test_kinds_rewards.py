@@ -56,6 +56,18 @@ def test_text_matches(verifier_url: str, item: dict, reward: float, status: str)
     ({"template": "boxed", "response": "so \\boxed{4}"}, True),
     ({"template": "boxed", "response": "\\boxed{4} or \\boxed{5}"}, False),
     ({"template": "answer_tag", "answer_tag": "final", "response": "<final>4</final>"}, True),
+    ({"template": "boxed", "response": "\\boxed{\\{\\}} is the empty set"}, True),
+    # blocks that show nothing met the format: invisible characters, LaTeX spacing or phantoms,
+    # empty markup; and a second answer tag beside the one block
+    ({"response": "<think>\u200b</think>\u200b"}, False),
+    ({"response": "<think>\u3164</think>4"}, False),
+    ({"response": "<think>plan</think><answer></answer>"}, False),
+    ({"template": "boxed", "response": "so \\boxed{\\,}"}, False),
+    ({"template": "boxed", "response": "so \\boxed{\\phantom{4}}"}, False),
+    ({"template": "answer_tag", "response": "<answer>\u2060</answer>"}, False),
+    ({"template": "answer_tag", "response": "<answer><answer>4</answer>"}, False),
+    ({"template": "think_answer_tags",
+      "response": "<think>x</think><answer>4</answer><answer>5</answer>"}, False),
 ])
 def test_format_rewards(verifier_url: str, item: dict, ok: bool) -> None:
     [result] = verify(verifier_url, {"kind": "format", **item})

@@ -13,6 +13,8 @@ two ways.
   `box_run` reads the last box with the boxes chained before it as one list of answers.
 - Answer tags (`<answer>…</answer>`, any tag name, any case): each opening tag with the first
   closing tag after it.
+- Blank text (`is_blank`): what shows nothing when rendered (whitespace, invisible characters,
+  LaTeX spacing, empty groups, wrappers and tags around nothing) is no content.
 
 Everything here is one pass over the text (or a bounded walk over what that pass found), so a
 response of hostile shape costs time linear in its length.
@@ -23,6 +25,7 @@ from __future__ import annotations
 import bisect
 import re
 import string
+import unicodedata
 from typing import NamedTuple
 
 BOX_COMMANDS = ("\\boxed", "\\fbox")
@@ -53,6 +56,16 @@ _BOX_GAP = re.compile(
     r"(?:(?>[\s$.,;:])|(?>\\q?quad\b)|(?>\\[,;! ])|(?>\\[()\[\]])|(?>\b(?:and|or)\b)|"
     r"(?>\\text\{\s*(?:and|or)?\s*\})|(?>\\?[A-Za-z]+(?:_\{?\w+\}?)?\s*=))*",
     re.IGNORECASE)
+# What renders as nothing: LaTeX spacing and phantoms, math delimiters, braces, commands that
+# only wrap or style what they hold, and markup tags.
+_SHOWS_NOTHING = re.compile(
+    r"\\(?:[hv]?phantom|hspace\*?|vspace\*?)\s*\{[^{}]*\}|"
+    r"\\(?:q?quad|thinspace|enspace|negthinspace|[,;:! ])|[~${}]|"
+    r"\\(?:boxed|fbox|text(?:bf|it|rm|sf|tt|up|md|sc|normal)?|"
+    r"math(?:rm|it|bf|sf|tt|normal|bb|cal|frak|scr)?|mbox|hbox|operatorname|displaystyle|"
+    r"textstyle|scriptstyle|left|right)(?![A-Za-z])|\\[()\[\]]|</?[A-Za-z_][\w-]*\s*/?>")
+# Letters that are drawn blank (Hangul fillers, the blank Braille pattern).
+_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
 _LIST_SEPARATOR = re.compile(r"[,;]|\\q?quad|\b(?:and|or)\b", re.IGNORECASE)
 _OR = re.compile(r"\bor\b", re.IGNORECASE)
 
@@ -207,6 +220,19 @@ def tag_contents(text: str, tag: str) -> list[str]:
             found.append(text[inside:match.start()])
             inside = None
     return found
+
+
+# --------------------------------------------------------------------------- blank text
+
+
+def is_blank(text: str) -> bool:
+    """Whether the text shows nothing: no character of it is drawn once spacing, invisible
+    characters (format and control characters, blank letters), LaTeX spacing and phantoms,
+    math delimiters, braces, wrapping or styling commands and markup tags are taken away.
+    `\\boxed{\\,}`, `<answer></answer>` and a zero-width space are blank; `\\pi` and `.` are not."""
+    return all(char.isspace() or char in _BLANK_LETTERS
+               or unicodedata.category(char) in ("Cc", "Cf", "Co", "Cn")
+               for char in _SHOWS_NOTHING.sub("", text))
 
 
 # --------------------------------------------------------------------------- the final answer
