@@ -86,6 +86,10 @@ def test_format_rewards(verifier_url: str, item: dict, ok: bool) -> None:
     ({"target": 50, "direction": "at_most", "response": "<think>" + "word " * 500}, 0.0),
     ({"target": 0, "unit": "chars", "response": "<think>cut off"}, 0.0),
     ({"target": 4, "count_thinking": True, "response": "<think>cut off here"}, 1.0),
+    # nothing after the reasoning, or nothing at all, is no answer: it met every at_most target
+    ({"target": 50, "direction": "at_most", "response": "<think>" + "word " * 30 + "</think>"},
+     0.0),
+    ({"target": 50, "direction": "at_most", "unit": "chars", "response": " \u200b "}, 0.0),
 ])
 def test_length_targets(verifier_url: str, item: dict, reward: float) -> None:
     [result] = verify(verifier_url, {"kind": "length", **item})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rlvr_contract.item_kinds import LengthItem
 from rlvr_contract.schemas import Result, Status
-from verifier.kinds.answer_region import strip_thinking
+from verifier.kinds.answer_region import is_blank, strip_thinking
 from verifier.kinds.instructions.text import words
 from verifier.kinds.kind import Kind, one_at_a_time
 
@@ -28,13 +28,16 @@ def length_reward(length: int, item: LengthItem) -> float:
 
 
 def check_length(item: LengthItem, timeout_s: float = 0.0) -> Result:
-    """Score one item (counting is linear: no deadline needed). A `<think>` never closed is
-    `no_answer`, as for every kind: counted as an empty answer, a rollout cut off mid-thought
-    met every `at_most` target."""
-    if (item.unit != "tokens" and not item.count_thinking
-            and strip_thinking(item.response) is None):
-        return Result(id=item.id, reward=0.0, status=Status.no_answer,
-                      detail={"reason": "the reasoning block is never closed"})
+    """Score one item (counting is linear: no deadline needed). A `<think>` never closed, or an
+    answer that shows nothing (`answer_region.is_blank`), is `no_answer`, as for every kind:
+    counted as an empty answer, a rollout cut off mid-thought or an empty reply met every
+    `at_most` target."""
+    if item.unit != "tokens":
+        text = item.response if item.count_thinking else strip_thinking(item.response)
+        if text is None or is_blank(text):
+            why = "the reasoning block is never closed" if text is None else "empty answer"
+            return Result(id=item.id, reward=0.0, status=Status.no_answer,
+                          detail={"reason": why})
     length = measure(item)
     reward = length_reward(length, item)
     return Result(id=item.id, reward=reward,
