@@ -211,6 +211,19 @@ def test_text_is_split_as_the_reference_splits_it(instruction_id: str, kwargs: d
     assert (result.status == Status.correct) is follows, result.detail
 
 
+@pytest.mark.parametrize("response", [",", "***", "!!!", "( )", "- -", '""', "\u2014"])
+@pytest.mark.parametrize(("instruction_id", "kwargs"), [
+    ("count:count_unique", {}),
+    ("first_word:first_word_sent", {"first_word": "the"}),
+    ("last_word:last_word_sent", {"last_word": "end"}),
+])
+def test_punctuation_alone_follows_no_constraint_on_its_words(instruction_id: str, kwargs: dict,
+                                                              response: str) -> None:
+    """An answer with no word and no sentence met "every sentence starts with the" and "no
+    word twice" vacuously (all() of nothing); IFEvalG refuses each of these."""
+    assert check(instruction_id, kwargs, response).status == Status.wrong
+
+
 def test_json_nested_past_the_parser_is_not_json_the_constraint_accepts() -> None:
     """A response nested deeper than Python's JSON parser follows (RecursionError) fails the
     constraint, a verdict: it was the response's doing, never a masked infra_error."""

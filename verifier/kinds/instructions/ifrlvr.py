@@ -189,11 +189,15 @@ def sentences(text: str) -> list[str]:
 
 @register("first_word:first_word_sent")
 class FirstWordEachSentence(Constraint):
+    """Every sentence starts with the word, and there is one: an answer of punctuation alone
+    (`,`, `***`) has no sentence to start (IFEvalG refuses it)."""
+
     first_word: Word
 
     def check(self, text: str) -> bool:
         expected = first_word(self.first_word)
-        return all(first_word(s) == expected for s in sentences(text))
+        found = sentences(text)
+        return bool(found) and all(first_word(s) == expected for s in found)
 
 
 @register("first_word:first_word_answer")
@@ -206,13 +210,15 @@ class FirstWordAnswer(Constraint):
 
 @register("last_word:last_word_sent")
 class LastWordEachSentence(Constraint):
-    """The last word of each sentence, before its punctuation."""
+    """The last word of each sentence, before its punctuation, and there is a sentence (as
+    first_word_sent)."""
 
     last_word: Word
 
     def check(self, text: str) -> bool:
         expected = last_word(self.last_word)
-        return all(last_word(s) == expected for s in sentences(text))
+        found = sentences(text)
+        return bool(found) and all(last_word(s) == expected for s in found)
 
 
 @register("last_word:last_word_answer")
@@ -318,11 +324,12 @@ class CountingComposition(Constraint):
 
 @register("count:count_unique")
 class UniqueWords(Constraint):
-    """No word used twice (case ignored; punctuation is no word)."""
+    """No word used twice (case ignored; punctuation is no word), in an answer of words: one
+    of punctuation alone (`***`, `!!!`) uses no word at all (IFEvalG refuses it)."""
 
     def check(self, text: str) -> bool:
         found = [word.lower() for word in spoken_words(text)]
-        return len(found) == len(set(found))
+        return bool(found) and len(found) == len(set(found))
 
 
 @register("count:count_increment_word")
