@@ -145,6 +145,12 @@ def test_catastrophic_regex_times_out_and_holds_no_worker(verifier_url: str) -> 
     ({"kind": "instructions", "response": "x", "instruction_id_list": ["keywords:frequency"],
       "kwargs": [{"keyword": "a", "relation": "at least"}]}, "items.0.kwargs.0.frequency"),
     ({"kind": "text", "match": "regex", "answer": "(unclosed", "response": "x"}, "items.0.answer"),
+    ({"kind": "text", "match": "regex", "answer": "(?<=a+)b", "response": "x"}, "items.0.answer"),
+    # compiling walks every code point of a class's ranges: 150 BMP-wide classes took seconds,
+    # at admission in the API's event loop, for each of an item's 100 references
+    ({"kind": "text", "match": "regex", "response": "x",
+      "answer": ["x", "(?i)" + "".join(f"[\\x{k:02x}-\\uffff]" for k in range(150))]},
+     "items.0.answer.1"),
     ({"kind": "composite", "response": "x", "graders": [{"grader": {"kind": "format"}}],
       "formula": "__import__('os').system('true')"}, "items.0.formula"),
     # a bare `max` (no part of that name) and a number past a float's range were accepted, then

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 import string
 from collections import Counter, deque
+from re import _constants as re_constants  # the parse tree's opcodes (3.11+)
+from re import _parser as re_parser  # the parser alone: compiling is the costly half
 
 from rlvr_contract.item_kinds import TextItem
 from rlvr_contract.schemas import Result, Status
@@ -19,6 +21,10 @@ from verifier.kinds.answer_region import extract
 from verifier.kinds.kind import Kind, one_at_a_time, settings_free
 from verifier.service.deadline import deadline_helper, early_result
 
+# Code points a regex's character classes may span: compiling one walks its ranges one code
+# point at a time (a BMP-wide range, case-insensitive, about 40 ms), and a 2,000-character
+# pattern of them took seconds to compile, at admission, for each of an item's 100 references.
+MAX_CLASS_SPAN = 1 << 18
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
 _CHOICE_STATED = re.compile(
@@ -33,15 +39,48 @@ _ALTERNATIVE_BEFORE = re.compile(r"(?<![\w'])[(\[]?([A-HJ])[)\]]?" + _JOINED + r
 
 
 def admission_problem(item: TextItem) -> str | None:
-    """A regex that does not compile is refused ("answer.N: why"), or None."""
+    """A regex that does not parse, or whose compiling would walk more code points than
+    MAX_CLASS_SPAN, is refused ("answer.N: why"), or None. Parsed only, never compiled here:
+    admission runs in the API's event loop; the deadline helper compiles it."""
     if item.match != "regex":
         return None
+    flags = re.DOTALL | (re.IGNORECASE if item.ignore_case else 0)
     for i, pattern in enumerate(item.references):
         try:
-            re.compile(pattern)
+            problem = regex_problem(re_parser.parse(pattern, flags))
         except (re.error, RecursionError, OverflowError) as exc:
-            where = f"answer.{i}" if isinstance(item.answer, list) else "answer"
-            return f"{where}: not a valid regular expression: {exc}"
+            problem = f"not a valid regular expression: {exc}"
+        if problem:
+            return f"answer.{i}: {problem}" if isinstance(item.answer, list) else \
+                f"answer: {problem}"
+    return None
+
+
+def regex_problem(parsed: re_parser.SubPattern) -> str | None:
+    """What compiling a parsed pattern would refuse (a look-behind of varying width), or a
+    cost past MAX_CLASS_SPAN: the code points its character classes' ranges span, each up to
+    the end of the BMP (how far compiling walks it, one code point at a time). None if neither."""
+    span, stack = 0, [parsed]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, re_parser.SubPattern):
+            stack.extend(node.data)
+            continue
+        if not isinstance(node, tuple | list):
+            continue
+        if len(node) == 2 and node[0] is re_constants.RANGE:
+            low, high = node[1]
+            span += max(0, min(high, 0xFFFF) - low + 1)
+            continue
+        if len(node) == 2 and node[0] in (re_constants.ASSERT, re_constants.ASSERT_NOT) \
+                and node[1][0] < 0:
+            low, high = node[1][1].getwidth()
+            if low != high:
+                return "not a valid regular expression: look-behind requires fixed-width pattern"
+        stack.extend(node)
+    if span > MAX_CLASS_SPAN:
+        return (f"its character classes span {span} code points, over the {MAX_CLASS_SPAN} a "
+                f"pattern may (compiling walks each of them)")
     return None
 
 
