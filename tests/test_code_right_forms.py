@@ -43,10 +43,10 @@ class Matrix:
                       self.c * o.a + self.d * o.c, self.c * o.b + self.d * o.d)
 
 
-def _power(m: Matrix, n: int) -> Matrix:
+def _pötenz(m: Matrix, n: int) -> Matrix:
     if n == 1:
         return m
-    half = _power(m, n // 2)
+    half = _pötenz(m, n // 2)
     return half * half if n % 2 == 0 else half * half * m
 
 
@@ -57,7 +57,7 @@ def fib(n: int) -> int:
     print("x" * 1000, file=sys.stderr)
     if n == 0:
         return 0
-    return _power(Matrix(1, 1, 1, 0), n).b
+    return _pötenz(Matrix(1, 1, 1, 0), n).b
 
 
 if __name__ == "__main__":
@@ -77,8 +77,8 @@ typedef struct { long long a, b; } Pair;   // a helper type
 
 static Pair step(Pair p) { Pair q = { p.b, p.a + p.b }; return q; }
 
-static long long fib_rec(int n, Pair p) {  // recursion
-    return n == 0 ? p.a : fib_rec(n - 1, step(p));
+static long long fib_rék(int n, Pair p) {  // recursion
+    return n == 0 ? p.a : fib_rék(n - 1, step(p));
 }
 
 static void banner(void) {
@@ -92,7 +92,7 @@ long long fib(int n) {
     banner();
     fprintf(stderr, "fib(%d) héllo ✓\n", n);
     printf("computing fib(%d)\n", n);
-    return fib_rec(n, start);
+    return fib_rék(n, start);
 }
 
 int main(void) {
@@ -115,9 +115,9 @@ struct Matrix {
 };
 
 template <typename T>
-Matrix<T> power(Matrix<T> m, int n) {
+Matrix<T> pötenz(Matrix<T> m, int n) {
     if (n == 1) return m;
-    auto half = power(m, n / 2);
+    auto half = pötenz(m, n / 2);
     return n % 2 ? half * half * m : half * half;
 }
 }  // namespace detail
@@ -132,7 +132,7 @@ long fib(long n) {
     auto square = [](long x) { return x * x; };
     (void)square(n);
     if (n == 0) return 0;
-    return detail::power(detail::Matrix<long>{1, 1, 1, 0}, (int)n).b;
+    return detail::pötenz(detail::Matrix<long>{1, 1, 1, 0}, (int)n).b;
 }
 
 int main() {
@@ -154,15 +154,15 @@ class Problem {
         Pair next() { return new Pair(b, a + b); }
     }
 
-    private static long walk(int n, Pair p) {   // recursion
-        return n == 0 ? p.a() : walk(n - 1, p.next());
+    private static long wälk(int n, Pair p) {   // recursion
+        return n == 0 ? p.a() : wälk(n - 1, p.next());
     }
 
     public static long fib(long n) {
         System.err.println("fib(" + n + ") héllo ✓");
         System.out.println("computing " + n);
         List<Long> seen = LongStream.range(0, 3).boxed().collect(Collectors.toList());
-        return walk((int) n, new Pair(0, seen.size() - 2));
+        return wälk((int) n, new Pair(0, seen.size() - 2));
     }
 
     public static void main(String[] args) {
@@ -186,13 +186,13 @@ class Matrix {
   }
 }
 
-const power = (m, n) =>
-  n === 1 ? m : n % 2 ? power(m, n - 1).times(m) : power(m.times(m), n / 2);
+const pötenz = (m, n) =>
+  n === 1 ? m : n % 2 ? pötenz(m, n - 1).times(m) : pötenz(m.times(m), n / 2);
 
 function fib(n) {
   console.log(`fib(${n}) héllo ✓`);
   console.error(util.format('%s', 'x'.repeat(1000)));
-  return n === 0 ? 0 : power(new Matrix(1, 1, 1, 0), n).b;
+  return n === 0 ? 0 : pötenz(new Matrix(1, 1, 1, 0), n).b;
 }
 
 function main() {
@@ -212,8 +212,8 @@ const step: Step = ({ a, b }) => ({ a: b, b: a + b });
 
 class Walker<T extends Pair> {
   constructor(private readonly start: T) {}
-  walk(n: number, p: Pair = this.start): number {
-    return n === 0 ? p.a : this.walk(n - 1, step(p));
+  wälk(n: number, p: Pair = this.start): number {
+    return n === 0 ? p.a : this.wälk(n - 1, step(p));
   }
 }
 
@@ -222,7 +222,7 @@ enum Mode { Fast = "fast", Slow = "slow" }
 function fib(n: number): number {
   console.log(`fib(${n}) héllo ✓ ${Mode.Fast}`);
   console.error("x".repeat(1000));
-  return new Walker<Pair>({ a: 0, b: 1 }).walk(n);
+  return new Walker<Pair>({ a: 0, b: 1 }).wälk(n);
 }
 
 function main(): void {
@@ -253,9 +253,9 @@ impl fmt::Display for Pair {
 
 fn longest<'a>(x: &'a str, y: &'a str) -> &'a str { if x.len() >= y.len() { x } else { y } }
 
-fn walk(n: i64, p: Pair, memo: &mut HashMap<i64, i64>) -> i64 {
+fn wälk(n: i64, p: Pair, memo: &mut HashMap<i64, i64>) -> i64 {
     if n == 0 { return p.a; }
-    let r = walk(n - 1, p.step(), memo);
+    let r = wälk(n - 1, p.step(), memo);
     memo.insert(n, r);
     r
 }
@@ -264,7 +264,7 @@ fn fib(n: i64) -> i64 {
     eprintln!("fib({}) héllo ✓ {}", n, longest("a", "bb"));
     println!("{}", "x".repeat(1000));
     let mut memo = HashMap::new();
-    walk(n, Pair { a: 0, b: 1 }, &mut memo)
+    wälk(n, Pair { a: 0, b: 1 }, &mut memo)
 }
 
 fn main() {
@@ -275,18 +275,18 @@ fn main() {
 ''',
     "bash": '''#!/bin/bash
 # Größe: 斐波那契 — main, assert, panic, class, import are words here.
-walk() {
+wälk() {
     local n=$1 a=$2 b=$3
     if (( n == 0 )); then
         echo "$a"
     else
-        walk $(( n - 1 )) "$b" $(( a + b ))
+        wälk $(( n - 1 )) "$b" $(( a + b ))
     fi
 }
 
 fib() {
     echo "fib($1) héllo ✓" >&2
-    walk "$1" 0 1
+    wälk "$1" 0 1
 }
 
 main() {
@@ -317,17 +317,17 @@ type Pair[T Number] struct{ A, B T }
 
 func (p Pair[T]) Next() Pair[T] { return Pair[T]{p.B, p.A + p.B} }
 
-func walk[T Number](n int, p Pair[T]) T {
+func wälk[T Number](n int, p Pair[T]) T {
 	if n == 0 {
 		return p.A
 	}
-	return walk(n-1, p.Next())
+	return wälk(n-1, p.Next())
 }
 
 func fib(n int) int {
 	fmt.Fprintln(os.Stderr, "fib héllo ✓", n)
 	fmt.Println(strings.Repeat("x", 1000))
-	return walk(n, Pair[int]{0, 1})
+	return wälk(n, Pair[int]{0, 1})
 }
 
 func main() {
@@ -350,13 +350,13 @@ class Problem {
         public Pair Next() => new Pair(B, A + B);
     }
 
-    static long Walk(long n, Pair p) => n == 0 ? p.A : Walk(n - 1, p.Next());
+    static long Wälk(long n, Pair p) => n == 0 ? p.A : Wälk(n - 1, p.Next());
 
     public static long Fib(long n) {
         Console.Error.WriteLine($"Fib({n}) héllo ✓");
         Console.WriteLine(new string('x', 1000));
         var ones = Enumerable.Range(0, 2).Select(i => (long)i).ToList();
-        return Walk(n, new Pair(ones[0], ones[1]));
+        return Wälk(n, new Pair(ones[0], ones[1]));
     }
 
     public static void Main(string[] args) {
@@ -373,12 +373,12 @@ import std.conv : to;
 // Größe: 斐波那契 — main, assert, panic, class, import are words here.
 struct Pair { long a, b; Pair next() const { return Pair(b, a + b); } }
 
-long walk(long n, Pair p) { return n == 0 ? p.a : walk(n - 1, p.next()); }
+long wälk(long n, Pair p) { return n == 0 ? p.a : wälk(n - 1, p.next()); }
 
 long fib(long n) {
     stderr.writeln("fib(", n, ") héllo ✓");
     writeln("x".repeat(1000).join);
-    return walk(n, Pair(0, 1));
+    return wälk(n, Pair(0, 1));
 }
 
 void main() {
@@ -421,8 +421,8 @@ final class Pair {
     public function next(): Pair { return new Pair($this->b, $this->a + $this->b); }
 }
 
-function walk(int $n, Pair $p): int {
-    return $n === 0 ? $p->a : walk($n - 1, $p->next());
+function wälk(int $n, Pair $p): int {
+    return $n === 0 ? $p->a : wälk($n - 1, $p->next());
 }
 
 function fib(int $n): int {
@@ -431,7 +431,7 @@ function fib(int $n): int {
     $id = fn($x) => $x;
     $square = function ($x) use ($id) { return $id($x) * $x; };
     $square(2);
-    return walk($n, new Pair(0, 1));
+    return wälk($n, new Pair(0, 1));
 }
 
 // Example usage
@@ -451,16 +451,16 @@ sub next { my $self = shift; return Pair->new($self->{b}, $self->{a} + $self->{b
 
 package main;
 
-sub walk {
+sub wälk {
     my ($n, $p) = @_;
-    return $n == 0 ? $p->{a} : walk($n - 1, $p->next);
+    return $n == 0 ? $p->{a} : wälk($n - 1, $p->next);
 }
 
 sub fib {
     my ($n) = @_;
     print STDERR "fib($n) héllo ✓\n";
     print "x" x 1000, "\n";
-    return walk($n, Pair->new(0, 1));
+    return wälk($n, Pair->new(0, 1));
 }
 
 # Example usage
@@ -475,16 +475,16 @@ library(utils)
 new_pair <- function(a, b) structure(list(a = a, b = b), class = "pair")
 next_pair <- function(p) new_pair(p$b, p$a + p$b)
 
-walk <- function(n, p) {
+wälk <- function(n, p) {
   if (n == 0) return(p$a)
-  walk(n - 1, next_pair(p))
+  wälk(n - 1, next_pair(p))
 }
 
 fib <- function(n) {
   message(sprintf("fib(%d) héllo ✓", n))
   cat(strrep("x", 1000), "\n")
   values <- vapply(list(0, 1), function(x) x, numeric(1))
-  walk(n, new_pair(values[1], values[2]))
+  wälk(n, new_pair(values[1], values[2]))
 }
 
 # Example usage
@@ -502,13 +502,13 @@ Pair = Struct.new(:a, :b) do
 end
 
 module Fibonacci
-  def self.walk(n, p) = n.zero? ? p.a : walk(n - 1, p.succ_pair)
+  def self.wälk(n, p) = n.zero? ? p.a : wälk(n - 1, p.succ_pair)
 end
 
 def fib(n)
   $stderr.puts "fib(#{n}) héllo ✓"
   puts 'x' * 1000
-  [0, 1].each_slice(2).map { |a, b| Fibonacci.walk(n, Pair.new(a, b)) }.first
+  [0, 1].each_slice(2).map { |a, b| Fibonacci.wälk(n, Pair.new(a, b)) }.first
 end
 
 if __FILE__ == $PROGRAM_NAME
@@ -524,14 +524,14 @@ end
 
 (define (next-pair p) (pair (pair-b p) (+ (pair-a p) (pair-b p))))
 
-(define (walk n p)
-  (if (zero? n) (pair-a p) (walk (sub1 n) (next-pair p))))
+(define (wälk n p)
+  (if (zero? n) (pair-a p) (wälk (sub1 n) (next-pair p))))
 
 (define/contract (fib n)
   (-> exact-nonnegative-integer? exact-nonnegative-integer?)
   (eprintf "fib(~a) héllo ✓\n" n)
   (displayln (make-string 1000 #\x))
-  (walk n (pair 0 1)))
+  (wälk n (pair 0 1)))
 
 (module+ main
   ;; Example usage
@@ -554,10 +554,10 @@ instance Steppable Pair where
   step (Pair a b) = Pair b (a + b)
 
 fib :: Int -> Integer
-fib n = go n (Pair 0 1)
+fib n = gö n (Pair 0 1)
   where
-    go 0 (Pair a _) = a
-    go k p = go (k - 1) (step p)
+    gö 0 (Pair a _) = a
+    gö k p = gö (k - 1) (step p)
 
 main :: IO ()
 main = do
@@ -604,13 +604,13 @@ object Problem {
     implicit class Times(val n: Long) extends AnyVal { def twice: Long = n * 2 }
 
     @tailrec
-    private def walk(n: Long, p: Pair): Long = if (n == 0) p.a else walk(n - 1, p.next)
+    private def wälk(n: Long, p: Pair): Long = if (n == 0) p.a else wälk(n - 1, p.next)
 
     def fib(n : Long) : Long = {
         System.err.println(s"fib($n) héllo ✓")
         println("x" * 1000)
         val memo = mutable.Map[Long, Long]()
-        memo(n) = walk(n, Pair(0, 1))
+        memo(n) = wälk(n, Pair(0, 1))
         memo(n)
     }
 
@@ -628,13 +628,13 @@ data class Pair2(val a: Long, val b: Long)
 
 fun Pair2.next(): Pair2 = Pair2(b, a + b)
 
-tailrec fun walk(n: Long, p: Pair2): Long = if (n == 0L) p.a else walk(n - 1, p.next())
+tailrec fun wälk(n: Long, p: Pair2): Long = if (n == 0L) p.a else wälk(n - 1, p.next())
 
 fun fib(n: Long): Long {
     System.err.println("fib($n) héllo ✓")
     println("x".repeat(1000))
     val seen = ArrayList<Long>().apply { add(abs(n)) }
-    return walk(seen[0], Pair2(0, 1))
+    return wälk(seen[0], Pair2(0, 1))
 }
 
 fun main() {
@@ -932,7 +932,19 @@ main = mapM_ (\i -> if fib (i + 2) == fib (i + 1) + fib i
 }
 ''',
 }
-FENCE_TAGS = {"csharp": "csharp", "typescript": "ts", "ocaml": "ocaml"}
+FENCE_TAGS = {"typescript": "ts", "csharp": "cs", "haskell": "hs", "javascript": "js"}
+
+
+def dressed(language: str, code: str) -> str:
+    """The answer as a response: a byte order mark, prose around a fenced block tagged with the
+    language (an alias), CRLF line ends, and tabs for four spaces of indentation."""
+    tabbed = "\n".join("\t" * ((len(line) - len(line.lstrip(" "))) // 4)
+                       + " " * ((len(line) - len(line.lstrip(" "))) % 4) + line.lstrip(" ")
+                       for line in code.split("\n"))
+    tag = FENCE_TAGS.get(language, language)
+    response = (f"\ufeffHere is a solution.\n\n```{tag}\n{tabbed}```\n\nIt calls itself on "
+                f"smaller inputs; the example in `main` prints the first values.\n")
+    return response.replace("\n", "\r\n")
 
 
 def _item(language: str, response: str, tests: str) -> CodeItem:
@@ -1026,3 +1038,11 @@ def test_php_tests_call_a_function_of_the_solutions_namespace():
     assert _judged("php", solution) == [("correct", "outside"), ("correct", "in_process")]
     tests = "if (abs(-2) !== 2) { throw new Exception('Test failed!'); }\n" + LOOPS["php"]
     assert run_code_items([_item("php", solution, tests)])[0].status.value == "correct"
+
+
+@pytest.mark.parametrize("language", sorted(SOLUTIONS))
+def test_right_solutions_pass_as_written_and_dressed_as_responses(language: str):
+    for response in (SOLUTIONS[language], dressed(language, SOLUTIONS[language])):
+        assert _judged(language, response) == [
+            ("correct", "outside"), ("correct", "judge" if language == "python" else "in_process")]
+
