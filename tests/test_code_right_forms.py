@@ -1046,3 +1046,21 @@ def test_right_solutions_pass_as_written_and_dressed_as_responses(language: str)
         assert _judged(language, response) == [
             ("correct", "outside"), ("correct", "judge" if language == "python" else "in_process")]
 
+
+@pytest.mark.parametrize("language", ["javascript", "typescript"])
+def test_js_a_main_module_guard_does_not_run_the_example(language: str):
+    # `if (require.main === module) main();` is JavaScript's `if __name__ == "__main__":`: a
+    # test harness requires the solution, so its example does not run, as Python's does not
+    # here. It ran, reading an empty stdin (fib(NaN): no end) or exiting before the tests
+    # ("exited before the tests finished"). A solution that exits where it is loaded still
+    # earns nothing.
+    guarded = ("function fib(n) {\n  return n < 2 ? n : fib(n - 1) + fib(n - 2);\n}\n"
+               "if (require.main === module) {\n  const n = parseInt(require('fs')"
+               ".readFileSync(0, 'utf8'));\n  console.log(fib(n));\n  process.exit(0);\n}\n")
+    if language == "typescript":
+        guarded = "declare var require: any, module: any, process: any;\n" + guarded
+    assert _judged(language, guarded) == [("correct", "outside"), ("correct", "in_process")]
+    exits = guarded.split("if (require.main")[0] + "process.exit(0);\n"
+    assert [r.status.value for r in run_code_items([_item(language, exits, CALLS[language]),
+                                                    _item(language, exits, LOOPS[language])])] == [
+        "runtime_error", "runtime_error"]

@@ -422,12 +422,15 @@ class JavaScriptDialect(Dialect):
 
 def _with_prologue(solution: str, prologue: str) -> str:
     """The solution with `prologue` first: after a `#!` line (node and tsc take one only at the
-    very start) and a `use strict` directive (which must come first to count)."""
+    very start) and a `use strict` directive (which must come first to count). Then the
+    solution is no main module (`require.main === module` is false), as where a test harness
+    requires it: its example (`if (require.main === module) main();`, JavaScript's `if
+    __name__ == "__main__":`) does not run, as Python's does not."""
     shebang = re.match(r"#![^\n]*", solution)
     start = shebang.end() if shebang else 0
     head = re.compile(r"""\s*(['"])use strict\1;?""").match(solution, start)
     cut = head.end() if head else start
-    return f"{solution[:cut]}{prologue}{solution[cut:]}"
+    return f"{solution[:cut]}{prologue}require.main = undefined;\n{solution[cut:]}"
 
 
 class TypeScriptDialect(JavaScriptDialect):
