@@ -1064,3 +1064,16 @@ def test_js_a_main_module_guard_does_not_run_the_example(language: str):
     assert [r.status.value for r in run_code_items([_item(language, exits, CALLS[language]),
                                                     _item(language, exits, LOOPS[language])])] == [
         "runtime_error", "runtime_error"]
+
+
+def test_ruby_a_main_program_guard_does_not_run_the_example():
+    # `if __FILE__ == $0` is Ruby's `if __name__ == "__main__":`: its example (reading stdin,
+    # which is empty here: `gets.chomp` of nil) does not run where the solution is tested, as
+    # Python's does not. One that exits where it is loaded still earns nothing.
+    guarded = ("def fib(n)\n  n < 2 ? n : fib(n - 1) + fib(n - 2)\nend\n\n"
+               "if __FILE__ == $0\n  n = gets.chomp.to_i\n  puts fib(n)\n  exit 0\nend\n")
+    assert _judged("ruby", guarded) == [("correct", "outside"), ("correct", "in_process")]
+    exits = guarded.split("if __FILE__")[0] + "exit 0\n"
+    assert [r.status.value for r in run_code_items([_item("ruby", exits, CALLS["ruby"]),
+                                                    _item("ruby", exits, LOOPS["ruby"])])] == [
+        "runtime_error", "runtime_error"]

@@ -15,7 +15,9 @@ In C, C++, D, Rust and Kotlin the entry is a function at top level (`main(` outs
 read with the language's lexer; where it cannot read the solution, a definition at the start
 of a line); in Java, Scala and C# a method of a class with the entry's signature (`static void
 main(String`, `def main(args: Array[String]`, `static void Main(`, `static async Task Main(`);
-in Haskell a binding or signature of `main` at the start of a line.
+in Haskell a binding or signature of `main` at the start of a line. A Ruby solution's example
+under `if __FILE__ == $0` does not run (as Python's under `if __name__ == "__main__":` does not,
+and JavaScript's under `require.main === module`: javascript.py).
 """
 
 from __future__ import annotations
@@ -51,9 +53,18 @@ _LEXERS: dict[str, Callable[[str], list[Token]]] = {
     "kotlin": c_tokenize, "d": d.tokenize, "rust": rust.tokenize}
 
 
+# Ruby's `if __FILE__ == $0` (its `if __name__ == "__main__":`) is false where the program
+# names itself otherwise first, by another path to the same file (`./main.rb`: `File.read($0)`
+# still reads it): every BEGIN block runs before the program, wherever it is (so it goes after
+# the solution, below its magic comments).
+_RUBY_NOT_MAIN = "\nBEGIN { $0 = File.join(File.dirname($0), '.', File.basename($0)) }\n"
+
+
 def renamed(language: str, solution: str) -> str:
     """The solution with its own entry point renamed (see the module doc); as it is in a
     language without one."""
+    if language == "ruby":
+        return solution + _RUBY_NOT_MAIN
     name = RENAMED.get(language)
     if name is None:
         return solution
