@@ -243,8 +243,12 @@ class _Kotlin(_Reader):
         else:
             self.copy()
 
+    ESCAPES = True  # whether `\\` escapes in a one-line string with templates
+
     def template(self, kind: str) -> None:
-        """A step of a string's text: its end, a hole (`${`), an escape, a character."""
+        """A step of a string's text ("plain": one line; "raw": `\"\"\"`): its end, a hole
+        (`${`), an escape, a character."""
+        escape = self.ESCAPES and kind == "plain" and self.char() == "\\"
         if self.at("${"):
             self.stack.append(0)
             self.position += 2
@@ -254,11 +258,11 @@ class _Kotlin(_Reader):
         elif kind == "plain" and self.char() == '"':
             self.stack.pop()
             self.position += 1
-        elif kind == "plain" and (self.char() in _LINE_ENDS or self.char() == "\\" and (
+        elif kind == "plain" and (self.char() in _LINE_ENDS or escape and (
                 self.char(1) in _LINE_ENDS)):
             raise _Unsure("a string left open")
         else:
-            self.position += 2 if kind == "plain" and self.char() == "\\" else 1
+            self.position += 2 if escape else 1
 
 
 class _Scala(_Kotlin):
@@ -272,7 +276,7 @@ class _Scala(_Kotlin):
         interpolated = self.interpolated()
         if self.at('"""'):
             if interpolated:
-                self.opened("interpolated raw", 3)
+                self.opened("raw", 3)
             else:
                 end = self.text.find('"""', self.position + 3)
                 if end < 0:
@@ -282,7 +286,7 @@ class _Scala(_Kotlin):
                 self.emit('""')
         elif self.char() == '"':
             if interpolated:
-                self.opened("interpolated", 1)
+                self.opened("plain", 1)
             else:
                 self.quoted('"')
         elif self.char() == "'":
@@ -333,24 +337,16 @@ class _Scala(_Kotlin):
         else:
             raise _Unsure("a quote")
 
+    ESCAPES = False
+
     def template(self, kind: str) -> None:
+        """As Kotlin's, less escapes, with `$$` (a dollar) and no other `$` but a name's."""
         if self.at("$$"):
             self.position += 2
-        elif self.at("${"):
-            self.stack.append(0)
-            self.position += 2
-        elif self.char() == "$" and not (self.char(1).isalpha() or self.char(1) == "_"):
+        elif self.char() == "$" and not (self.char(1).isalpha() or self.char(1) in "_{"):
             raise _Unsure("a $ of an interpolated string")
-        elif kind == "interpolated raw" and self.at('"""'):
-            self.stack.pop()
-            self.quotes_run()
-        elif kind == "interpolated" and self.char() == '"':
-            self.stack.pop()
-            self.position += 1
-        elif kind == "interpolated" and self.char() in _LINE_ENDS:
-            raise _Unsure("a string left open")
         else:
-            self.position += 1
+            super().template(kind)
 
 
 class _CSharp(_Reader):
