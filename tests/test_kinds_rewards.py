@@ -6,6 +6,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from rlvr_contract.item_kinds import TextItem
+from rlvr_contract.schemas import Status
+from verifier.kinds import text
+
 ReDoS = {"kind": "text", "match": "regex", "answer": "(a+)+$", "response": "a" * 40 + "!"}
 
 
@@ -182,3 +186,32 @@ def test_info_lists_kinds_constraints_and_tasks(verifier_url: str) -> None:
         info["kinds"])
     assert "punctuation:no_comma" in info["instruction_ids"] and len(info["instruction_ids"]) == 54
     assert "basic_arithmetic" in info["reasoning_gym_tasks"]
+
+
+@pytest.mark.parametrize("match", ["normalized", "f1"])
+def test_the_answer_is_normalized_once_whatever_the_references(match: str,
+                                                              monkeypatch: pytest.MonkeyPatch
+                                                              ) -> None:
+    """Each reference normalized the answer again: 100 references and a 200 kB answer cost
+    100 normalizations of it, past the deadline (`timeout` for a right answer)."""
+    calls: list[int] = []
+    normalize = text.normalize
+    monkeypatch.setattr(text, "normalize", lambda t: calls.append(len(t)) or normalize(t))
+    item = TextItem(response="the " * 49_000 + "Paris", answer=["Lyon"] * 99 + ["Paris"],
+                    match=match)
+    result = text.judge(item)
+    assert sum(1 for size in calls if size > 100_000) == 1, len(calls)
+    assert result.reward == (1.0 if match == "normalized" else pytest.approx(1.0)), result
+
+
+def test_references_that_cannot_be_prepared_in_time_are_the_datasets_fault() -> None:
+    """100 references of 100,000 characters are normalized before any answer is read, in a
+    phase of their own: past its deadline it is `infra_error` (the dataset's), not the
+    response's `timeout`."""
+    words = " ".join(f"w{i % 997}" for i in range(14_000))[:100_000]
+    item = TextItem(response="Paris", answer=[words] * 100, match="f1")
+    warm = text.check_text(TextItem(response="Paris", answer="Paris"))  # the helper is up
+    assert warm.status == Status.correct, warm
+    result = text.check_text(item, timeout_s=0.1)
+    assert result.status == Status.infra_error and "references" in result.detail["error"], \
+        result

@@ -4,6 +4,9 @@ The whole check (reading the answer region, then matching) runs in the calling t
 deadline helper (`verifier/service/deadline.py`), as every kind's work on a response does: a
 regex comes from the dataset and the text from the policy, and Python's `re` can backtrack for
 ever on such a pair; the rest is linear, but a deadline holds whatever the response's shape.
+The references are prepared first, in a phase with a deadline of its own: up to 100 references
+of 100,000 characters are the dataset's cost, and references that cannot be prepared in time
+are its fault (`infra_error`), not the response's.
 """
 
 from __future__ import annotations
@@ -13,18 +16,20 @@ import string
 from collections import Counter, deque
 from re import _constants as re_constants  # the parse tree's opcodes (3.11+)
 from re import _parser as re_parser  # the parser alone: compiling is the costly half
+from typing import Any
 
 from rlvr_contract.item_kinds import TextItem
 from rlvr_contract.schemas import Result, Status
 from verifier.config import setting_default
 from verifier.kinds.answer_region import extract
 from verifier.kinds.kind import Kind, one_at_a_time, settings_free
-from verifier.service.deadline import deadline_helper, early_result
+from verifier.service.deadline import deadline_helper, early_result, enter_phase
 
 # Code points a regex's character classes may span: compiling one walks its ranges one code
 # point at a time (a BMP-wide range, case-insensitive, about 40 ms), and a 2,000-character
 # pattern of them took seconds to compile, at admission, for each of an item's 100 references.
 MAX_CLASS_SPAN = 1 << 18
+_PREPARING_REFERENCES = "references"
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
 _PUNCTUATION = str.maketrans("", "", string.punctuation)
 _CHOICE_STATED = re.compile(
@@ -89,14 +94,14 @@ def normalize(text: str) -> str:
     return " ".join(_ARTICLES.sub(" ", text.lower().translate(_PUNCTUATION)).split())
 
 
-def token_f1(prediction: str, reference: str) -> float:
-    predicted, expected = normalize(prediction).split(), normalize(reference).split()
-    common = sum((Counter(predicted) & Counter(expected)).values())
+def token_f1(predicted: Counter[str], expected: Counter[str]) -> float:
+    """SQuAD's token F1 of two bags of normalized tokens."""
     if not predicted or not expected:
         return float(predicted == expected)
+    common = (predicted & expected).total()
     if common == 0:
         return 0.0
-    precision, recall = common / len(predicted), common / len(expected)
+    precision, recall = common / predicted.total(), common / expected.total()
     return 2 * precision * recall / (precision + recall)
 
 
@@ -128,25 +133,35 @@ def regex_matches(patterns: list[str], answer: str, ignore_case: bool) -> bool:
 
 
 def check_text(item: TextItem, timeout_s: float = setting_default("math_timeout_s")) -> Result:
-    """Score one item. Never raises; returns within about `timeout_s`."""
+    """Score one item. Never raises; returns within about `timeout_s` (twice that with the
+    references' own phase). References that cannot be prepared in time are the dataset's
+    (`infra_error`), never the response's."""
     outcome = deadline_helper().call(judge, (item,), timeout_s)
+    if outcome.how == "timeout" and outcome.phase == _PREPARING_REFERENCES:
+        return Result.infra_error(item.id, f"preparing the references took longer than "
+                                           f"{timeout_s:g} s")
     if outcome.how != "ok":
         return early_result(item.id, outcome, "matching the answer", {"match": item.match})
     return outcome.value
 
 
 def judge(item: TextItem) -> Result:
-    """Runs in the deadline helper: the answer region, then the match."""
+    """Runs in the deadline helper: the references prepared once (a phase of their own), the
+    answer region, then the match. The answer is normalized once, not once per reference (100
+    references and a 200 kB answer normalized it 100 times)."""
+    enter_phase(_PREPARING_REFERENCES)
+    references = _prepared(item)
+    enter_phase(None)
     answer = extract(item.response, item.extract)
     if answer is None:
         return Result(id=item.id, reward=0.0, status=Status.no_answer,
                       detail={"reason": f"no answer found ({item.extract})"})
     detail: dict[str, object] = {"match": item.match, "extracted": answer[:200]}
-    references = item.references
     if item.match == "regex":
-        score = float(regex_matches(references, answer, item.ignore_case))
+        score = float(regex_matches(item.references, answer, item.ignore_case))
     elif item.match == "f1":
-        score = max(token_f1(answer, reference) for reference in references)
+        predicted = Counter(normalize(answer).split())
+        score = max(token_f1(predicted, expected) for expected in references)
         detail["f1"] = round(score, 6)
     elif item.match == "choice":
         letter = chosen_letter(answer)
@@ -157,15 +172,29 @@ def judge(item: TextItem) -> Result:
             return Result(id=item.id, reward=0.0, status=Status.wrong,
                           detail={**detail, "reason": "hedged: several option letters"})
         detail["chosen"] = letter
-        score = float(letter in {r.strip().strip("()").upper() for r in references})
+        score = float(letter in references)
     else:
-        fold = normalize if item.match == "normalized" else str.strip
-        if item.ignore_case:
-            answer = answer.lower()
-            references = [r.lower() for r in references]
-        score = float(any(fold(answer) == fold(reference) for reference in references))
+        score = float(_folded(item, answer) in references)
     status = Status.correct if score >= 1.0 else Status.wrong
     return Result(id=item.id, reward=score, status=status, detail=detail)
+
+
+def _prepared(item: TextItem) -> Any:
+    """The references in the form the answer is compared with: bags of tokens (f1), option
+    letters (choice), folded texts (exact, normalized), the patterns (regex)."""
+    if item.match == "f1":
+        return [Counter(normalize(reference).split()) for reference in item.references]
+    if item.match == "choice":
+        return {reference.strip().strip("()").upper() for reference in item.references}
+    if item.match == "regex":
+        return item.references
+    return {_folded(item, reference) for reference in item.references}
+
+
+def _folded(item: TextItem, text: str) -> str:
+    """A text as `exact` or `normalized` compares it (case folded first with ignore_case)."""
+    text = text.lower() if item.ignore_case else text
+    return normalize(text) if item.match == "normalized" else text.strip()
 
 
 KIND = Kind("text", TextItem, check=one_at_a_time(check_text),
