@@ -7,7 +7,13 @@ import pytest
 
 from rlvr_contract.item_kinds import InstructionsItem
 from rlvr_contract.schemas import Status
-from verifier.kinds.instructions import INSTRUCTION_IDS, admission_problem, check_instructions
+from verifier.kinds.instructions import (
+    INSTRUCTION_IDS,
+    admission_problem,
+    check_instructions,
+    follows,
+)
+from verifier.kinds.instructions import text as segmentation
 from verifier.kinds.instructions.registry import build
 
 FR = "Bonjour à tous, je suis très heureux de vous présenter notre nouveau projet aujourd'hui."
@@ -234,3 +240,27 @@ def test_json_nested_past_the_parser_is_not_json_the_constraint_accepts() -> Non
     result = check_instructions(item, timeout_s=5.0)
     assert (result.status, result.reward) == (Status.wrong, 0.5), result
     assert [c["ok"] for c in result.detail["constraints"]] == [False, True]
+
+
+def test_an_answer_is_split_into_sentences_once_for_all_its_constraints(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each constraint split the answer again (Punkt, then the Treebank rules): ten sentence
+    and token constraints over a 10 kB answer and its loose variants ran past the deadline, a
+    right answer scored `timeout`."""
+    splits: list[str] = []
+    punkt = segmentation._punkt()
+
+    class Counting:
+        def tokenize(self, text: str) -> list[str]:
+            splits.append(text)
+            return punkt.tokenize(text)
+
+    monkeypatch.setattr(segmentation, "_punkt", Counting)
+    answer = "THE sea is CALM today. It shines. " + "Waves come and go. " * 40 + "So ends THE"
+    constraints = [build("change_case:capital_word_frequency",
+                         {"capital_frequency": 2, "capital_relation": "at least"}),
+                   build("keywords:start_end", {}),
+                   build("length_constraints:number_sentences",
+                         {"num_sentences": 3, "relation": "at least"})]
+    assert follows(answer, constraints, "strict") == [True, True, True]
+    assert splits.count(answer) == 1, len(splits)

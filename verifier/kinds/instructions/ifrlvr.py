@@ -178,7 +178,7 @@ def last_word(text: str) -> str:
     return found[-1].lower() if found else ""
 
 
-def sentences(text: str) -> list[str]:
+def sentences(text: str) -> tuple[str, ...]:
     """IFEvalG's sentences, less what is left after the last one when that is neither a
     sentence nor a word (a stray `,`); a lone `!` still counts as a sentence of no word."""
     found = rule_sentences(text)

@@ -51,7 +51,13 @@ def words(text: str) -> list[str]:
     return _WORD.findall(text)
 
 
-def rule_sentences(text: str) -> list[str]:
+# Texts whose segmentation is kept: every constraint of an item splits the same answer and its
+# loose variants again (ten sentence and token constraints split a 10 kB answer 80 times).
+SPLIT_CACHE_SIZE = 32
+
+
+@functools.lru_cache(maxsize=SPLIT_CACHE_SIZE)
+def rule_sentences(text: str) -> tuple[str, ...]:
     """IFEval's rule-based sentences: stripped, in order; only a last empty one is dropped."""
     marked = f" {text}  ".replace("\n", " ")
     for pattern, replacement in _KEPT_PERIODS:
@@ -59,7 +65,7 @@ def rule_sentences(text: str) -> list[str]:
     for before, after in _QUOTE_BEFORE_MARK.items():
         marked = marked.replace(before, after)
     marked = _ENDS.sub(rf"\1{_STOP}", marked).replace(_KEEP, ".")
-    found = [piece.strip() for piece in marked.split(_STOP)]
+    found = tuple(piece.strip() for piece in marked.split(_STOP))
     return found[:-1] if found and not found[-1] else found
 
 
@@ -86,14 +92,17 @@ def _treebank() -> Any:
     return NLTKWordTokenizer()
 
 
-def punkt_sentences(text: str) -> list[str]:
-    return _punkt().tokenize(text)
+@functools.lru_cache(maxsize=SPLIT_CACHE_SIZE)
+def punkt_sentences(text: str) -> tuple[str, ...]:
+    return tuple(_punkt().tokenize(text))
 
 
-def treebank_tokens(text: str) -> list[str]:
+@functools.lru_cache(maxsize=SPLIT_CACHE_SIZE)
+def treebank_tokens(text: str) -> tuple[str, ...]:
     """nltk's `word_tokenize(text)`: Punkt's sentences, each split by the Treebank rules."""
     tokenizer = _treebank()
-    return [token for sentence in punkt_sentences(text) for token in tokenizer.tokenize(sentence)]
+    return tuple(token for sentence in punkt_sentences(text)
+                 for token in tokenizer.tokenize(sentence))
 
 
 def split_paragraphs(text: str, separator: str) -> list[str] | None:
