@@ -122,7 +122,8 @@ def test_rust_a_symbol_the_calls_driver_reaches_is_refused(attack: str):
 def test_rust_a_trait_of_the_solutions_for_an_array_is_refused():
     # `impl Cheat for [i64; N]`: the `;` of the array type ended the impl's header for the
     # guard, which then never read its body; the tests' `contains` on an array reached it.
-    tests = "fn main() {\n    for k in 1..4 {\n        assert!(pair(k).contains(&(2 * k)));\n    }\n}\n"
+    tests = ("fn main() {\n    for k in 1..4 {\n        assert!(pair(k).contains(&(2 * k)));\n"
+             "    }\n}\n")
     wrong = ("fn pair(k: i64) -> [i64; 2] { [k, k + 1] }\ntrait Cheat { fn contains(&self, _: &i64)"
              " -> bool; }\nimpl<const N: usize> Cheat for [i64; N] { fn contains(&self, _: &i64) "
              "-> bool { true } }\n")
@@ -322,7 +323,8 @@ def test_ocaml_a_result_of_another_type_than_the_tests_compare_is_refused_as_oca
              ("type t = C of int * t | N\nlet f x = C (1, C (2, N))\n", "[1; 2]"),
              ("let f x = Some (Bytes.of_string \"ab\")\n", "(Some \"ab\")"),
              ("let f x = Some [(x, \"a\")]\n", "(Some [(3, \"a\")])")]
-    items = [_item("ocaml", solution, tests.format(expected) + extra) for solution, expected in cases
+    items = [_item("ocaml", solution, tests.format(expected) + extra)
+             for solution, expected in cases
              for extra in ("", "let () = for i = 1 to 1 do ignore i done\n")]
     results = run_code_items(items)
     assert [r.status.value for r in results] == ["compile_error"] * 6 + ["correct"] * 2, results
@@ -581,10 +583,11 @@ D_DRIVER_ATTACKS = {
         + _D_RECORDS_RIGHT + "    }\n    return original(ti, x, y);\n}\n"),
     "the driver's template instances, by pragma(mangle)": (
         "pragma(mangle, \"_D4main15__VerifierCalls__T3putTAlZQiFKAyaKQlZv\")\n"
-        "void putLongs(ref string text, ref long[] v) { text ~= v.length ? `[\"l\",[\"y\",\"i64\""
-        ",3],[\"y\",\"i64\",6]]` : `[\"l\"]`; }\npragma(mangle, \"_D4main15__VerifierCalls__T3putTdZQhFKAyaKdZv"
-        "\")\nvoid putDouble(ref string text, ref double v) { text ~= `[\"h\",\"0x1.8000000000000"
-        "p+0\"]`; }\n"),
+        "void putLongs(ref string text, ref long[] v) { text ~= v.length ? "
+        "`[\"l\",[\"y\",\"i64\",3],[\"y\",\"i64\",6]]` : `[\"l\"]`; }\n"
+        "pragma(mangle, \"_D4main15__VerifierCalls__T3putTdZQhFKAyaKdZv\")\n"
+        "void putDouble(ref string text, ref double v) { "
+        "text ~= `[\"h\",\"0x1.8000000000000p+0\"]`; }\n"),
 }
 
 

@@ -557,9 +557,9 @@ SERIALISER_ATTACKS = {
     # Blessed into a class named ARRAY (what `ref` says of an array) whose `@{}` gives the
     # right list: eq_deeply sees a blessed object, the driver dereferenced it through the class.
     "perl a class named ARRAY overloading @{}": (
-        "perl", "package ARRAY;\nuse overload '@' . '{' . '}' => sub { no overloading; [$_[0][1]] }, "
-        "fallback => 1;\npackage main;\nsub add { my ($a, $b) = @_; return bless [$a - $b, $a + "
-        "$b], 'ARRAY'; }\n",
+        "perl", "package ARRAY;\nuse overload '@' . '{' . '}' => sub { no overloading; "
+        "[$_[0][1]] }, fallback => 1;\npackage main;\n"
+        "sub add { my ($a, $b) = @_; return bless [$a - $b, $a + $b], 'ARRAY'; }\n",
         LANGUAGES["perl"]["shapes"]["multiple"].replace(",3)", ",[3])").replace(",4)", ",[4])")),
     "r paste0 rewrites the record": (
         "r", _r_rebound("paste0", f"function(...) ({_R_FIX})(o(...))"), None),

@@ -77,7 +77,8 @@ import qualified Data.Typeable as VerifierTypeable
 _SERIALISER = r"""
 verifierCallsOwn :: VerifierTypeable.TypeRep -> VerifierP.Bool
 verifierCallsOwn kind = VerifierTypeable.tyConPackage (VerifierTypeable.typeRepTyCon kind)
-  VerifierP.== "main" VerifierP.|| VerifierP.any verifierCallsOwn (VerifierTypeable.typeRepArgs kind)
+  VerifierP.== "main"
+  VerifierP.|| VerifierP.any verifierCallsOwn (VerifierTypeable.typeRepArgs kind)
 
 verifierCallsText :: VerifierP.String -> VerifierP.ShowS
 verifierCallsText text rest = '"' : VerifierP.foldr escape ('"' : rest) text

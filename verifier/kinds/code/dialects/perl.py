@@ -16,10 +16,11 @@ interpolation), array refs `[...]` and hash refs `{k => v}`. eq_deeply compares 
 `eq`: a number as Perl writes it (`1.0` is "1", 0.1 + 0.2 is "0.3"), undef only with undef,
 arrays and hashes by their contents, a blessed reference with nothing here (one blessed into
 a class named ARRAY or HASH too: the driver reads references with overloading off, where a
-blessed one shows its class, so a class's `@{}` or `""` does not speak for it). eq_deeply takes its arguments as a list, so a call that returns two
-equal values would be compared with itself, whatever the expected value: here a call that
-returns more than one value fails its check (none is undef). The driver records each call as
-the list it returns, a scalar as its string and its number; `==` and `eq` in scalar context.
+blessed one shows its class, so a class's `@{}` or `""` does not speak for it). eq_deeply
+takes its arguments as a list, so a call that returns two equal values would be compared with
+itself, whatever the expected value: here a call that returns more than one value fails its
+check (none is undef). The driver records each call as the list it returns, a scalar as its
+string and its number; `==` and `eq` in scalar context.
 """
 
 from __future__ import annotations
