@@ -161,6 +161,27 @@ def test_an_answer_that_is_not_a_finite_number_scores_nothing(answer: str) -> No
     assert (result.status, result.reward) == (Status.wrong, 0.0), result
 
 
+@pytest.mark.parametrize("answer", ["3", "3.0 + 2.0i"])
+def test_a_scorer_broken_on_the_entry_is_the_datasets_fault(answer: str) -> None:
+    """An entry without the metadata its scorer reads failed every answer (`wrong`, 0.0): a
+    dataset's fault charged to the policy. The scorer fails on the entry's own answer too, so
+    it is `infra_error`, as a checker that fails on the reference is."""
+    entry = {"question": "(1+2i) + 2", "answer": "3.0 + 2.0i", "metadata": {}}
+    item = ReasoningGymItem(response=f"<answer>{answer}</answer>", task="complex_arithmetic",
+                            entry=entry)
+    result = gym.check_reasoning_gym(item, timeout_s=TIMEOUT_S)
+    assert result.status == Status.infra_error and result.reward is None, result
+
+
+def test_an_answer_that_makes_the_scorer_fail_is_wrong() -> None:
+    """The scorer scores the entry's own answer, so its failure on this one is the answer's."""
+    item = ReasoningGymItem(response="<answer>[[</answer>", task="prime_factorization",
+                            seed=SEED, index=0)
+    result = gym.check_reasoning_gym(item, timeout_s=TIMEOUT_S)
+    assert (result.status, result.reward) == (Status.wrong, 0.0), result
+    assert "the scorer failed on this answer" in result.detail["reason"], result
+
+
 def test_complex_arithmetic_still_scores_its_gold_and_near_answers() -> None:
     dataset = gym._dataset("complex_arithmetic", {}, SEED)
     entry = dataset[0]

@@ -4,7 +4,9 @@ An item brings its entry (after a JSON round trip), or the seed and index from w
 service regenerates it: `create_dataset(task, seed=seed, **config)[index]`. Building the
 dataset, generating and scoring run task code on request data, so all run in the deadline
 helper (`verifier/service/deadline.py`); building or generating that runs out of time is the
-dataset's problem (`infra_error`), a scorer that does is the response's (`timeout`).
+dataset's problem (`infra_error`), a scorer that does is the response's (`timeout`). A scorer
+that fails on an answer is tried on the entry's own answer: failing there too, it is broken on
+this entry (`infra_error`); else the answer made it fail (`wrong`).
 
 What a JSON round trip breaks, and how it is mended (checked for every registered task by
 `tests/test_kinds_gym.py`):
@@ -37,7 +39,7 @@ from rlvr_contract.schemas import Result, Status
 from verifier.config import Settings, setting_default
 from verifier.kinds.answer_region import extract, strip_thinking, tag_contents
 from verifier.kinds.kind import Cost, Kind, Kinds, one_at_a_time, settings_free
-from verifier.service.deadline import deadline_helper
+from verifier.service.deadline import DeadlineHelper, deadline_helper
 
 INSTALL_HINT = "install the service with the [gym] extra (pip install 'rlvr-verifier[gym]')"
 # Datasets and regenerated entries kept per helper process; a GRPO group shares one entry.
@@ -96,6 +98,10 @@ def check_reasoning_gym(item: ReasoningGymItem,
         return Result(id=item.id, reward=0.0, status=Status.timeout,
                       detail={"reason": f"the scorer {outcome.message}"})
     if outcome.how != "ok":
+        broken = _fails_on_its_own_answer(helper, request, timeout_s)
+        if broken:
+            return Result.infra_error(item.id, f"the scorer fails on the entry's own answer "
+                                               f"too: {broken}")
         return Result(id=item.id, reward=0.0, status=Status.wrong,
                       detail={"reason": f"the scorer failed on this answer: {outcome.how}: "
                                         f"{outcome.message}"})
@@ -106,6 +112,20 @@ def check_reasoning_gym(item: ReasoningGymItem,
     status = Status.correct if reward >= 1.0 else Status.wrong
     return Result(id=item.id, reward=reward, status=status,
                   detail={"task": item.task, "extracted": answer[:200]})
+
+
+def _fails_on_its_own_answer(helper: DeadlineHelper, request: tuple[Any, ...],
+                             timeout_s: float) -> str | None:
+    """How the scorer fails on the entry's own answer, or None when it scores it (or that
+    cannot be told: no gold answer, the entry not rebuilt, a scorer slow on it). The entry is
+    prepared again first, under its own deadline: the answer may have cost the helper."""
+    prepared = helper.call(prepare, request, _generate_timeout_s(), warm_up=_import_gym)
+    if prepared.how != "ok":
+        return None
+    on_gold = helper.call(score_gold, request, timeout_s, warm_up=_import_gym)
+    if on_gold.how in ("ok", "timeout"):
+        return None
+    return f"{on_gold.how}: {on_gold.message}"
 
 
 def read_answer(response: str, how: str) -> str | None:
@@ -195,12 +215,26 @@ def score(task: str, config: dict[str, Any], seed: int | None, index: int | None
     answer = read_answer(response, how)
     if answer is None:
         return None
+    return answer, _scored(task, config, seed, index, entry, answer)
+
+
+def score_gold(task: str, config: dict[str, Any], seed: int | None, index: int | None,
+               entry: dict[str, Any] | None) -> float | None:
+    """Runs in the helper, after the scorer failed on an answer: the entry's own answer
+    scored (None when it has none: many answers are right). A scorer that fails on that too
+    is broken on this entry, the dataset's fault, not the answer's (as a checker is)."""
+    gold = _entry(task, config, seed, index, entry).get("answer")
+    return None if gold is None else _scored(task, config, seed, index, entry, str(gold))
+
+
+def _scored(task: str, config: dict[str, Any], seed: int | None, index: int | None,
+            entry: dict[str, Any] | None, answer: str) -> float:
     dataset = _dataset(task, config, seed)
     entry = _entry(task, config, seed, index, entry)
     scorer = SCORER_FIXES.get(entry.get("metadata", {}).get("source_dataset", task))
     if scorer is not None:
-        return answer, scorer(answer, entry)
-    return answer, float(dataset.score_answer(answer, entry))
+        return scorer(answer, entry)
+    return float(dataset.score_answer(answer, entry))
 
 
 def _same_truth_value(answer: str, entry: dict[str, Any]) -> float:
