@@ -215,3 +215,13 @@ def test_references_that_cannot_be_prepared_in_time_are_the_datasets_fault() -> 
     result = text.check_text(item, timeout_s=0.1)
     assert result.status == Status.infra_error and "references" in result.detail["error"], \
         result
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("response", ["answer" + " " * 100_000 + "!",
+                                      "option" + " :" * 50_000 + "?"])
+def test_a_run_of_spacing_after_answer_is_read_once(response: str) -> None:
+    """Three quantifiers over the spacing between "answer" and a letter split a run of n
+    spaces every way: 2,000 spaces took minutes (in the helper: a `timeout` where there is no
+    letter to find). No letter follows here, so there is no answer."""
+    assert text.chosen_letter(response) is None
