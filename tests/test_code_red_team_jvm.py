@@ -769,6 +769,9 @@ def test_csharp_system_names_the_tests_call_are_not_the_solutions():
 # string) and symbol literals, C#'s `#warning /*` and interpolated strings. Per language: a right
 # solution with such notes, in-process tests that use Math, and the hiding tricks (each a wrong
 # solution declaring Math).
+# A comment the lexer may misread (a unicode escape), holding a control character it cannot read
+# at all: its reading raised, and the tests ran unguarded, beside the solution's Math.
+_UNREADABLE = "// \\u0041 \x1c\n"
 _NOTES = {
     "java": ("import java.util.*;\n// class Math { } and class Objects would shadow the JDK's\n"
              "class Problem {\n    static final String NOTE = \"class Math {} class Objects {}\";\n"
@@ -787,6 +790,10 @@ _NOTES = {
                   "import java.util.*;\nclass Problem {\n    static final String A = \"\\\\"
                   "\\u0022; static class Math { static double abs(double x) { return 0; } } "
                   "static final String B = \"\";\n    public static double half(long x) { "
+                  "return x * 7.0; }\n"),
+              "a character the lexer cannot read": (
+                  f"import java.util.*;\n{_UNREADABLE}class Math {{ static double abs(double x) "
+                  "{ return 0; } }\nclass Problem {\n    public static double half(long x) { "
                   "return x * 7.0; }\n")}),
     "kotlin": ("// object Math { } and fun mutableListOf() would shadow the library's\n"
                "val note = \"object Math {}; val Math = 1; fun mutableListOf(x: Int)\"\n"
@@ -795,7 +802,10 @@ _NOTES = {
                "\n}\n",
                {"a comment within a comment": (
                    "/* /* */ \" */ object Math { fun abs(x: Double) = 0.0 } // \"\n"
-                   "fun half(x: Long): Double = x * 7.0\n")}),
+                   "fun half(x: Long): Double = x * 7.0\n"),
+                "a character the lexer cannot read": (
+                    f"{_UNREADABLE}object Math {{ fun abs(x: Double) = 0.0 }}\n"
+                    "fun half(x: Long): Double = x * 7.0\n")}),
     "scala": ("object Problem {\n    // object Math { } would shadow scala's\n"
               "    val note = \"object Math {} and def Some(x: Long)\"\n"
               "    def half(x : Long) : Double = x / 2.0\n",
@@ -812,7 +822,10 @@ _NOTES = {
                "a keyword's string": (
                    "object Problem {\n    val a = if (true) 1 else\"${\"; object Math { def abs("
                    "x: Double) = 0.0 }; val b = \"}\"\n"
-                   "    def half(x : Long) : Double = x * 7.0\n")}),
+                   "    def half(x : Long) : Double = x * 7.0\n"),
+               "a character the lexer cannot read": (
+                   f"object Problem {{\n{_UNREADABLE}    object Math {{ def abs(x: Double) = 0.0 }}"
+                   "\n    def half(x : Long) : Double = x * 7.0\n")}),
     "csharp": ("using System;\nusing System.Diagnostics;\n// class Math { } would shadow System's\n"
                "class Problem {\n    static string Note = \"class Math {} class List<T> {}\";\n"
                "    public static double Half(long x) { return x / 2.0; }\n",
@@ -834,6 +847,10 @@ _NOTES = {
                     "using System;\nusing System.Diagnostics;\n#if false\n/*\n#endif\nclass Math "
                     "{ public static double Abs(double x) { return 0; } }\n#if false\n*/\n#endif\n"
                     "class Problem {\n"
+                    "    public static double Half(long x) { return x * 7.0; }\n"),
+                "a character the lexer cannot read": (
+                    f"using System;\nusing System.Diagnostics;\n{_UNREADABLE}class Math {{ public"
+                    " static double Abs(double x) { return 0; } }\nclass Problem {\n"
                     "    public static double Half(long x) { return x * 7.0; }\n")}),
 }
 

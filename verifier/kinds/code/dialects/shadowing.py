@@ -139,7 +139,7 @@ def _keywords_only(declaring: Declaring) -> Declaring:
 
 
 _ESCAPE = re.compile(r"\\u+([0-9a-fA-F]{4})")
-_NOT_CODE = re.compile(r"[^\w\s$.<>(){}\[\],;:=?@*]")
+_NOT_CODE = re.compile(r"[^\w \t\n\r\f\v$.<>(){}\[\],;:=?@*]")
 
 
 def _as_compiled(declaring: Declaring, solution: str) -> list[Token] | None:
@@ -156,7 +156,8 @@ def _as_compiled(declaring: Declaring, solution: str) -> list[Token] | None:
 
 def _bare(solution: str) -> str:
     """The solution with its unicode escapes decoded (Java, Scala and C# read them in names)
-    and every quote, comment mark and backslash a space: read so, whatever a string or a
+    and every quote, comment mark, backslash and character the lexer cannot read (a control
+    character a comment may hold, `\\x1c`) a space: read so, whatever a string or a
     comment may hide is code, and so is a solution the lexer cannot read at all. Only where
     its compiler's reading is unsure (compiled_reading: Scala's XML, C#'s `#if`): otherwise a
     comment or a string that says `class Math` would be taken for a declaration."""
