@@ -378,9 +378,12 @@ def test_entry_points_are_found_as_the_regexes_said(language: str):
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("code", ["class A " * 250_000, "class A {" * 200_000, "\n" * 2_000_000,
                                   " \n" * 1_000_000, "class A { static " * 120_000,
-                                  "/* " * 700_000])
+                                  "/* " * 700_000, '"\\' * 1_000_000, "'\\" * 1_000_000,
+                                  "\"'\\" * 700_000])
 def test_entry_points_are_found_in_linear_time(code: str):
-    """2 MB of each: the regexes took minutes at the door's 200 kB, hours here."""
+    """2 MB of each: the regexes took minutes at the door's 200 kB, hours here (a quote no
+    quote closes, each escaped in the scan from the one before: a scan to the line's end from
+    each)."""
     for language in ("java", "scala", "kotlin", "csharp", "go"):
         if appended.supported(language):
             appended.assemble(language, code, "")

@@ -263,18 +263,29 @@ IN_PROCESS_TESTS = {
     "cpp": "#include <cassert>\n#include <cstdlib>\n#include <cstring>\nint main() {\n"
            "    for (int k = 1; k < 4; k++) assert(scale(k) == k && abs(k) > 0);\n"
            "    assert(strcmp(\"a\", \"a\") == 0);\n}\n",
+    "go": "func main() {\n    for k := 1; k < 4; k++ {\n"
+          "        if scale(k) != k { panic(\"failed\") }\n    }\n}\n",
+    "haskell": "main :: IO ()\nmain = mapM_ (\\k -> if scale k == k then return () else error "
+               "\"failed\") [1, 2, 3]\n",
 }
 CALLS_TESTS = {
     "c": "#include <assert.h>\nint main() {\n    assert(scale(1) == 1);\n    return 0;\n}\n",
     "cpp": "#include <cassert>\nint main() {\n    auto candidate = scale;\n"
            "    assert(candidate(1) == 1);\n}\n",
+    "haskell": "main :: IO ()\nmain = if scale 1 == 1 then return () else error \"failed\"\n",
 }
 C_SLOW = ["abs(" * 50_000, "abs()" * 40_000, "abs<" * 50_000, "abs(" * 25_000 + ")" * 25_000,
           "#define D(x) x\n" + "D(" * 50_000 + ")" * 50_000, "asm(" * 25_000 + ")" * 25_000,
           "/* " * 66_000]
 SLOW_TO_READ = {
-    ("rust", "in_process"): ["(" * 200_000, "impl " * 40_000, "fn f() -> Vec<i64> " * 10_000],
-    ("d", "in_process"): ["import " * 28_000, "".join(f"import m{i};\n" for i in range(14_000))],
+    ("rust", "in_process"): ["(" * 200_000, "impl " * 40_000, "fn f() -> Vec<i64> " * 10_000,
+                             'r#"' * 66_000],
+    ("d", "in_process"): ["import " * 28_000, "".join(f"import m{i};\n" for i in range(14_000)),
+                          "/* " * 66_000],
+    ("go", "in_process"): ["var " * 49_000, "type " * 39_000, "var var, " * 22_000,
+                           "()" * 99_000],
+    ("haskell", "in_process"): ["/* " * 66_000, "{-# OPTIONS -}" * 14_000],
+    ("haskell", "outside"): ["/* " * 66_000, "{-# OPTIONS -}" * 14_000],
     ("c", "in_process"): C_SLOW,
     ("cpp", "in_process"): C_SLOW,
     ("cpp", "outside"): ["namespace std " * 14_000, "namespace std {" * 12_000 + "}" * 12_000,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from verifier.sandbox.backend import JAIL_HARNESS, JAIL_PYTHON_FLAGS
@@ -98,8 +98,7 @@ def java_source_name(code: str) -> str:
     name; otherwise Main.java will do (also for a name no file can have: javac then says what
     it wants, a compile error). A public class nested in another (`public class Node` inside
     Solution), or the words in a comment or a string, name no file."""
-    words = [found.group() for found in _JVM_WORDS.finditer(code)
-             if found.lastgroup in ("word", "mark")]
+    words = list(_jvm_words(code))
     depth = 0
     for index, word in enumerate(words):
         depth += (word == "{") - (word == "}")
@@ -116,9 +115,32 @@ def java_source_name(code: str) -> str:
 
 
 # Java's and Scala's words and braces, comments and literals skipped (they may hold `class`
-# or braces).
-_JVM_WORDS = re.compile(r"""//[^\n]*|/\*.*?(?:\*/|\Z)|"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'"""
-                         r"|(?P<word>[\w$]+)|(?P<mark>[{}().;*])", re.S)
+# or braces): what a regex of comments, literals (`"(?:[^"\\\n]|\\.)*"`, the same with `'`),
+# words and marks finds, each literal read by _jvm_words.
+_JVM_WORDS = re.compile(r"""//[^\n]*|/\*.*?(?:\*/|\Z)|(?P<quote>["'])|(?P<word>[\w$]+)"""
+                        r"|(?P<mark>[{}().;*])", re.S)
+_LITERAL_BODY = {'"': re.compile(r'"(?:[^"\\\n]|\\.)*', re.S),
+                 "'": re.compile(r"'(?:[^'\\\n]|\\.)*", re.S)}
+
+
+def _jvm_words(code: str) -> Iterator[str]:
+    """The words and marks of `code`, in order, comments and literals skipped. A quote no
+    closing quote follows on its line is skipped alone; so is every quote of its kind before
+    where that scan stopped, unscanned (each is escaped in it, and a scan from it reads what
+    follows as that scan did: scanning from each made 200 kB of `"\\` quadratic)."""
+    unclosed = {'"': -1, "'": -1}  # where the last scan of each kind found no closing quote
+    position = 0
+    while found := _JVM_WORDS.search(code, position):
+        position = found.end()
+        if found.lastgroup in ("word", "mark"):
+            yield found.group()
+        elif found.lastgroup == "quote" and found.start() >= unclosed[found.group()]:
+            quote = found.group()
+            scanned = _LITERAL_BODY[quote].match(code, found.start()).end()
+            if code.startswith(quote, scanned):
+                position = scanned + 1
+            else:
+                unclosed[quote] = scanned
 
 
 def _enclosing_main(code: str, containers: tuple[str, ...],
@@ -128,8 +150,7 @@ def _enclosing_main(code: str, containers: tuple[str, ...],
     holds, by the code's braces (comments and literals skipped), or None; `qualified`: with
     the containers around it (`Outer.Inner`). A Kotlin companion object is none: its
     `@JvmStatic` members are its class's."""
-    words = [found.group() for found in _JVM_WORDS.finditer(code)
-             if found.lastgroup in ("word", "mark")]
+    words = list(_jvm_words(code))
     open_: list[tuple[str, int]] = []  # the containers open here: (name, depth of their body)
     depth, declared = 0, None
     for index, word in enumerate(words):
@@ -190,8 +211,7 @@ GO_LIBRARIES = "/usr/share/gocode"  # a GOPATH entry: Debian's golang-*-dev pack
 
 def _java_package(code: str) -> str:
     """The file's `package a.b;` as the prefix of its classes' names (`a.b.`), else ""."""
-    words = (found.group() for found in _JVM_WORDS.finditer(code)
-             if found.lastgroup in ("word", "mark"))
+    words = _jvm_words(code)
     if next(words, None) != "package":
         return ""
     prefix = []
@@ -244,8 +264,7 @@ def scala_main_object(code: str) -> str:
 
 def _top_level_main(code: str) -> bool:
     """Whether a `fun main(` stands outside every brace (comments and literals skipped)."""
-    words = [found.group() for found in _JVM_WORDS.finditer(code)
-             if found.lastgroup in ("word", "mark")]
+    words = list(_jvm_words(code))
     depth = 0
     for index, word in enumerate(words):
         depth += (word == "{") - (word == "}")

@@ -100,7 +100,7 @@ _TOKEN = re.compile(r"""
 
 
 def tokenize(source: str) -> list[Token]:
-    return scan(source, _TOKEN, {"/+": "+/"})
+    return scan(source, _TOKEN, {"/+": "+/"}, (re.compile(r"/\*"), lambda _: "*/"))
 
 
 # --------------------------------------------------------------------------- literals

@@ -108,7 +108,7 @@ def line_statements(tokens: list[Token]) -> list[list[Token]]:
     position = 0
     while position < len(tokens):
         token = tokens[position]
-        if found[-1] and token.newline and _ends_statement(found[-1][-1]):
+        if found[-1] and token.newline and ends_statement(found[-1][-1]):
             found.append([])
         if is_punct(token, ";"):
             found.append([])
@@ -124,7 +124,8 @@ def line_statements(tokens: list[Token]) -> list[list[Token]]:
     return [statement for statement in found if statement]
 
 
-def _ends_statement(token: Token) -> bool:
+def ends_statement(token: Token) -> bool:
+    """Whether a line break after `token` ends its statement (Go's automatic semicolons)."""
     return (token.kind in ("name", "number", "string", "char", "template")
             and token.text not in ("else",)) and (
         token.kind != "name" or token.text not in ("func", "if", "for", "switch", "select",

@@ -17,8 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from verifier.kinds.code.dialects.core import NotPlainCalls
-from verifier.kinds.code.dialects.entry import line_statements
-from verifier.kinds.code.dialects.lexer import Token, closing, is_punct, tokenize
+from verifier.kinds.code.dialects.entry import ends_statement, line_statements
+from verifier.kinds.code.dialects.lexer import Token, bracket_pairs, closing, is_punct, tokenize
 from verifier.kinds.code.dialects.tokens import at
 
 # The universe block: names a solution's package-level declaration would shadow for the
@@ -181,37 +181,62 @@ def _qualifiers_only(tokens: list[Token]) -> set[str]:
 
 def package_names(file: GoFile) -> frozenset[str]:
     """The names a Go file declares at package level (funcs, not methods; vars, consts,
-    types, grouped or not)."""
-    tokens = file.tokens
+    types, grouped or not). A bracket never closed is stepped into, so what follows it
+    counts too. Time linear in the file (one pass of each kind)."""
+    tokens = list(file.tokens)
+    pairs = bracket_pairs(tokens)
     names: set[str] = set()
+    lone: list[int] = []  # where each ungrouped spec starts
     position = 0
     while position < len(tokens):
         token = tokens[position]
-        if is_punct(token, "(", "[", "{"):
-            position = closing(list(tokens), position) + 1
+        if is_punct(token, "(", "[", "{") and position in pairs:
+            position = pairs[position] + 1
             continue
         if token.text == "func":
             following = at(tokens, position + 1)
             if following is not None and following.kind == "name":
                 names.add(following.text)
         elif token.text in ("var", "const", "type"):
-            following = at(tokens, position + 1)
-            if is_punct(following, "("):
-                end = closing(list(tokens), position + 1)
-                names |= _group_names(list(tokens[position + 2:end]))
+            if position + 1 in pairs and is_punct(tokens[position + 1], "("):
+                end = pairs[position + 1]
+                names |= _group_names(tokens[position + 2:end])
                 position = end + 1
                 continue
-            names |= _group_names(list(tokens[position + 1:]), single=True)
+            lone.append(position + 1)
         position += 1
-    return frozenset(names)
+    return frozenset(names | _lone_spec_names(tokens, lone))
 
 
-def _group_names(tokens: list[Token], single: bool = False) -> set[str]:
-    """The names declared by the specs of a var/const/type group (or, `single`, by the one
-    spec at the start of `tokens`): each spec's leading list of identifiers."""
+def _lone_spec_names(tokens: list[Token], starts: list[int]) -> set[str]:
+    """The leading identifiers of the spec starting at each of `starts` (past any `;`),
+    as _group_names reads a group's first spec: `a, b` up to a line break that ends the
+    statement. Each token read once, however many specs share it (`var var, var, ...`)."""
+    names: set[str] = set()
+    past_semicolons = [len(tokens)] * (len(tokens) + 1)
+    for position in range(len(tokens) - 1, -1, -1):
+        past_semicolons[position] = (past_semicolons[position + 1]
+                                     if is_punct(tokens[position], ";") else position)
+    seen: set[int] = set()
+    for start in starts:
+        position = past_semicolons[start]
+        while position < len(tokens) and position not in seen and (
+                tokens[position].kind == "name"):
+            seen.add(position)
+            names.add(tokens[position].text)
+            comma = at(tokens, position + 1)
+            if not is_punct(comma, ",") or comma.newline and ends_statement(tokens[position]):
+                break
+            position += 2
+    return names
+
+
+def _group_names(tokens: list[Token]) -> set[str]:
+    """The names declared by the specs of a var/const/type group: each spec's leading list
+    of identifiers."""
     specs = line_statements(tokens)
     names: set[str] = set()
-    for spec in specs[:1] if single else specs:
+    for spec in specs:
         position = 0
         while position < len(spec) and spec[position].kind == "name":
             names.add(spec[position].text)

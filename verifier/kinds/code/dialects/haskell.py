@@ -144,7 +144,7 @@ _OVERLAP_EXTENSION = re.compile(r"OverlappingInstances|IncoherentInstances|"
 # assemble a pragma from pieces (`#define CAT(a, b) a/**/b`, then `CAT(OVER,LAPPING)`): with
 # CPP on, a solution that defines or includes macros may declare an overlapping instance.
 _MACROS = re.compile(r"^[ \t]*#[ \t]*(?:define|include)\b", re.M)
-_PREPROCESSED_AWAY = re.compile(r"/\*.*?\*/|\\\n", re.S)
+_COMMENT_OR_SPLICE = re.compile(r"/\*|\\\n")
 _REFUSED = """import qualified System.IO
 import qualified System.Exit
 main :: IO ()
@@ -194,7 +194,7 @@ class HaskellDialect(Dialect):
         `VerifierP.show` did), no RebindableSyntax. (With CPP on, a solution that defines or
         includes macros is refused: none of its macros reaches our imports or the driver.)"""
         pragmas, header, body = split_header(solution)
-        pragmas = _OPTIONS.sub(_safe_options, pragmas)
+        pragmas = _kept_options(pragmas)
         if _may_overlap(solution, cpp=bool(_CPP.search(pragmas))):
             return _REFUSED
         return (f"{_PRAGMA}{pragmas}{_AFTER_PRAGMAS}{header}{_IMPORTS}"
@@ -294,7 +294,7 @@ class HaskellDialect(Dialect):
             last = token.end
         rewritten.append(tests[last:])
         pragmas, header, body = split_header(solution)
-        pragmas = _OPTIONS.sub(_safe_options, pragmas)
+        pragmas = _kept_options(pragmas)
         imports = "".join(f"import qualified {module} as {alias}\n"
                           for module in ("Prelude", "Control.Monad", "Data.List"))
         tests_text, ours = "".join(rewritten), _EPILOGUE.replace("P.", f"{alias}.")
@@ -328,7 +328,7 @@ def _may_overlap(solution: str, cpp: bool) -> bool:
     as written or as CPP would make it. Only its pragmas can (a comment or a string that
     names one is none), where GHC reads the text as written: with CPP on, only where the
     solution has nothing CPP changes (a directive, a C comment, a line splice)."""
-    preprocessed = _PREPROCESSED_AWAY.sub("", solution)
+    preprocessed = _preprocessed(solution)
     if cpp and _MACROS.search(preprocessed):
         return True
     texts = (solution, preprocessed) if cpp and _RESHAPED.search(solution) else (
@@ -352,6 +352,33 @@ def _pragmas(solution: str) -> str:
     pragmas = "\n".join(token.text for token in tokens
                         if token.kind == "comment" and token.text.startswith("{-#"))
     return solution if "QuasiQuotes" in pragmas else pragmas
+
+
+def _preprocessed(solution: str) -> str:
+    """`solution` without its C comments (a `/*` to the first `*/` after it) and its line
+    splices (a backslash before a line break), left to right, in linear time: a regex of the
+    two scans to the end from each `/*` none closes (200 kB of `/* ` was quadratic), and
+    after such a `/*` none is closed."""
+    pieces, position = [], 0
+    while found := _COMMENT_OR_SPLICE.search(solution, position):
+        pieces.append(solution[position:found.start()])
+        position = found.end()
+        if found.group() == "/*":
+            end = solution.find("*/", position)
+            if end < 0:  # no comment is closed from here on: the splices alone go
+                return "".join([*pieces, solution[found.start():].replace("\\\n", "")])
+            position = end + 2
+    return "".join([*pieces, solution[position:]])
+
+
+def _kept_options(pragmas: str) -> str:
+    """The pragmas with each OPTIONS pragma's flags those that run nothing (_safe_options),
+    in linear time: _OPTIONS scans to the end from each pragma none closes, so the text after
+    the last `#-}` is left as it is (no pragma ends there)."""
+    end = pragmas.rfind("#-}")
+    if end < 0:
+        return pragmas
+    return _OPTIONS.sub(_safe_options, pragmas[:end + 3]) + pragmas[end + 3:]
 
 
 def _safe_options(found: re.Match[str]) -> str:

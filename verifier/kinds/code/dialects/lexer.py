@@ -54,7 +54,7 @@ def tokenize(source: str, *, preprocessor: bool = False, comments: bool = False)
     tokens: list[Token] = []
     position, line, newline = 0, 1, True
     length = len(source)
-    comments_end = -1  # where the `*/` closing the last `/*` seen is (length: there is none)
+    closers = Closers(source)
     while position < length:
         if preprocessor and newline and (found := _DIRECTIVE.match(source, position)):
             text = found.group().strip()
@@ -63,17 +63,11 @@ def tokenize(source: str, *, preprocessor: bool = False, comments: bool = False)
             position = found.end()
             newline = False
             continue
-        if source.startswith("/*", position) and position >= comments_end:
-            comments_end = source.find("*/", position + 2)
-            comments_end = length if comments_end < 0 else comments_end
-        if source.startswith("/*", position) and comments_end == length:
-            # no `*/` after it: `/` then `*`, as _TOKEN reads it, without its scan to the end
-            found, kind, text = None, "punct", "/"
-        else:
-            found = _TOKEN.match(source, position)
-            if found is None:
-                raise NotPlainCalls(f"line {line}: unreadable text")
-            kind, text = found.lastgroup, found.group()
+        found = _TOKEN.match(source, position, position + 2 if source.startswith(
+            "/*", position) and not closers.follow(position + 2, "*/") else length)
+        if found is None:
+            raise NotPlainCalls(f"line {line}: unreadable text")
+        kind, text = found.lastgroup, found.group()
         if kind == "newline":
             newline = True
             line += 1
@@ -81,11 +75,32 @@ def tokenize(source: str, *, preprocessor: bool = False, comments: bool = False)
             newline = newline or "\n" in text
             line += text.count("\n")
         elif kind != "space":
-            tokens.append(Token(kind, text, line, position, position + len(text), newline))
+            tokens.append(Token(kind, text, line, position, found.end(), newline))
             line += text.count("\n")
             newline = False
-        position += len(text)
+        position = found.end()
     return tokens
+
+
+class Closers:
+    """Whether a literal or comment that a fixed text closes (C's `*/`, Rust's `"#`) is closed
+    after its opener in `source`. A tokenizer's pattern that tries such a literal scans to the
+    end of the text where it is left open, from each opener (quadratic in a text of openers);
+    asked here first, it reads an opener with none after it within the opener alone, as the
+    pattern reads it once that literal fails (`/` then `*`). Openers are asked in order."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+        self.absent: dict[str, int] = {}  # a closer, and from where none follows
+
+    def follow(self, position: int, closer: str) -> bool:
+        """Whether `closer` comes at or after `position`."""
+        if position >= self.absent.get(closer, len(self.source) + 1):
+            return False
+        if self.source.find(closer, position) >= 0:
+            return True
+        self.absent[closer] = position
+        return False
 
 
 def closing(tokens: list[Token], index: int) -> int:

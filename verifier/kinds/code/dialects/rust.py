@@ -91,12 +91,13 @@ _TOKEN = re.compile(r"""
     "<", ">", "+", "-", "*", "/", "%", "&", "|", "^", "!", "~", "?", ":", "=", "@", "#",
     "$") + r""")
 """, re.X | re.S)
+_RAW = (re.compile(r'b?r(#*)"'), lambda opened: '"' + opened.group(1))  # a raw string's closer
 
 
 def tokenize(source: str) -> list[Token]:
     """Rust tokens (nested block comments, raw and byte strings, lifetimes, suffixed numbers);
     NotPlainCalls on what it cannot read."""
-    return scan(source, _TOKEN, {"/*": "*/"})
+    return scan(source, _TOKEN, {"/*": "*/"}, _RAW)
 
 
 # --------------------------------------------------------------------------- literals

@@ -13,17 +13,25 @@ import re
 from collections.abc import Callable
 
 from verifier.kinds.code.dialects.core import NotPlainCalls
-from verifier.kinds.code.dialects.lexer import Token
+from verifier.kinds.code.dialects.lexer import Closers, Token
+
+# The opener of a literal or comment a fixed text closes, and that closer: the first of the
+# pattern's alternatives that can match where the opener does (lexer.Closers).
+Closed = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
 
 
 def scan(source: str, pattern: re.Pattern[str], comments: dict[str, str],
-         kept: bool = False) -> list[Token]:
+         closed: Closed | None = None, kept: bool = False) -> list[Token]:
     """The tokens of `source`; `comments` maps each nesting comment's opener to its closer;
+    `closed` finds the pattern's literals that a fixed text closes (read in linear time);
     with `kept`, each comment is a token too (kind "comment")."""
     tokens: list[Token] = []
     position, line, newline = 0, 1, True
+    closers = Closers(source)
     while position < len(source):
-        found = pattern.match(source, position)
+        opened = closed[0].match(source, position) if closed else None
+        found = pattern.match(source, position, opened.end() if opened and not closers.follow(
+            opened.end(), closed[1](opened)) else len(source))
         if found is None:
             raise NotPlainCalls(f"line {line}: unreadable text")
         kind, text = found.lastgroup, found.group()
