@@ -646,6 +646,19 @@ def _refused(language: str, right: str, tests: str, attacks: dict[str, str]) -> 
     assert got == dict.fromkeys(attacks, ("runtime_error", True)), got
 
 
+def test_go_predeclared_names_the_tests_call_are_not_the_solutions():
+    # A package-level `func panic` of the solution's is what the in-process tests' `panic`
+    # calls. A raw string ending in a backslash hid it from the guard (the lexer read `\` as
+    # escaping the closing backquote: the rest, to the next backquote, was a string, or the
+    # solution unreadable and the tests unguarded): a wrong solution scored 1.0. Each is
+    # refused, saying why (the refusal itself did not compile: a compile_error).
+    panic = "func panic(v interface{}) {}\n"
+    _refused("go", RIGHT["go"], GO_TESTS["main"], {
+        "func panic": _go(panic, "main"),
+        "after a raw string ending in a backslash": _go(f"var bs = `\\`\n{panic}", "main"),
+        "between raw strings": _go(f"var bs = `\\`\n{panic}var cs = `x`\n", "main")})
+
+
 def test_kotlin_library_names_the_tests_call_are_not_the_solutions():
     # An `object Math`, a top-level `fun mutableListOf` or `val Math`, an import aliased as
     # `Math`, an enum constant `Math` imported, an extension `to` of the solution's were what

@@ -70,6 +70,7 @@ from verifier.kinds.code.dialects.go_source import (
     assemble,
     package_names,
     split_file,
+    tokenize,
 )
 from verifier.kinds.code.dialects.lexer import (
     Token,
@@ -77,7 +78,6 @@ from verifier.kinds.code.dialects.lexer import (
     is_punct,
     source_of,
     split_top,
-    tokenize,
 )
 from verifier.kinds.code.dialects.shapes import unwrapped
 from verifier.kinds.code.dialects.tokens import nested, top_level
@@ -466,8 +466,9 @@ _EPILOGUE_TEST = f"""
 _REFUSED = """package main
 import "os"
 func main() {
-	os.Stderr.WriteString("the solution declares NAMES at package level, which the tests use: \\
-Go offers no way to reach the predeclared ones past it, so the tests cannot run in its process\\n")
+	os.Stderr.WriteString("the solution declares NAMES at package level, which the tests use: " +
+		"Go offers no way to reach the predeclared ones past it, so the tests cannot run in " +
+		"its process\\n")
 	os.Exit(1)
 }
 """

@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from verifier.kinds.code.dialects import lexer
 from verifier.kinds.code.dialects.core import NotPlainCalls
 from verifier.kinds.code.dialects.entry import ends_statement, line_statements
-from verifier.kinds.code.dialects.lexer import Token, bracket_pairs, closing, is_punct, tokenize
+from verifier.kinds.code.dialects.lexer import Token, bracket_pairs, closing, is_punct
 from verifier.kinds.code.dialects.tokens import at
 
 # The universe block: names a solution's package-level declaration would shadow for the
@@ -54,6 +55,11 @@ class GoFile:
     imports: tuple[Import, ...]
     body: str
     tokens: tuple[Token, ...]  # the body's tokens
+
+
+def tokenize(source: str) -> list[Token]:
+    """Go's tokens: the shared lexer's, with backquoted strings raw."""
+    return lexer.tokenize(source, raw_backquotes=True)
 
 
 def split_file(source: str) -> GoFile:

@@ -22,7 +22,7 @@ _PUNCTUATION = sorted((
     "{", "}", "(", ")", "[", "]", ";", ",", ".", "<", ">", "+", "-", "*", "/", "%", "&", "|",
     "^", "!", "~", "?", ":", "=", "@", "#", "\\", "$",
 ), key=len, reverse=True)
-_TOKEN = re.compile(r"""
+_TOKEN_PATTERN = r"""
     (?P<space>[ \t\r\f\v]+)
   | (?P<newline>\n)
   | (?P<comment>//[^\n]*|/\*.*?\*/)
@@ -30,10 +30,14 @@ _TOKEN = re.compile(r"""
                |(?:[0-9][0-9_']*\.?[0-9_']*|\.[0-9][0-9_']*)(?:[eE][+-]?[0-9_]+)?)[a-zA-Z]*)
   | (?P<string>(?:u8|[uUL])?"(?:[^"\\\n]|\\.)*")
   | (?P<char>(?:u8|[uUL])?'(?:[^'\\\n]|\\.)*')
-  | (?P<template>`(?:[^`\\]|\\.)*`)
+  | (?P<template>TEMPLATE)
   | (?P<name>[A-Za-z_$\u0080-\U0010ffff][A-Za-z0-9_$\u0080-\U0010ffff]*)
   | (?P<punct>""" + "|".join(re.escape(p) for p in _PUNCTUATION) + r""")
-""", re.X | re.S)
+"""
+_TOKEN = re.compile(_TOKEN_PATTERN.replace("TEMPLATE", r"`(?:[^`\\]|\\.)*`"), re.X | re.S)
+# Go's backquoted strings are raw: a backslash escapes nothing (`\` is a string, which the
+# template's escapes read on past its end, hiding the declarations after it from the guard).
+_RAW_BACKQUOTES_TOKEN = re.compile(_TOKEN_PATTERN.replace("TEMPLATE", r"`[^`]*`"), re.X | re.S)
 _DIRECTIVE = re.compile(r"[ \t]*#(?:[^\n\\]|\\.)*", re.S)
 
 
@@ -47,10 +51,13 @@ class Token:
     newline: bool  # a line break comes before it (JavaScript's automatic semicolons)
 
 
-def tokenize(source: str, *, preprocessor: bool = False, comments: bool = False) -> list[Token]:
+def tokenize(source: str, *, preprocessor: bool = False, comments: bool = False,
+             raw_backquotes: bool = False) -> list[Token]:
     """The tokens of `source`; with `preprocessor`, a `#` line (C, C++) is one directive
-    token; with `comments`, comments are tokens too. Raises NotPlainCalls on anything it
-    cannot read (an unterminated string or comment, a stray character)."""
+    token; with `comments`, comments are tokens too; with `raw_backquotes`, a backquoted
+    string has no escapes (Go). Raises NotPlainCalls on anything it cannot read (an
+    unterminated string or comment, a stray character)."""
+    pattern = _RAW_BACKQUOTES_TOKEN if raw_backquotes else _TOKEN
     tokens: list[Token] = []
     position, line, newline = 0, 1, True
     length = len(source)
@@ -63,7 +70,7 @@ def tokenize(source: str, *, preprocessor: bool = False, comments: bool = False)
             position = found.end()
             newline = False
             continue
-        found = _TOKEN.match(source, position, position + 2 if source.startswith(
+        found = pattern.match(source, position, position + 2 if source.startswith(
             "/*", position) and not closers.follow(position + 2, "*/") else length)
         if found is None:
             raise NotPlainCalls(f"line {line}: unreadable text")
