@@ -283,7 +283,7 @@ SLOW_TO_READ = {
     ("d", "in_process"): ["import " * 28_000, "".join(f"import m{i};\n" for i in range(14_000)),
                           "/* " * 66_000],
     ("go", "in_process"): ["var " * 49_000, "type " * 39_000, "var var, " * 22_000,
-                           "()" * 99_000],
+                           "()" * 99_000, "(func main(" * 18_000],
     ("haskell", "in_process"): ["/* " * 66_000, "{-# OPTIONS -}" * 14_000],
     ("haskell", "outside"): ["/* " * 66_000, "{-# OPTIONS -}" * 14_000],
     ("c", "in_process"): C_SLOW,
@@ -308,6 +308,24 @@ def test_the_worker_reads_any_solution_in_linear_time(language: str, judged: str
                                    calls)
     assert time.process_time() - started < 5
     assert len(program) < 40 * len(solution) + 100_000
+
+
+# The tests are read by the same code (to plan their calls, to guard them in process): a test
+# set of the same size, however hostile, is read in linear time too (a dataset's tests come back
+# for every sample of their problem; a quadratic read held each chunk of them for minutes).
+SLOW_TESTS = {"go": ["func " * 39_000]}
+
+
+@pytest.mark.timeout(300)
+@pytest.mark.parametrize(("language", "tests"), [
+    (language, tests) for language, texts in SLOW_TESTS.items() for tests in texts],
+    ids=lambda value: value[:12])
+def test_the_worker_reads_any_tests_in_linear_time(language: str, tests: str):
+    started = time.process_time()
+    calls = assert_tests.how_run(AssertTests(code=tests), language).calls
+    program = assert_tests.program(language, "", AssertTests(code=tests), calls)
+    assert time.process_time() - started < 5
+    assert len(program) < 40 * len(tests) + 100_000
 
 
 # Responses cut off where the guard reads a definition (a parameter list, a macro's or an asm

@@ -80,7 +80,7 @@ from verifier.kinds.code.dialects.lexer import (
     split_top,
 )
 from verifier.kinds.code.dialects.shapes import unwrapped
-from verifier.kinds.code.dialects.tokens import nested, top_level
+from verifier.kinds.code.dialects.tokens import depths, top_level
 from verifier.kinds.code.dialects.values import OfType
 from verifier.kinds.code.languages import GO_TEST_MAIN
 
@@ -409,9 +409,10 @@ def _renamed_main(file: GoFile, name: str) -> GoFile:
     own)."""
     tokens = file.tokens
     body = file.body
+    depth = depths(tokens)
     for index in range(len(tokens) - 2):
         if (tokens[index].text == "func" and tokens[index + 1].text == "main"
-                and is_punct(tokens[index + 2], "(") and not nested(tokens, index)):
+                and is_punct(tokens[index + 2], "(") and not depth[index]):
             start, end = tokens[index + 1].start, tokens[index + 1].end
             body = body[:start] + name + body[end:]
             return GoFile(file.imports, body, tuple(tokenize(body)))
@@ -515,11 +516,12 @@ def _qualified(file: GoFile, tag: str) -> tuple[GoFile, dict[str, str]]:
     last = 0
     local: set[str] = set()
     pending: set[str] = set()
+    depth = depths(tokens)
     for index, token in enumerate(tokens):
         if token.newline or is_punct(token, ";", "{"):
             local |= pending
             pending = set()
-        if token.text == "func" and not nested(tokens, index):
+        if token.text == "func" and not depth[index]:
             local, pending = set(), set()
         if is_punct(token, ":") and index + 1 < len(tokens) and is_punct(tokens[index + 1], "="):
             back = index - 1

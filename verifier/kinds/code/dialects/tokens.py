@@ -35,12 +35,14 @@ def top_level(tokens: list[Token] | tuple[Token, ...], *texts: str,
     return found
 
 
-def nested(tokens: list[Token] | tuple[Token, ...], index: int) -> bool:
-    """Whether tokens[index] is inside brackets opened in the list before it."""
-    depth = 0
-    for token in tokens[:index]:
+def depths(tokens: list[Token] | tuple[Token, ...]) -> list[int]:
+    """For each position, how many brackets opened in the list before it are still open
+    (one pass for every position: a walk from the start for each is quadratic)."""
+    found, depth = [], 0
+    for token in tokens:
+        found.append(depth)
         if is_punct(token, "(", "[", "{"):
             depth += 1
         elif is_punct(token, ")", "]", "}"):
             depth -= 1
-    return depth != 0
+    return found
