@@ -32,7 +32,7 @@ class JobStore:
 
     async def submit(self, items: Sequence[AnyItem], owner: str) -> str:
         """Admit the batch (may raise Overloaded) and start scoring it in the background."""
-        self._service.admit(items)
+        await self._service.admit_off_loop(items)
         job_id = uuid.uuid4().hex
         try:
             await self._records.create(job_id, len(items), owner)

@@ -12,6 +12,7 @@ import logging
 import math
 import time
 from collections.abc import AsyncIterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from rlvr_contract.schemas import AnyItem, Result, Status
@@ -73,10 +74,25 @@ class VerificationService:
         self.cache = cache
         self.backlog = 0
         self._finished_at: collections.deque[float] = collections.deque(maxlen=100_000)
+        # Admission's own thread: checking an item can be real work (a compressed test set
+        # decoded, a megabyte of tests parsed), and on the event loop it held every other
+        # request, /health too. One thread: admission's caches are read by one at a time.
+        self._admission = ThreadPoolExecutor(1, thread_name_prefix="admission")
 
     def admit(self, items: Sequence[AnyItem]) -> None:
         """Validate, clamp to the server's limits (in place) and reserve backlog for a batch;
         the matching `stream` releases it."""
+        self._check(items)
+        self._reserve(items)
+
+    async def admit_off_loop(self, items: Sequence[AnyItem]) -> None:
+        """`admit` for the event loop: the items are checked in admission's thread, the
+        backlog reserved on the loop (which alone changes it)."""
+        await asyncio.get_running_loop().run_in_executor(self._admission, self._check, items)
+        self._reserve(items)
+
+    def _check(self, items: Sequence[AnyItem]) -> None:
+        """Validate and clamp (in place); raises TooManyItems or InvalidItems."""
         if len(items) > self.settings.max_items:
             metrics.REJECTED.labels("too_many_items").inc()
             raise TooManyItems(f"items: {len(items)} items is over the limit of "
@@ -99,6 +115,9 @@ class VerificationService:
                        "(VERIFIER_MAX_REQUEST_TIME_S)"})
         if errors:
             raise InvalidItems(errors)
+
+    def _reserve(self, items: Sequence[AnyItem]) -> None:
+        """Reserve backlog for an admitted batch; raises Overloaded."""
         if self.backlog and self.backlog + len(items) > self.settings.max_backlog:
             metrics.REJECTED.labels("backlog").inc()
             raise Overloaded(self.backlog, self.settings.max_backlog, self._retry_after_s())

@@ -20,6 +20,7 @@ import hashlib
 import json
 import pickletools
 import random
+import threading
 import zlib
 from typing import Any
 
@@ -47,6 +48,8 @@ _decoded: LRU[str, tuple[StdioTests | AssertTests | CallTests, int]] = LRU(
     64, max_weight=DECODED_KEPT_BYTES, weigh=lambda entry: entry[1])
 # What admission checked of a compressed set: its skeleton, and how many cases will run.
 _checked: LRU[str, tuple[StdioTests | AssertTests | CallTests, int]] = LRU(CHECKED_KEPT)
+# Admission reads them in its own thread while the event loop reads them for a chunk's cost.
+_CACHES_LOCK = threading.Lock()
 
 
 class TestSetError(ValueError):
@@ -122,9 +125,12 @@ def decode(tests: CompressedTests, max_bytes: int) -> StdioTests | AssertTests |
     """The test set a compressed payload holds (its own sampling not yet applied). Raises
     TestSetError. Decoded sets are kept (by the digest of `data`) for the next items."""
     digest = hashlib.sha256(tests.data.encode()).hexdigest()
-    kept = _decoded.get(digest)
+    with _CACHES_LOCK:
+        kept = _decoded.get(digest)
     if kept is None:
-        kept = _decoded[digest] = _decode(tests, max_bytes)
+        kept = _decode(tests, max_bytes)
+        with _CACHES_LOCK:
+            _decoded[digest] = kept
     return kept[0]
 
 
@@ -181,14 +187,16 @@ def checked_case_count(tests: CompressedTests, max_bytes: int) -> int:
 def _checked_entry(tests: CompressedTests, max_bytes: int
                    ) -> tuple[StdioTests | AssertTests | CallTests, int]:
     digest = hashlib.sha256(tests.data.encode()).hexdigest()
-    entry = _checked.get(digest)
+    with _CACHES_LOCK:
+        entry = _checked.get(digest)
     if entry is None:
         decoded = _apply_sampling(_decode(tests, max_bytes)[0], tests)
         if isinstance(decoded, AssertTests):
             entry = decoded, 1
         else:
             entry = decoded.model_copy(update={"cases": []}), len(sampled_indices(decoded))
-        _checked[digest] = entry
+        with _CACHES_LOCK:
+            _checked[digest] = entry
     return entry
 
 

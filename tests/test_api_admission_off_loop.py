@@ -1,0 +1,71 @@
+"""Admission checks every item before a batch is taken, and for a compressed test set that means
+decoding it (base64, inflate up to the size cap, JSON, the test set's model): seconds for a big
+one. On the event loop that held every other request, a health probe too (an orchestrator
+then restarts a busy API). The checks run in admission's own thread: the loop answers
+meanwhile. Shown by order, not by time: the decoding waits for the health answer.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import gzip
+import json
+import threading
+from typing import Any
+
+import httpx
+
+from verifier.api.app import create_app
+from verifier.config import Settings
+from verifier.kinds.code import testset
+from verifier.service.cache import MemoryCache
+from verifier.service.verification import VerificationService
+
+WAIT_S = 30  # how long the decoding waits for the health answer before going on without it
+
+
+class IdleExecutor:
+    """An executor that is healthy and never asked to score (the batch is refused)."""
+
+    mode = "stub"
+
+    async def check_health(self) -> str | None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+
+async def test_health_answers_while_a_compressed_test_set_is_decoded(monkeypatch):
+    settings = Settings(languages="python")
+    app = create_app(settings)
+    app.state.service = VerificationService(settings, IdleExecutor(), MemoryCache(16, 1 << 20))
+    decoding, healthy = threading.Event(), threading.Event()
+    answered_first: list[bool] = []
+    real_decode = testset._decode
+
+    def slow_decode(*args: Any) -> Any:
+        decoding.set()
+        answered_first.append(healthy.wait(WAIT_S))
+        return real_decode(*args)
+
+    monkeypatch.setattr(testset, "_decode", slow_decode)
+    data = base64.b64encode(gzip.compress(json.dumps({"not": "a test set"}).encode())).decode()
+    item = {"kind": "code", "response": "```python\nprint(1)\n```", "language": "python",
+            "tests": {"type": "compressed", "data": data}}
+
+    async def probe(client: httpx.AsyncClient) -> int:
+        while not decoding.is_set():
+            await asyncio.sleep(0.01)
+        status = (await client.get("/healthz")).status_code
+        healthy.set()
+        return status
+
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://api") as client:
+        refused, health = await asyncio.gather(
+            client.post("/v1/verify", json={"items": [item]}), probe(client))
+    assert health == 200
+    assert answered_first == [True]
+    assert refused.status_code == 422 and "tests.data" in refused.text
