@@ -283,9 +283,10 @@ class HaskellDialect(Dialect):
         alias = f"VerifierPrelude{tag.upper()}"
         own = _bound(tests, tokens)
         rewritten, last = [], 0
+        signatures = _in_signatures(tokens)
         for index, token in enumerate(tokens):
             if token.text in own or token.text not in PRELUDE or is_punct(
-                    token_at(tokens, index - 1), "::") or _in_signature(tokens, index) or (
+                    token_at(tokens, index - 1), "::") or signatures[index] or (
                     token.text == "-" and _operator(token_at(tokens, index - 1))):
                 continue
             if token.kind != "name" and (token.kind != "punct" or token.text in _SYNTAX):
@@ -446,14 +447,15 @@ def _unwrapped(tokens: list[Token]) -> list[Token]:
     return tokens
 
 
-def _in_signature(tokens: list[Token], index: int) -> bool:
-    """Whether the token is in a type signature (`main :: IO ()`): types stay as written."""
-    position = index
-    while position > 0 and not tokens[position].newline:
-        position -= 1
-        if is_punct(tokens[position], "::"):
-            return True
-    return False
+def _in_signatures(tokens: list[Token]) -> list[bool]:
+    """Whether each token is in a type signature (`main :: IO ()`: after a `::` on its line):
+    types stay as written. One pass (a walk back to the line's start from each token was
+    quadratic in a line of tokens)."""
+    found, seen = [], False
+    for token in tokens:
+        found.append(seen and not token.newline)
+        seen = (seen and not token.newline) or is_punct(token, "::")
+    return found
 
 
 def _bound(tests: str, tokens: list[Token]) -> set[str]:
@@ -472,13 +474,13 @@ def _bound(tests: str, tokens: list[Token]) -> set[str]:
                 break
         if token is not None:
             statement.append(token)
-    lambdas = [i for i, t in enumerate(tokens) if is_punct(t, "\\")]
-    for start in lambdas:
-        for token in tokens[start + 1:]:
-            if is_punct(token, "->"):
-                break
-            if token.kind == "name":
-                bound.add(token.text)
+    # Names between a lambda's `\` and the next `->`, in one pass (a walk from each `\` to the
+    # next `->` was quadratic in tests of lambdas without arrows).
+    in_lambda = False
+    for token in tokens:
+        if in_lambda and token.kind == "name":
+            bound.add(token.text)
+        in_lambda = is_punct(token, "\\") or in_lambda and not is_punct(token, "->")
     return bound - {"let", "where", "in", "do", "if", "then", "else", "case", "of"}
 
 
