@@ -57,14 +57,21 @@ from verifier.kinds.code.dialects.scripts import (
 )
 from verifier.kinds.code.dialects.values import Map
 
-_tokenize = lexer([
-    ("comment", r"--\[(?P<ceq>=*)\[.*?\](?P=ceq)\]|--[^\n]*"),
-    ("string", r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'|\[(?P<seq>=*)\[.*?\](?P=seq)\]"),
+_SHORT_STRING = r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'"
+_LONG_BRACKET = r"\[(?P<{0}>=*)\[.*?\](?P={0})\]"  # `[==[ ... ]==]`: a long string or comment
+_OTHERS = [
     ("number", r"0[xX](?:[0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)(?:[pP][+-]?[0-9]+)?"
                r"|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?"),
     ("name", r"[A-Za-z_][A-Za-z0-9_]*"),
     ("punct", r"\.\.\.|\.\.|==|~=|<=|>=|//|::|<<|>>|[-+*/%^\#&~|<>=(){}\[\];:,.]"),
-])
+]
+# A long bracket no closer follows is read as if there were none (a line comment, a `[`): its
+# pattern scanned to the end of the text from each such opener.
+_tokenize = lexer(
+    [("comment", rf"--{_LONG_BRACKET.format('ceq')}|--[^\n]*"),
+     ("string", f"{_SHORT_STRING}|{_LONG_BRACKET.format('seq')}"), *_OTHERS],
+    closed=(re.compile(r"(?:--)?\[(=*)\["), lambda opened: f"]{opened.group(1)}]"),
+    unclosed=[("comment", r"--[^\n]*"), ("string", _SHORT_STRING), *_OTHERS])
 _KEYWORDS = frozenset({"and", "break", "do", "else", "elseif", "end", "false", "for", "function",
                        "goto", "if", "in", "local", "nil", "not", "or", "repeat", "return",
                        "then", "true", "until", "while"})

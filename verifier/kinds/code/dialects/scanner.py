@@ -21,17 +21,23 @@ Closed = tuple[re.Pattern[str], Callable[[re.Match[str]], str]]
 
 
 def scan(source: str, pattern: re.Pattern[str], comments: dict[str, str],
-         closed: Closed | None = None, kept: bool = False) -> list[Token]:
+         closed: Closed | None = None, kept: bool = False,
+         unclosed: re.Pattern[str] | None = None) -> list[Token]:
     """The tokens of `source`; `comments` maps each nesting comment's opener to its closer;
-    `closed` finds the pattern's literals that a fixed text closes (read in linear time);
-    with `kept`, each comment is a token too (kind "comment")."""
+    `closed` finds the pattern's literals that a fixed text closes (read in linear time):
+    where no closer follows, the text is read by `unclosed` (the pattern without those
+    literals), or else by the pattern within the opener; with `kept`, each comment is a token
+    too (kind "comment")."""
     tokens: list[Token] = []
     position, line, newline = 0, 1, True
     closers = Closers(source)
     while position < len(source):
         opened = closed[0].match(source, position) if closed else None
-        found = pattern.match(source, position, opened.end() if opened and not closers.follow(
-            opened.end(), closed[1](opened)) else len(source))
+        if opened and not closers.follow(opened.end(), closed[1](opened)):
+            found = (unclosed.match(source, position) if unclosed
+                     else pattern.match(source, position, opened.end()))
+        else:
+            found = pattern.match(source, position)
         if found is None:
             raise NotPlainCalls(f"line {line}: unreadable text")
         kind, text = found.lastgroup, found.group()

@@ -25,7 +25,7 @@ from verifier.kinds.code.dialects.core import (
 )
 from verifier.kinds.code.dialects.cursor import Cursor, bounded
 from verifier.kinds.code.dialects.lexer import Token, is_punct, source_of, unwrapped
-from verifier.kinds.code.dialects.scanner import scan
+from verifier.kinds.code.dialects.scanner import Closed, scan
 
 _DROPPED = frozenset({"space", "newline", "comment"})
 
@@ -45,15 +45,19 @@ class ScriptDialect(Dialect):
         raise NotImplementedError
 
 
-def lexer(patterns: list[tuple[str, str]], space: str = r"[ \t\r\f\v]+"
+def lexer(patterns: list[tuple[str, str]], space: str = r"[ \t\r\f\v]+",
+          closed: Closed | None = None, unclosed: list[tuple[str, str]] | None = None
           ) -> Callable[[str], list[Token]]:
     """A tokenizer for one language (scanner.py's): after `space` and newlines, `patterns`
     are (kind, regex), the first that matches wins; spaces, newlines and "comment" tokens are
-    dropped."""
-    rules = [("space", space), ("newline", r"\n"), *patterns]
-    combined = re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in rules),
+    dropped. `closed` finds the literals a fixed text closes, `unclosed` is `patterns` without
+    them (scanner.scan reads an opener no closer follows by it, in linear time)."""
+    def combined(kinds: list[tuple[str, str]]) -> re.Pattern[str]:
+        rules = [("space", space), ("newline", r"\n"), *kinds]
+        return re.compile("|".join(f"(?P<{kind}>{pattern})" for kind, pattern in rules),
                           re.S | re.X)
-    return lambda source: scan(source, combined, {})
+    pattern, without = combined(patterns), combined(unclosed) if unclosed else None
+    return lambda source: scan(source, pattern, {}, closed, unclosed=without)
 
 
 class Reader(Cursor):
