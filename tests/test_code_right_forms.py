@@ -1077,3 +1077,41 @@ def test_ruby_a_main_program_guard_does_not_run_the_example():
     assert [r.status.value for r in run_code_items([_item("ruby", exits, CALLS["ruby"]),
                                                     _item("ruby", exits, LOOPS["ruby"])])] == [
         "runtime_error", "runtime_error"]
+
+
+# Perl's and bash's main-program guards, each form a model writes: the example (reading stdin,
+# which is empty here, then exiting) does not run where the solution is tested, as Python's
+# does not; it ran ("exited before the tests finished").
+_PERL_FIB = ("use strict;\nuse warnings;\n\nsub fib {\n    my ($n) = @_;\n"
+             "    return $n < 2 ? $n : fib($n - 1) + fib($n - 2);\n}\n\n"
+             "sub main {\n    my $n = <STDIN> // 0;\n    print fib($n), \"\\n\";\n    exit 0;\n}\n\n")
+_BASH_FIB = ("#!/bin/bash\nfib() {\n    local n=$1 a=0 b=1 t i\n"
+             "    for (( i = 0; i < n; i++ )); do (( t = a + b, a = b, b = t )); done\n"
+             "    echo \"$a\"\n}\n\nmain() {\n    read -r n\n    fib \"$n\"\n    exit 0\n}\n\n")
+MAIN_GUARDS = {
+    "perl unless caller": ("perl", _PERL_FIB + "main() unless caller;\n"),
+    "perl __PACKAGE__->main unless caller": (
+        "perl", _PERL_FIB + "__PACKAGE__->main() unless caller();\n__END__\nfib(10) is 55\n"),
+    "perl if not caller": ("perl", _PERL_FIB + "if (!caller) {\n    main();\n}\n1;\n"),
+    "bash BASH_SOURCE is $0": (
+        "bash", _BASH_FIB + "if [[ \"${BASH_SOURCE[0]}\" == \"${0}\" ]]; then\n"
+                            "    main \"$@\"\nfi\n"),
+    "bash $0 is BASH_SOURCE": ("bash", _BASH_FIB + "[ \"$0\" = \"$BASH_SOURCE\" ] && main \"$@\"\n"),
+    "bash return fails outside a sourced file": (
+        "bash", _BASH_FIB + "(return 0 2>/dev/null) || main \"$@\"\n"),
+}
+
+
+@pytest.mark.parametrize("guard", sorted(MAIN_GUARDS))
+def test_perl_and_bash_a_main_program_guard_does_not_run_the_example(guard: str):
+    language, guarded = MAIN_GUARDS[guard]
+    assert _judged(language, guarded) == [("correct", "outside"), ("correct", "in_process")]
+
+
+@pytest.mark.parametrize("language", ["perl", "bash"])
+def test_perl_and_bash_a_solution_that_exits_where_it_is_loaded_earns_nothing(language: str):
+    # Unguarded, the example runs where the solution is loaded: it exits before the tests.
+    exits = (_PERL_FIB + "main();\n") if language == "perl" else (_BASH_FIB + "main \"$@\"\n")
+    assert [r.status.value for r in run_code_items([_item(language, exits, CALLS[language]),
+                                                    _item(language, exits, LOOPS[language])])] == [
+        "runtime_error", "runtime_error"]

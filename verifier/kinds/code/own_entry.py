@@ -17,14 +17,19 @@ of a line); in Java, Scala and C# a method of a class with the entry's signature
 main(String`, `def main(args: Array[String]`, `static void Main(`, `static async Task Main(`);
 in Haskell a binding or signature of `main` at the start of a line. A Ruby solution's example
 under `if __FILE__ == $0` does not run (as Python's under `if __name__ == "__main__":` does not,
-and JavaScript's under `require.main === module`: javascript.py).
+and JavaScript's under `require.main === module`: javascript.py). Perl's and bash's solutions
+are loaded as a file of the program's, as a module is, not run as its main file: a Perl
+example under `main() unless caller;` or a bash one under `[[ "${BASH_SOURCE[0]}" == "$0" ]]`
+(or `(return 0 2>/dev/null) || main`) does not run.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 
+from verifier.kinds.code import prompt_scope
 from verifier.kinds.code.dialects import d, rust
 from verifier.kinds.code.dialects.core import NotPlainCalls
 from verifier.kinds.code.dialects.lexer import Token, is_punct
@@ -60,11 +65,48 @@ _LEXERS: dict[str, Callable[[str], list[Token]]] = {
 _RUBY_NOT_MAIN = "\nBEGIN { $0 = File.join(File.dirname($0), '.', File.basename($0)) }\n"
 
 
+# Perl's `caller` is false only at the top of the main program: the solution is compiled and
+# run first, at compile time, as a file `do` loads (through a hook of @INC that reads it from
+# the program), so its top-level `caller` names the loader, its `__DATA__` is its own and its
+# file-scoped lexicals stay its own; then the hook is taken off @INC.
+_PERL_LOADED = """BEGIN {{
+    my $text = <<'{end}';
+{solution}
+{end}
+    my $hook = sub {{ return unless $_[1] eq 'solution.pl'; open my $in, '<', \\$text or die;
+                     return $in; }};
+    unshift @INC, $hook;
+    do 'solution.pl';
+    @INC = grep {{ !ref $_ or $_ != $hook }} @INC;
+    die $@ if $@;
+}}
+"""
+# Bash's sourced file: its `${BASH_SOURCE[0]}` is not `$0`, and a top-level `return` returns.
+# A solution that leaves a function open (a completion of MultiPL-E's prompt, which the tests'
+# leading `}` closes: prompt_scope.py) is no file of its own, and is run as it is.
+_BASH_SOURCED = """exec {{__verifier_solution}}<<'{end}'
+{solution}
+{end}
+source "/proc/self/fd/$__verifier_solution"
+"""
+_LOADED = {"perl": _PERL_LOADED, "bash": _BASH_SOURCED}
+
+
+def _loaded(language: str, solution: str) -> str:
+    """The solution as the text of a here-document ending at a line no solution has (its own
+    digest's), loaded as a file (see _PERL_LOADED, _BASH_SOURCED)."""
+    end = f"__VERIFIER_SOLUTION_{hashlib.sha256(solution.encode()).hexdigest()[:24]}"
+    return _LOADED[language].format(end=end, solution=solution)
+
+
 def renamed(language: str, solution: str) -> str:
     """The solution with its own entry point renamed (see the module doc); as it is in a
     language without one."""
     if language == "ruby":
         return solution + _RUBY_NOT_MAIN
+    if language == "perl" or language == "bash" and prompt_scope.open_scopes(
+            language, solution) == 0:
+        return _loaded(language, solution)
     name = RENAMED.get(language)
     if name is None:
         return solution

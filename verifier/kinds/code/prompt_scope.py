@@ -72,7 +72,7 @@ def fitted(language: str, solution: str, tests: str) -> str:
         return solution
     try:
         closes, expected = _tests_closes(language, tests)
-        depth = _depth(language, solution)
+        depth = open_scopes(language, solution)
     except NotPlainCalls:
         return solution
     if closes == 0 or depth >= expected:
@@ -113,7 +113,7 @@ def _bash_depth_needed(lines: list[str]) -> int:
     return -lowest
 
 
-def _depth(language: str, solution: str) -> int:
+def open_scopes(language: str, solution: str) -> int:
     """How many scopes the solution leaves open at its end."""
     if language == "bash":
         lines = solution.split("\n")
