@@ -977,6 +977,29 @@ DRIVER_ATTACKS = {
         "collection.immutable.Seq[Long] {\n      def apply(i: Int) = xs(i); def length = "
         "xs.length\n      def iterator = List(3L, 6L).iterator\n    }\n" + SCALA_WRONG.replace(
             ": List[Long] = v.map(_ + k)", ": Seq[Long] = new Lying(v.map(_ + k))")), None),
+    # A view or wrapper of the JDK's over a collection of its own: the JDK's class is the
+    # bootstrap loader's, but what it reads is the solution's (its iterator says [3, 6]).
+    "java an unmodifiable view of a list of its own": ("java", (
+        "import java.util.*;\nclass Problem {\n    static class Lying extends ArrayList<Long> {\n"
+        "        public Iterator<Long> iterator() { return Arrays.asList(3L, 6L).iterator(); }\n"
+        "    }\n" + JAVA_WRONG.replace("ArrayList<Long> scale", "List<Long> scale").replace(
+            "new ArrayList<>();", "new Lying();").replace(
+            "return out;", "return Collections.unmodifiableList(out);")), None),
+    "java a subList of a list of its own": ("java", (
+        "import java.util.*;\nclass Problem {\n    static class Lying extends AbstractList<Long> "
+        "{\n        final List<Long> right = Arrays.asList(3L, 6L, 0L);\n"
+        "        public Long get(int i) { return right.get(i); }\n"
+        "        public int size() { return 3; }\n    }\n"
+        + JAVA_WRONG.replace("ArrayList<Long> scale", "List<Long> scale").replace(
+            "return out;", "return new Lying().subList(0, out.size());")), None),
+    "java an unmodifiable view of a map of its own": ("java", (
+        "import java.util.*;\nclass Problem {\n    static class Lying extends HashMap<String, "
+        "Long> {\n        public Set<Map.Entry<String, Long>> entrySet() { return Map.of(\"a\", 3L)"
+        ".entrySet(); }\n    }\n"
+        "    public static Map<String, Long> m(long x) { Lying out = new Lying(); "
+        "out.put(\"a\", x + 1); return Collections.unmodifiableMap(out); }\n"),
+        "    public static void main(String[] args) {\n    assert(m((1l)).equals((new "
+        "HashMap<String,Long>(Map.of(\"a\", 3l)))));\n    }\n\n}\n"),
     # A proxy of List given no class loader is defined by the bootstrap one, which the
     # recorders took for the JDK's: its handler answered the iteration (and `equals`, which it
     # answers with null, fails in the language).
@@ -1114,3 +1137,27 @@ def test_collections_of_classes_the_solution_wrote_no_method_of_are_read():
                               _item("csharp", csharp, CSHARP_TESTS["multiple"])])
     assert [(r.status.value, r.detail["judged"]) for r in results] == [
         ("correct", "outside")] * 2, results
+
+
+def test_java_collections_of_the_jdks_that_hold_their_elements_are_read():
+    # What right solutions return: an ArrayList's subList, List.of, Arrays.asList, a
+    # singleton, a stream's toList, a TreeMap; each read as the values it holds (a view or
+    # wrapper of the JDK's, which reads through what it wraps, equals nothing).
+    _installed("java")
+    returns = {"new ArrayList<>(Arrays.asList(3L, 6L, 9L)).subList(0, 2)": True,
+               "List.of(3L, 6L)": True, "Arrays.asList(3L, 6L)": True,
+               "java.util.stream.Stream.of(3L, 6L).toList()": True,
+               "new LinkedList<>(List.of(3L, 6L))": True,
+               "Collections.unmodifiableList(new ArrayList<>(List.of(3L, 6L)))": False}
+    items = [_item("java", "import java.util.*;\nclass Problem {\n    public static List<Long> "
+                   f"scale(ArrayList<Long> v, long k) {{ return {value}; }}\n"
+                   "    public static boolean even(long x) { return x % 2 == 0; }\n",
+                   JAVA_TESTS["multiple"]) for value in returns]
+    items.append(_item("java", "import java.util.*;\nclass Problem {\n    public static "
+                       "Map<String, Long> m(long x) { return new TreeMap<>(Map.of(\"a\", 3L)); }\n",
+                       "    public static void main(String[] args) {\n    assert(m((1l)).equals("
+                       "(new HashMap<String,Long>(Map.of(\"a\", 3l)))));\n    }\n\n}\n"))
+    results = run_code_items(items)
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("correct" if read else "wrong", "outside") for read in returns.values()] + [
+        ("correct", "outside")], results

@@ -7,17 +7,41 @@ boxed numbers with their type (`Long` 1 is not `Integer` 1 to `equals`), floats 
 (`Double.toString` of the double a `Float` is), chars and strings (every non-ASCII char as
 `\\uXXXX`, lone surrogates included), `Optional` (an empty one is not null), lists, sets,
 maps and javatuples (MultiPL-E's `Pair`); an array or anything else is a value that equals
-nothing. Names are fully qualified, so a class of the solution named `Long` or `List` cannot
-stand in for the JDK's. Depth is bounded, so a cycle is cut, not followed forever.
+nothing. Of the JDK's classes only those that hold their elements themselves are read (see
+SELF_CONTAINED): a view or wrapper (`Collections.unmodifiableList`, an `AbstractList`'s
+`subList`, a map's `keySet`) reads through what it wraps, which may be the solution's, and the
+JDK's internals are closed to the recorder, so such a value equals nothing. Names are fully
+qualified, so a class of the solution named `Long` or `List` cannot stand in for the JDK's.
+Depth is bounded, so a cycle is cut, not followed forever.
 """
 
 from __future__ import annotations
 
 RECORDER = "__VerifierCalls"
 
-JAVA_RECORDER = r"""
+# The JDK's classes whose iteration (and Optional's `get`) reads their own storage, never a
+# method of another object's (a view's backing collection, a wrapper's delegate): what a
+# right solution returns (`ArrayList`, its `subList`, `List.of`, `Arrays.asList`, `Map.of`,
+# `Collections.singletonList`, streams' collectors). Their elements are read as values again.
+SELF_CONTAINED = (
+    "java.util.ArrayList", "java.util.ArrayList$SubList", "java.util.LinkedList",
+    "java.util.Vector", "java.util.Stack", "java.util.concurrent.CopyOnWriteArrayList",
+    "java.util.Arrays$ArrayList", "java.util.ImmutableCollections$List12",
+    "java.util.ImmutableCollections$ListN", "java.util.ImmutableCollections$SubList",
+    "java.util.ImmutableCollections$Set12", "java.util.ImmutableCollections$SetN",
+    "java.util.ImmutableCollections$Map1", "java.util.ImmutableCollections$MapN",
+    "java.util.Collections$EmptyList", "java.util.Collections$EmptySet",
+    "java.util.Collections$EmptyMap", "java.util.Collections$SingletonList",
+    "java.util.Collections$SingletonSet", "java.util.Collections$SingletonMap",
+    "java.util.Collections$CopiesList", "java.util.HashMap", "java.util.LinkedHashMap",
+    "java.util.TreeMap", "java.util.HashSet", "java.util.LinkedHashSet", "java.util.TreeSet",
+    "java.util.Optional", "java.lang.Object")
+
+_SOURCE = r"""
 final class __VerifierCalls {
     private static java.io.OutputStream channel;
+    private static final java.util.Set<java.lang.String> SELF_CONTAINED = java.util.Set.of(
+        SELF_CONTAINED_NAMES);
 
     static void record(int site, java.lang.Object value) {
         java.lang.StringBuilder line = new java.lang.StringBuilder();
@@ -62,10 +86,12 @@ final class __VerifierCalls {
     // javatuples' classes are its jar's: a class the solution declares in package
     // org.javatuples is loaded from the program's own classes. A proxy is the solution's
     // handler, whatever loader defined it (given none, the bootstrap one).
+    // Of the JDK's classes, only those that read their own storage (SELF_CONTAINED).
     private static boolean library(java.lang.Class<?> type) {
         for (java.lang.Class<?> at = type; at != null; at = at.getSuperclass()) {
             if (java.lang.reflect.Proxy.isProxyClass(at)) return false;
-            if (at.getClassLoader() == null || (at.getName().startsWith("org.javatuples.")
+            if (at.getClassLoader() == null) return SELF_CONTAINED.contains(at.getName());
+            if ((at.getName().startsWith("org.javatuples.")
                     && at.getClassLoader() == __VerifierCalls.class.getClassLoader()
                     && !source(at).equals(source(__VerifierCalls.class)))) {
                 return true;
@@ -143,3 +169,5 @@ final class __VerifierCalls {
     }
 }
 """
+JAVA_RECORDER = _SOURCE.replace("SELF_CONTAINED_NAMES", ", ".join(
+    f'"{name}"' for name in SELF_CONTAINED))
