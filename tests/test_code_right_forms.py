@@ -1084,7 +1084,8 @@ def test_ruby_a_main_program_guard_does_not_run_the_example():
 # does not; it ran ("exited before the tests finished").
 _PERL_FIB = ("use strict;\nuse warnings;\n\nsub fib {\n    my ($n) = @_;\n"
              "    return $n < 2 ? $n : fib($n - 1) + fib($n - 2);\n}\n\n"
-             "sub main {\n    my $n = <STDIN> // 0;\n    print fib($n), \"\\n\";\n    exit 0;\n}\n\n")
+             "sub main {\n    my $n = <STDIN> // 0;\n    print fib($n), \"\\n\";\n"
+             "    exit 0;\n}\n\n")
 _BASH_FIB = ("#!/bin/bash\nfib() {\n    local n=$1 a=0 b=1 t i\n"
              "    for (( i = 0; i < n; i++ )); do (( t = a + b, a = b, b = t )); done\n"
              "    echo \"$a\"\n}\n\nmain() {\n    read -r n\n    fib \"$n\"\n    exit 0\n}\n\n")
@@ -1096,7 +1097,8 @@ MAIN_GUARDS = {
     "bash BASH_SOURCE is $0": (
         "bash", _BASH_FIB + "if [[ \"${BASH_SOURCE[0]}\" == \"${0}\" ]]; then\n"
                             "    main \"$@\"\nfi\n"),
-    "bash $0 is BASH_SOURCE": ("bash", _BASH_FIB + "[ \"$0\" = \"$BASH_SOURCE\" ] && main \"$@\"\n"),
+    "bash $0 is BASH_SOURCE": (
+        "bash", _BASH_FIB + "[ \"$0\" = \"$BASH_SOURCE\" ] && main \"$@\"\n"),
     "bash return fails outside a sourced file": (
         "bash", _BASH_FIB + "(return 0 2>/dev/null) || main \"$@\"\n"),
 }
