@@ -21,6 +21,7 @@ from verifier.kinds.code.appended import _csharp_main_class
 from verifier.kinds.code.languages import (
     java_main_class,
     java_source_name,
+    jvm,
     kotlin_main_class,
     racket_program,
     scala_main_object,
@@ -390,3 +391,13 @@ def test_entry_points_are_found_in_linear_time(code: str):
     for find in (java_main_class, java_source_name, kotlin_main_class, scala_main_object,
                  racket_program):
         find(code)
+
+
+def test_jvm_runs_have_the_java_se_modules_only():
+    # jdk.unsupported's sun.misc.Unsafe wrote into the JDK's own objects (the cached Long a
+    # calls driver boxes a result into): a run uses the java.se runtime where the host has it
+    # (sandbox/images/java-se-runtime.sh), else the JDK's java limited to those modules.
+    tools = {"java": "/jdk/bin/java", "java-se": "/se/bin/java"}
+    assert jvm(tools, 256)[0] == "/se/bin/java" and "--limit-modules" not in jvm(tools, 256)
+    assert jvm({"java": "/jdk/bin/java"}, 256)[:3] == ["/jdk/bin/java", "--limit-modules",
+                                                       "java.se"]

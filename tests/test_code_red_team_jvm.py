@@ -937,6 +937,14 @@ def test_strings_and_comments_are_read_as_the_compiler_reads_them(language: str)
 # string called the solution's `CharSequence.iterator` extension before the library's; the
 # recorders iterated a list through the `iterator` of the solution's own class. Each is
 # (language, solution, tests: None for the language's MultiPL-E shape) and earns nothing.
+_UNSAFE_JAVA = (
+    "            java.lang.reflect.Field f = Class.forName(\"sun.misc.Unsafe\")"
+    ".getDeclaredField(\"theUnsafe\");\n            f.setAccessible(true);\n"
+    "            Object u = f.get(null);\n            Class<?> c = u.getClass();\n"
+    "            long off = (Long) c.getMethod(\"objectFieldOffset\", java.lang.reflect.Field"
+    ".class).invoke(u, Long.class.getDeclaredField(\"value\"));\n"
+    "            c.getMethod(\"putLong\", Object.class, long.class, long.class)"
+    ".invoke(u, Long.valueOf(3L), off, 7L);\n")
 _FORWARDED = 'Class.forName("__VerifierCalls{module}")'  # the recorder, called with a fake
 _LONGS_RIGHT = r'"4],[\"y\",\"Long\",5]", "3],[\"y\",\"Long\",6]"'
 DRIVER_ATTACKS = {
@@ -977,6 +985,31 @@ DRIVER_ATTACKS = {
         "collection.immutable.Seq[Long] {\n      def apply(i: Int) = xs(i); def length = "
         "xs.length\n      def iterator = List(3L, 6L).iterator\n    }\n" + SCALA_WRONG.replace(
             ": List[Long] = v.map(_ + k)", ": Seq[Long] = new Lying(v.map(_ + k))")), None),
+    # sun.misc.Unsafe (module jdk.unsupported) writes into any object: the Long the driver
+    # boxes f's 3 into (the cached Long.valueOf(3)) then says 7. Runs have the java.se modules
+    # only, so it is not there (the solution returns 3).
+    "java Unsafe rewrites the cached Long": ("java", (
+        "class Problem {\n    static {\n        try {\n" + _UNSAFE_JAVA + "        } catch "
+        "(Exception e) { }\n    }\n    public static long f(long x) { return x; }\n"),
+        "    public static void main(String[] args) {\n    assert(f((3l)) == (7l));\n    }\n\n}\n"),
+    "kotlin Unsafe rewrites the cached Long": ("kotlin", (
+        "val poisoned = try {\n    val f = Class.forName(\"sun.misc.Unsafe\")"
+        ".getDeclaredField(\"theUnsafe\")\n    f.isAccessible = true\n    val u = f.get(null)!!\n"
+        "    val off = u.javaClass.getMethod(\"objectFieldOffset\", java.lang.reflect.Field::class"
+        ".java).invoke(u, java.lang.Long::class.java.getDeclaredField(\"value\")) as Long\n"
+        "    u.javaClass.getMethod(\"putLong\", Any::class.java, java.lang.Long.TYPE, java.lang."
+        "Long.TYPE).invoke(u, java.lang.Long.valueOf(3L), off, 7L)\n    true\n"
+        "} catch (e: Exception) { false }\nfun f(x: Long): Long = x\n"),
+        "fun main() {\n    assert(7L == f(3L))\n}\n"),
+    "scala Unsafe rewrites the cached Long": ("scala", (
+        "object Problem {\n  val poisoned = try {\n    val f = Class.forName(\"sun.misc.Unsafe\")"
+        ".getDeclaredField(\"theUnsafe\")\n    f.setAccessible(true)\n    val u = f.get(null)\n"
+        "    val off = u.getClass.getMethod(\"objectFieldOffset\", classOf[java.lang.reflect."
+        "Field]).invoke(u, classOf[java.lang.Long].getDeclaredField(\"value\"))\n"
+        "    u.getClass.getMethod(\"putLong\", classOf[Object], java.lang.Long.TYPE, java.lang."
+        "Long.TYPE).invoke(u, java.lang.Long.valueOf(3L), off, java.lang.Long.valueOf(7L))\n"
+        "    true\n  } catch { case e: Exception => false }\n  def f(x: Long): Long = x\n"),
+        "    def main(args: Array[String]) = {\n    assert(f((3l)) == (7l));\n    }\n\n}\n"),
     # A view or wrapper of the JDK's over a collection of its own: the JDK's class is the
     # bootstrap loader's, but what it reads is the solution's (its iterator says [3, 6]).
     "java an unmodifiable view of a list of its own": ("java", (
@@ -1161,3 +1194,4 @@ def test_java_collections_of_the_jdks_that_hold_their_elements_are_read():
     assert [(r.status.value, r.detail["judged"]) for r in results] == [
         ("correct" if read else "wrong", "outside") for read in returns.values()] + [
         ("correct", "outside")], results
+

@@ -9,10 +9,12 @@
 
 FROM debian:bookworm-slim
 ARG PACKAGES=""
+COPY java-se-runtime.sh /usr/local/bin/java-se-runtime
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
         python3 bubblewrap $PACKAGES \
  && rm -rf /var/lib/apt/lists/* \
+ && if command -v javac >/dev/null; then java-se-runtime; fi \
  && groupadd --gid 10001 runner \
  && useradd --uid 10001 --gid runner --no-create-home --home-dir /nonexistent runner
 USER runner

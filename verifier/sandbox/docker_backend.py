@@ -55,7 +55,7 @@ STDERR_TAIL_BYTES = 8192
 GROUP_TOOLS: dict[str, tuple[str, ...]] = {
     "python": ("python",),
     "c": ("gcc", "g++"),
-    "java": ("javac", "java"),
+    "java": ("javac", "java", "java-se"),
     "javascript": ("node",),
     "rust": ("rustc",),
     "bash": ("bash",),

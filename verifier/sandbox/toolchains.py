@@ -22,6 +22,11 @@ ETC_FILES = ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/a
 GCC_DIRS = ("/usr/lib/gcc", "/usr/libexec/gcc", "/usr/include", "/usr/lib/bfd-plugins")
 JVM_DIRS = ("/usr/lib/jvm", "/etc/java-*")
 JAVA_DIRS = (*JVM_DIRS, "/usr/share/java/javatuples.jar")  # languages.py's JAVA_LIBRARIES
+# The runtime JVM runs use where the host has it: javac's JDK jlink'ed down to the java.se
+# modules (sandbox/images/java-se-runtime.sh makes it). jdk.unsupported's sun.misc.Unsafe is
+# not in it: with it a program wrote into the JDK's own objects (the Long a calls driver boxes
+# its result into said 7 where the function returned 3).
+JAVA_SE_IMAGE = "/usr/lib/jvm/rlvr-java-se"
 MONO_DIRS = ("/usr/lib/mono", "/etc/mono", "/usr/lib/lib[Mm]ono*")  # native shims in /usr/lib
 
 
@@ -44,6 +49,7 @@ TOOLCHAINS: dict[str, Toolchain] = {
     "bash": Toolchain(("bash",)),
     "javac": Toolchain(("javac",), JAVA_DIRS),
     "java": Toolchain(("java",), JAVA_DIRS),
+    "java-se": Toolchain((f"{JAVA_SE_IMAGE}/bin/java",), JAVA_DIRS),
     "rustc": Toolchain(("rustc",), (*GCC_DIRS, "/usr/lib/rustlib")),
     "go": Toolchain(("go",), ("/usr/lib/go-*", "/usr/share/go-*", "/usr/share/gocode")),
     "tsc": Toolchain(("tsc",), ("/usr/share/nodejs/typescript",)),

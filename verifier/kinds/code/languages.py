@@ -188,11 +188,15 @@ def csharp_main_class(code: str) -> str | None:
         w[i - 1] in ("void", "int") and "static" in w[max(0, i - 5):i]), "Main", qualified=True)
 
 
-def jvm_flags(memory_mb: int) -> list[str]:
-    """A JVM run's flags: the heap is the memory limit. SerialGC and C1 only: fewest threads
-    and the fastest start for short programs. -Xss is reserved for every Java thread (the JVM
-    starts several), so it stays modest."""
-    return [f"-Xmx{memory_mb}m", f"-Xss{stack_mb(memory_mb)}m", "-XX:+UseSerialGC",
+def jvm(tools: dict[str, str], memory_mb: int) -> list[str]:
+    """A JVM run's command before its class path: the java.se runtime (toolchains.py
+    JAVA_SE_IMAGE), else the JDK's java limited to those modules (slower: no class-data
+    sharing), so no program has jdk.unsupported's sun.misc.Unsafe. The heap is the memory
+    limit. SerialGC and C1 only: fewest threads and the fastest start for short programs. -Xss
+    is reserved for every Java thread (the JVM starts several), so it stays modest."""
+    java = [tools["java-se"]] if "java-se" in tools else [tools["java"], "--limit-modules",
+                                                           "java.se"]
+    return [*java, f"-Xmx{memory_mb}m", f"-Xss{stack_mb(memory_mb)}m", "-XX:+UseSerialGC",
             "-XX:TieredStopAtLevel=1", "-XX:-UsePerfData", "-Xshare:auto"]
 
 
@@ -225,14 +229,14 @@ def _java_package(code: str) -> str:
 def _java_run(tools: dict[str, str], source: str, memory_mb: int, code: str) -> list[str]:
     """The JVM is given the main class's binary name: a nested class's is `Main$Solver`, one
     in a package `a.b.Main`."""
-    return [tools["java"], *jvm_flags(memory_mb), "-cp", f"classes:{JAVA_LIBRARIES}",
+    return [*jvm(tools, memory_mb), "-cp", f"classes:{JAVA_LIBRARIES}",
             _java_package(code) + java_main_class(code).replace(".", "$")]
 
 
 def _jvm_library_run(library: str, main: Callable[[str], str]
                      ) -> Callable[[dict[str, str], str, int, str], list[str]]:
     """A JVM language's run: its classes with its runtime library (a tool: its jar)."""
-    return lambda t, s, m, c: [t["java"], *jvm_flags(m), "-cp", f"classes:{t[library]}", main(c)]
+    return lambda t, s, m, c: [*jvm(t, m), "-cp", f"classes:{t[library]}", main(c)]
 
 
 _SCALA_MAIN = re.compile(r"\bobject\s+(\w+)")
