@@ -14,7 +14,9 @@ solution's process) and one that is not plain calls (a loop, run in its process,
 
 from __future__ import annotations
 
+import base64
 import shutil
+import subprocess
 
 import pytest
 
@@ -1195,3 +1197,41 @@ def test_java_collections_of_the_jdks_that_hold_their_elements_are_read():
         ("correct" if read else "wrong", "outside") for read in returns.values()] + [
         ("correct", "outside")], results
 
+
+def test_java_a_class_the_solution_defines_in_the_javatuples_package_is_its_own(tmp_path):
+    # MethodHandles.privateLookupIn a javatuples class gives a lookup that defines any class in
+    # org.javatuples, loaded as the jar's are, with the jar's protection domain: the recorder
+    # took such a class (an ArrayList whose iterator says [3, 6]) for javatuples'.
+    _installed("java")
+    source = tmp_path / "org" / "javatuples" / "Lying.java"
+    source.parent.mkdir(parents=True)
+    source.write_text("package org.javatuples;\npublic class Lying extends java.util."
+                      "ArrayList<Long> {\n    public java.util.Iterator<Long> iterator() {"
+                      " return java.util.Arrays.asList(3L, 6L).iterator(); }\n}\n")
+    subprocess.run([shutil.which("javac"), "--release", "17", "-d", str(tmp_path), str(source)],
+                   check=True)
+    lying = base64.b64encode((source.parent / "Lying.class").read_bytes()).decode()
+    solution = (
+        "import java.util.*;\nimport java.lang.invoke.MethodHandles;\nclass Problem {\n"
+        "    @SuppressWarnings(\"unchecked\")\n"
+        "    public static ArrayList<Long> scale(ArrayList<Long> v, long k) {\n        try {\n"
+        f"        byte[] b = Base64.getDecoder().decode(\"{lying}\");\n"
+        "        Class<?> c = MethodHandles.privateLookupIn(Class.forName(\"org.javatuples.Unit\"),"
+        " MethodHandles.lookup()).defineClass(b);\n"
+        "        ArrayList<Long> out = (ArrayList<Long>) c.getDeclaredConstructor()"
+        ".newInstance();\n"
+        "        for (long x : v) out.add(x + k);\n        return out;\n"
+        "        } catch (ReflectiveOperationException e) { throw new RuntimeException(e); }\n"
+        "    }\n"
+        "    public static boolean even(long x) { return x % 2 == 0; }\n")
+    result = run_code_items([_item("java", solution, JAVA_TESTS["multiple"])])[0]
+    assert (result.reward, result.detail["judged"]) == (0.0, "outside"), result
+    # javatuples' own tuples are still read, by the values they hold.
+    pair = ("import java.util.*;\nimport org.javatuples.*;\nclass Problem {\n    public static "
+            "Pair<Long, Long> two(long x) { return Pair.with(x, x * 2); }\n")
+    tests = ("    public static void main(String[] args) {\n    assert(two((3l)).equals("
+             "(Pair.with(3l, 6l))));\n    }\n\n}\n")
+    results = run_code_items([_item("java", pair, tests),
+                              _item("java", pair.replace("x * 2", "x * 3"), tests)])
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("correct", "outside"), ("wrong", "outside")], results

@@ -42,6 +42,11 @@ final class __VerifierCalls {
     private static java.io.OutputStream channel;
     private static final java.util.Set<java.lang.String> SELF_CONTAINED = java.util.Set.of(
         SELF_CONTAINED_NAMES);
+    private static final java.util.Set<java.lang.String> TUPLES = java.util.Set.of(
+        "org.javatuples.Unit", "org.javatuples.Pair", "org.javatuples.Triplet",
+        "org.javatuples.Quartet", "org.javatuples.Quintet", "org.javatuples.Sextet",
+        "org.javatuples.Septet", "org.javatuples.Octet", "org.javatuples.Ennead",
+        "org.javatuples.Decade");
 
     static void record(int site, java.lang.Object value) {
         java.lang.StringBuilder line = new java.lang.StringBuilder();
@@ -83,27 +88,35 @@ final class __VerifierCalls {
     // Whether what the serialiser calls on a value of `type` is the library's: a class of the
     // solution's declaring a method (an ArrayList's `iterator`, an AbstractList's `get`) could
     // make it say anything; one declaring none (`new ArrayList<>() {{ add(1); }}`) cannot.
-    // javatuples' classes are its jar's: a class the solution declares in package
-    // org.javatuples is loaded from the program's own classes. A proxy is the solution's
-    // handler, whatever loader defined it (given none, the bootstrap one).
-    // Of the JDK's classes, only those that read their own storage (SELF_CONTAINED).
+    // Of the JDK's classes, only those that read their own storage (SELF_CONTAINED). A proxy
+    // is the solution's handler, whatever loader defined it (given none, the bootstrap one).
     private static boolean library(java.lang.Class<?> type) {
         for (java.lang.Class<?> at = type; at != null; at = at.getSuperclass()) {
             if (java.lang.reflect.Proxy.isProxyClass(at)) return false;
             if (at.getClassLoader() == null) return SELF_CONTAINED.contains(at.getName());
-            if ((at.getName().startsWith("org.javatuples.")
-                    && at.getClassLoader() == __VerifierCalls.class.getClassLoader()
-                    && !source(at).equals(source(__VerifierCalls.class)))) {
-                return true;
-            }
             if (at.getDeclaredMethods().length > 0) return false;
         }
         return true;
     }
 
-    private static java.lang.String source(java.lang.Class<?> type) {
-        java.security.CodeSource source = type.getProtectionDomain().getCodeSource();
-        return source == null ? "" : java.lang.String.valueOf(source.getLocation());
+    // A javatuples tuple's values (MultiPL-E's Pair), read from the array its Tuple holds as a
+    // field, never through a method: a class of that name may be the solution's (a lookup of
+    // a javatuples class, MethodHandles.privateLookupIn, defines any class in the package,
+    // with the jar's protection domain), and then what it holds is what it is. Else null.
+    private static java.lang.Object[] tuple(java.lang.Object value) {
+        if (!TUPLES.contains(value.getClass().getName())) return null;
+        for (java.lang.Class<?> at = value.getClass(); at != null; at = at.getSuperclass()) {
+            if (!at.getName().equals("org.javatuples.Tuple")) continue;
+            try {
+                java.lang.reflect.Field field = at.getDeclaredField("valueArray");
+                field.setAccessible(true);
+                java.lang.Object held = field.get(value);
+                return held instanceof java.lang.Object[] ? (java.lang.Object[]) held : null;
+            } catch (java.lang.ReflectiveOperationException | java.lang.RuntimeException e) {
+                return null;
+            }
+        }
+        return null;
     }
 
     private static void items(java.lang.StringBuilder out, java.lang.String tag,
@@ -119,7 +132,6 @@ final class __VerifierCalls {
     static void put(java.lang.StringBuilder out, java.lang.Object value, int depth) {
         if (depth > 90) { out.append("[\"x\",\"too deep\"]"); return; }
         if (value == null) { out.append("null"); return; }
-        java.lang.String name = value.getClass().getName();
         if (value instanceof java.lang.Boolean) {
             out.append(((java.lang.Boolean) value).booleanValue() ? "true" : "false");
         } else if (value instanceof java.lang.Long || value instanceof java.lang.Integer
@@ -136,6 +148,8 @@ final class __VerifierCalls {
             out.append(']');
         } else if (value instanceof java.lang.String) {
             text(out, (java.lang.String) value);
+        } else if (tuple(value) != null) {
+            items(out, "t", java.util.Arrays.asList(tuple(value)), depth);
         } else if (!library(value.getClass())) {
             out.append("[\"x\",\"a class of the solution's\"]");
         } else if (value instanceof java.util.Optional) {
@@ -160,8 +174,6 @@ final class __VerifierCalls {
             items(out, "s", (java.lang.Iterable<?>) value, depth);
         } else if (value instanceof java.util.List) {
             items(out, "l", (java.lang.Iterable<?>) value, depth);
-        } else if (name.startsWith("org.javatuples.") && value instanceof java.lang.Iterable) {
-            items(out, "t", (java.lang.Iterable<?>) value, depth);
         } else {
             out.append("[\"x\",\"").append(value.getClass().getSimpleName().replaceAll(
                 "[^A-Za-z0-9_$.]", "?")).append("\"]");
