@@ -126,8 +126,9 @@ LANGUAGES = {
                 "use Filter::Util::Call;\nBEGIN { filter_add(sub { my $status = filter_read();"
                 " $_ = '' if $status > 0 and !/open\\(my \\$__in/; $status }) }\n"),
         },
-        # A source filter rewrites the rest of the program's text: no guard in it survives.
-        "in_process_only": {"record forged", "source filter that drops the tests"},
+        # A source filter rewrites the rest of its file's text: the solution is a file of its
+        # own that the program loads (own_entry.py), so the tests are out of its reach.
+        "in_process_only": {"record forged"},
     },
     "ruby": {
         "right": "def add(a, b)\n  a + b\nend\n",
