@@ -639,6 +639,22 @@ def test_bash_a_builtin_the_driver_cannot_take_back_ends_the_run():
         ("runtime_error", "outside")] * 2, results
 
 
+def test_bash_in_process_tests_fail_as_their_last_command_does():
+    # Without `set -e` a bash script ends with its last command's status: bash fails tests
+    # whose last check is false, and so must the verifier (it wrote the record regardless: any
+    # wrong solution scored 1.0). A right solution still passes; a false check before a true
+    # last one passes, as in bash.
+    case = LANGUAGES["bash"]
+    last = ("for i in 1; do :; done\ntest \"$(add 1 2)\" = 3 && [ \"$(add 2 2)\" = 4 ]\n")
+    earlier = "for i in 1; do :; done\ntest \"$(add 1 1)\" = 3\ntest \"$(add 0 0)\" = 0\n"
+    results = run_code_items([_item("bash", case["wrong"], last),
+                              _item("bash", case["right"], last),
+                              _item("bash", case["wrong"], earlier)])
+    assert [(r.status.value, r.reward, r.detail["judged"]) for r in results] == [
+        ("runtime_error", 0.0, "in_process"), ("correct", 1.0, "in_process"),
+        ("correct", 1.0, "in_process")], results
+
+
 def test_lua_in_process_tests_reach_the_library_as_it_was():
     # A wrong solution that patches what in-process tests reach past their own names: the
     # strings' methods (its `string.format` was what `('%d'):format(x)` called, returning what

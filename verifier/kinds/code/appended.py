@@ -76,7 +76,10 @@ APPENDED: dict[str, Appended] = {
         entry=(r"\bfn\s+main\s*\(\s*\)", "fn __verifier_main()"),
         epilogue="fn main() { __verifier_main(); std::fs::write(\"/proc/self/fd/3\", "
                  "std::fs::read(\"/proc/self/fd/4\").unwrap()).unwrap(); }\n"),
-    "bash": Appended(epilogue="\ncat <&4 >&3\n", signatures=()),
+    # Without `set -e`, a script's status is its last command's: bash fails tests whose last
+    # check is false, and the record is written only if they did not.
+    "bash": Appended(epilogue="\n__verifier_status=$?\n(( __verifier_status == 0 )) || exit "
+                              "\"$__verifier_status\"\ncat <&4 >&3\n", signatures=()),
     "go": Appended(
         entry=(r"\bfunc\s+main\s*\(\s*\)", "func __verifierMain()"),
         epilogue="func main() { __verifierMain(); if data, err := __verifierOS.ReadFile("
