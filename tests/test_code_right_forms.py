@@ -1117,3 +1117,19 @@ def test_perl_and_bash_a_solution_that_exits_where_it_is_loaded_earns_nothing(la
     assert [r.status.value for r in run_code_items([_item(language, exits, CALLS[language]),
                                                     _item(language, exits, LOOPS[language])])] == [
         "runtime_error", "runtime_error"]
+
+
+def test_c_tests_whose_main_falls_off_its_end_pass():
+    # C99: a `main` that reaches its closing brace returns 0. The tests' main is renamed for
+    # the epilogue to call, and a renamed one that fell off its end returned what was left in a
+    # register: a right solution's run failed (exit status 1). A main that returns non-zero
+    # still fails; a wrong solution still fails its assert.
+    right = "int add(int a, int b) { return a + b; }\n"
+    wrong = right.replace("a + b", "a - b")
+    falls_off = ("#include <assert.h>\nint main() { for (int i = 1; i < 3; i++) "
+                 "assert(add(i, i) == 2 * i); }\n")
+    returns = falls_off.replace("); }\n", "); return 3; }\n")
+    results = run_code_items([_item("c", right, falls_off), _item("c", wrong, falls_off),
+                              _item("c", right, returns)])
+    assert [(r.status.value, r.detail.get("judged")) for r in results] == [
+        ("correct", "in_process"), ("wrong", "in_process"), ("runtime_error", "in_process")]

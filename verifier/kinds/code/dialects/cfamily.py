@@ -505,13 +505,31 @@ class CFamilyDialect(Dialect):
                            _GUARD.replace("CHECK", check).replace("FAIL", fail),
                            f"#line {tokens[closes - 1].line if closes else 1}", ""])
         rewritten = [tests[:last] + "\n" if closes else "", guard]
+        ends_main = _end_of_main(tokens) if self.language == "c" else None
         for index, token in enumerate(tokens):
             if token.kind == "name" and token.text == "assert" and is_punct(
                     token_at(tokens, index + 1), "("):
                 rewritten += [tests[last:token.start], check]
                 last = token.end
+            elif index == ends_main:
+                rewritten += [tests[last:token.start], "return 0;"]
+                last = token.start
         rewritten.append(tests[last:])
         return appended.assemble(self.language, solution, "".join(rewritten))
+
+
+def _end_of_main(tokens: list[Token]) -> int | None:
+    """The index of the `}` that ends the tests' `main` in C. A `main` that reaches it returns
+    0 (C99); renamed, as the epilogue calls it (appended.py), it would return whatever was left
+    in the register: a right solution's run failed. The guard returns 0 there."""
+    pairs = bracket_pairs(tokens)
+    for index, token in enumerate(tokens):
+        if token.kind == "name" and token.text == "main" and is_punct(
+                token_at(tokens, index + 1), "(") and index + 1 in pairs:
+            body = pairs[index + 1] + 1
+            if is_punct(token_at(tokens, body), "{") and body in pairs:
+                return pairs[body]
+    return None
 
 
 # The C and C++ libraries' functions tests call by name. A definition of one in the program is
