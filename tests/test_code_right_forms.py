@@ -1133,3 +1133,46 @@ def test_c_tests_whose_main_falls_off_its_end_pass():
                               _item("c", right, returns)])
     assert [(r.status.value, r.detail.get("judged")) for r in results] == [
         ("correct", "in_process"), ("wrong", "in_process"), ("runtime_error", "in_process")]
+
+
+_ADD = {
+    "c": "int add(int a, int b) { return a + b; }\n",
+    "cpp": "int add(int a, int b) { return a + b; }\n",
+    "csharp": "class Sol { public static int Add(int a, int b) { return a + b; } }\n",
+    "d": "int add(int a, int b) { return a + b; }\n",
+    "kotlin": "fun add(a: Int, b: Int): Int = a + b\n",
+    "scala": "object Solution { def add(a: Int, b: Int): Int = a + b }\n",
+}
+# The tests' entry point in the other signatures each language allows for it.
+ENTRY_FORMS = [
+    ("c", "#include <assert.h>\nint main(int argc, char **argv) {\n    for (int i = 1; i < 3; i++)"
+          " assert(add(i, i) == 2 * i);\n    return 0;\n}\n"),
+    ("cpp", "#include <cassert>\nint main(int argc, char* argv[]) {\n    for (int i = 1; i < 3; "
+            "i++) assert(add(i, i) == 2 * i);\n}\n"),
+    ("csharp", "class Test {\n    static int Main() {\n        for (int i = 1; i < 3; i++) { if "
+               "(Sol.Add(i, i) != 2 * i) return 1; }\n        return 0;\n    }\n}\n"),
+    ("d", "int main() {\n    foreach (i; 1 .. 3) if (add(i, i) != 2 * i) return 1;\n    return 0;"
+          "\n}\n"),
+    ("d", "void main(string[] args) {\n    foreach (i; 1 .. 3) assert(add(i, i) == 2 * i);\n}\n"),
+    ("kotlin", "fun main(args: Array<String>) {\n    for (i in 1..2) { check(add(i, i) == 2 * i) }"
+               "\n}\n"),
+    ("kotlin", "fun main(vararg args: String) {\n    for (i in 1..2) { check(add(i, i) == 2 * i) }"
+               "\n}\n"),
+    ("scala", "object Main extends App {\n  for (i <- 1 to 2) assert(Solution.add(i, i) == 2 * i)"
+              "\n}\n"),
+]
+
+
+@pytest.mark.parametrize(("language", "tests"), ENTRY_FORMS)
+def test_tests_whose_entry_point_takes_arguments_or_returns_a_status(language: str, tests: str):
+    # Only `int main(void)`, `static void Main`, `void main()`, `fun main()` and `def main(`
+    # were renamed for the epilogue to call: the tests' entry in another allowed signature
+    # (arguments, an int status, Scala's `extends App`) met the epilogue's own, and a right
+    # solution was a compile_error. A status other than 0 still fails, as a wrong solution does.
+    right = _ADD[language]
+    results = run_code_items([_item(language, right, tests),
+                              _item(language, right.replace("a + b", "a - b"), tests)])
+    assert [(r.status.value, r.detail.get("judged")) for r in results][0] == (
+        "correct", "in_process"), results
+    assert results[1].reward == 0.0 and results[1].status.value in ("wrong", "runtime_error"), \
+        results

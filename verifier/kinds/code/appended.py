@@ -29,6 +29,7 @@ from verifier.kinds.code.languages import (
 )
 
 MAIN_PLACEHOLDER = "__VERIFIER_MAIN__"  # the class or object whose renamed main the epilogue calls
+ARGS_PLACEHOLDER = "__VERIFIER_ARGS__"  # what the epilogue passes the renamed main
 _COPY_C = ("{ char b[4096]; long n; while ((n = read(4, b, sizeof b)) > 0) "
            "if (write(3, b, n) != n) return 1; }")
 
@@ -36,26 +37,35 @@ _COPY_C = ("{ char b[4096]; long n; while ((n = read(4, b, sizeof b)) > 0) "
 @dataclass(frozen=True)
 class Appended:
     """How one language's tests are appended: the entry point to rename in the tests
-    (pattern, replacement), the epilogue, and the messages of a failed assertion."""
+    (pattern, replacement), the epilogue, and the messages of a failed assertion.
+
+    The pattern may capture the entry's return `type` and its `params`, which the replacement
+    (a format string) keeps: every signature the language allows for it (`int main(int argc,
+    char **argv)`, `static int Main()`, `fun main(args: Array<String>)`) is renamed, and the
+    epilogue passes the renamed one `arguments` where it takes parameters."""
 
     epilogue: str
     entry: tuple[str, str] | None = None
     signatures: tuple[str, ...] = ("ssert",)  # assert, Assertion, AssertionError
+    arguments: str = ""
 
 
 APPENDED: dict[str, Appended] = {
     "c": Appended(
-        entry=(r"\bint\s+main\s*\(\s*(?:void)?\s*\)", "int __verifier_main(void)"),
-        epilogue="#include <unistd.h>\nint main(void) { int status = __verifier_main(); "
-                 f"if (status == 0) {_COPY_C} return status; }}\n"),
+        entry=(r"\bint\s+main\s*\((?P<params>[^()]*)\)", "int __verifier_main({params})"),
+        epilogue="#include <unistd.h>\nint main(int argc, char **argv) { int status = "
+                 f"__verifier_main({ARGS_PLACEHOLDER}); if (status == 0) {_COPY_C} return "
+                 "status; }\n",
+        arguments="argc, argv"),
     # A lambda: a C++ function other than main may not fall off its end, the tests' main may.
     "cpp": Appended(
-        entry=(r"\bint\s+main\s*\(\s*(?:void)?\s*\)", "auto __verifier_main = []()"),
-        epilogue=";\n#include <unistd.h>\n#include <type_traits>\ntemplate <class F> int "
-                 "__verifier_call(F f) { if constexpr (std::is_void_v<decltype(f())>) { f(); "
-                 "return 0; } else { return f(); } }\nint main() { int status = "
-                 "__verifier_call(__verifier_main); "
-                 f"if (status == 0) {_COPY_C} return status; }}\n"),
+        entry=(r"\bint\s+main\s*\((?P<params>[^()]*)\)", "auto __verifier_main = []({params})"),
+        epilogue=";\n#include <unistd.h>\n#include <type_traits>\ntemplate <class F, class... A> "
+                 "int __verifier_call(F f, A... a) { if constexpr (std::is_void_v<decltype(f(a..."
+                 "))>) { f(a...); return 0; } else { return f(a...); } }\nint main(int argc, "
+                 f"char **argv) {{ int status = __verifier_call(__verifier_main{ARGS_PLACEHOLDER}"
+                 f"); if (status == 0) {_COPY_C} return status; }}\n",
+        arguments=", argc, argv"),
     # The JVM enables assertions for the classes it loads after the epilogue asked it to.
     "java": Appended(
         entry=(r"\bstatic\s+void\s+main\s*\(", "static void __verifierMain("),
@@ -86,7 +96,7 @@ APPENDED: dict[str, Appended] = {
                  "\"/proc/self/fd/4\"); err == nil { __verifierOS.WriteFile(\"/proc/self/fd/3\", "
                  "data, 0) } }\n"),
     "csharp": Appended(
-        entry=(r"\bstatic\s+(?:void|int)\s+Main\s*\(", "static void __VerifierMain("),
+        entry=(r"\bstatic\s+(?P<type>void|int)\s+Main\s*\(", "static {type} __VerifierMain("),
         epilogue=(
             "class VerifierEpilogue : System.Diagnostics.TraceListener {\n"
             "  public override void Write(string m) {}\n"
@@ -100,18 +110,25 @@ APPENDED: dict[str, Appended] = {
             f"    var main = typeof({MAIN_PLACEHOLDER}).GetMethod(\"__VerifierMain\", "
             "System.Reflection.BindingFlags.Static | System.Reflection.BindingFlags.Public | "
             "System.Reflection.BindingFlags.NonPublic);\n"
-            "    try { main.Invoke(null, main.GetParameters().Length == 0 ? null : "
+            "    object status = null;\n"
+            "    try { status = main.Invoke(null, main.GetParameters().Length == 0 ? null : "
             "new object[] { args }); }\n"
             "    catch (System.Reflection.TargetInvocationException e) { "
             "System.Runtime.ExceptionServices.ExceptionDispatchInfo.Capture(e.InnerException)"
             ".Throw(); }\n"
+            "    if (status is int && (int)status != 0) System.Environment.Exit((int)status);\n"
             "    System.IO.File.WriteAllBytes(\"/proc/self/fd/3\", "
             "System.IO.File.ReadAllBytes(\"/proc/self/fd/4\"));\n  }\n}\n")),
     "d": Appended(
-        entry=(r"\bvoid\s+main\s*\(\s*\)", "void __verifier_main()"),
+        entry=(r"\b(?P<type>void|int)\s+main\s*\((?P<params>\s*(?:string\s*\[\s*\]\s*\w+)?"
+               r"\s*)\)", "{type} __verifier_main({params})"),
         epilogue="extern(C) __gshared string[] rt_options = [\"testmode=run-main\"];\n"
-                 "void main() { import std.file : read, write; __verifier_main(); "
-                 "write(\"/proc/self/fd/3\", read(\"/proc/self/fd/4\")); }\n",
+                 "void main(string[] args) { import std.file : read, write; "
+                 f"static if (is(typeof(__verifier_main({ARGS_PLACEHOLDER})) == void)) "
+                 f"__verifier_main({ARGS_PLACEHOLDER}); else if (auto status = "
+                 f"__verifier_main({ARGS_PLACEHOLDER})) {{ import core.stdc.stdlib : exit; "
+                 "exit(status); } write(\"/proc/self/fd/3\", read(\"/proc/self/fd/4\")); }\n",
+        arguments="args",
         signatures=("ssert", "FAILED unittests")),
     "lua": Appended(
         epilogue="\ndo local i = io.open('/proc/self/fd/4', 'rb'); local o = io.open("
@@ -151,10 +168,13 @@ APPENDED: dict[str, Appended] = {
                  "java.nio.file.Paths.get(\"/proc/self/fd/3\"), java.nio.file.Files.readAllBytes("
                  "java.nio.file.Paths.get(\"/proc/self/fd/4\"))) } }\n"),
     "kotlin": Appended(
-        entry=(r"\bfun\s+main\s*\(\s*\)", "fun verifierMain()"),
-        epilogue="\nfun main() { ClassLoader.getSystemClassLoader().setDefaultAssertionStatus(true)"
-                 "; verifierMain(); java.io.File(\"/proc/self/fd/3\").writeBytes("
-                 "java.io.File(\"/proc/self/fd/4\").readBytes()) }\n"),
+        entry=(r"\bfun\s+main\s*\((?P<params>\s*(?:(?:vararg\s+)?\w+\s*:\s*(?:Array\s*<\s*"
+               r"String\s*>|String))?\s*)\)", "fun verifierMain({params})"),
+        epilogue="\nfun main(args: Array<String>) { ClassLoader.getSystemClassLoader()."
+                 f"setDefaultAssertionStatus(true); verifierMain({ARGS_PLACEHOLDER}); "
+                 "java.io.File(\"/proc/self/fd/3\").writeBytes(java.io.File(\"/proc/self/fd/4\")"
+                 ".readBytes()) }\n",
+        arguments="args"),
 }
 
 
@@ -167,9 +187,19 @@ def assemble(language: str, solution: str, tests: str) -> str:
     appended = APPENDED[language]
     main = {"java": java_main_class, "scala": scala_main_object,
             "csharp": _csharp_entry_class}.get(language, lambda _: "")(f"{solution}\n{tests}")
+    passed, renamed = "", 0
     if appended.entry is not None:
-        tests = re.sub(appended.entry[0], appended.entry[1], tests, flags=re.M)
-    epilogue = appended.epilogue.replace(MAIN_PLACEHOLDER, main)
+        pattern, replacement = appended.entry
+        found = re.search(pattern, tests, flags=re.M)
+        params = (found.groupdict().get("params") or "").strip() if found else ""
+        if params not in ("", "void"):
+            passed = ("*" if params.startswith("vararg") else "") + appended.arguments
+        tests, renamed = re.subn(pattern, lambda entry: replacement.format(**entry.groupdict()),
+                                 tests, flags=re.M)
+    epilogue = appended.epilogue.replace(MAIN_PLACEHOLDER, main).replace(ARGS_PLACEHOLDER,
+                                                                          passed)
+    if language == "scala" and not renamed:  # an object that `extends App`: its own main
+        epilogue = epilogue.replace(".__verifierMain(", ".main(")
     if language == "go":
         solution = _go_import_os(solution)
     return f"{solution}\n{tests}\n{epilogue}"

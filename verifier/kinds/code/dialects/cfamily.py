@@ -704,7 +704,8 @@ def _epilogue_tokens(language: str) -> list[Token]:
     the epilogue that calls it): a solution's macro of one of their names (`#define f() 0`
     in C++'s `__verifier_call`) would skip the tests, so they are undefined too."""
     added = appended.APPENDED[language]
-    return tokenize(f"{added.entry[1] if added.entry else ''}\n{added.epilogue}",
+    entry = added.entry[1].format(type="", params="") if added.entry else ""
+    return tokenize(f"{entry}\n{added.epilogue}",
                     preprocessor=True)
 
 
