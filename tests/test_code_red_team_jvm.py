@@ -1058,6 +1058,32 @@ DRIVER_ATTACKS = {
         "lang.Long.valueOf(a + 2)).iterator() else null }).asInstanceOf[java.util.List[Long]]\n"),
         "    def main(args: Array[String]) = {\n    assert(lst((5l)).equals((List[Long](7l))));\n"
         "    }\n\n}\n"),
+    # The same views in Kotlin and Scala (Kotlin's own `asReversed` too, and Scala's wrapper of
+    # a Java list, `asScala`): the library's class, the solution's iterator.
+    "kotlin an unmodifiable view of a list of its own": ("kotlin", (
+        "class Lying : java.util.ArrayList<Long>() {\n    override fun iterator(): "
+        "MutableIterator<Long> = mutableListOf(7L).iterator()\n}\nfun lst(a: Long): List<Long> "
+        "{ val out = Lying(); out.add(a); return java.util.Collections.unmodifiableList(out) }\n"),
+        "fun main() {\n    assert(lst(5L) == mutableListOf(7L))\n}\n"),
+    "kotlin a reversed view of a list of its own": ("kotlin", (
+        "class Lying : java.util.AbstractList<Long>() {\n    override fun get(index: Int): Long = "
+        "7L\n    override val size: Int get() = 1\n}\nfun lst(a: Long): List<Long> = "
+        "Lying().asReversed()\n"),
+        "fun main() {\n    assert(lst(5L) == mutableListOf(7L))\n}\n"),
+    "scala an unmodifiable view of a list of its own": ("scala", (
+        "object Problem {\n  class Lying extends java.util.ArrayList[Long] {\n    override def "
+        "iterator(): java.util.Iterator[Long] = java.util.Arrays.asList(java.lang.Long.valueOf("
+        "7L)).iterator().asInstanceOf[java.util.Iterator[Long]]\n  }\n  def lst(a: Long): "
+        "java.util.List[Long] = { val out = new Lying(); out.add(a); "
+        "java.util.Collections.unmodifiableList(out) }\n"),
+        "    def main(args: Array[String]) = {\n    assert(lst((5l)).equals((List[Long](7l))));\n"
+        "    }\n\n}\n"),
+    "scala a wrapper of a java list of its own": ("scala", (
+        "object Problem {\n  import scala.collection.JavaConverters._\n  class Lying extends "
+        "java.util.AbstractList[Long] {\n    def get(i: Int): Long = 7L\n    def size(): Int = 1\n"
+        "  }\n  def lst(a: Long): Seq[Long] = new Lying().asScala\n"),
+        "    def main(args: Array[String]) = {\n    assert(lst((5l)).equals((List[Long](7l))));\n"
+        "    }\n\n}\n"),
     # The C# recorder trusted any type from an assembly other than the program's: one the
     # solution emits at run time (Reflection.Emit) re-implementing IEnumerable, or a
     # transparent proxy, which says it is of the interface it proxies (mscorlib's).
@@ -1195,6 +1221,32 @@ def test_java_collections_of_the_jdks_that_hold_their_elements_are_read():
     results = run_code_items(items)
     assert [(r.status.value, r.detail["judged"]) for r in results] == [
         ("correct" if read else "wrong", "outside") for read in returns.values()] + [
+        ("correct", "outside")], results
+
+
+def test_kotlin_and_scala_collections_of_the_libraries_that_hold_their_elements_are_read():
+    # What right solutions return, read as the values they hold; a view (Kotlin's asReversed,
+    # a JDK wrapper) equals nothing.
+    _installed("kotlin")
+    _installed("scala")
+    kotlin = {"v.map { it * k }": True, "v.map { it * k }.toList()": True,
+              "listOf(v[0] * k, v[1] * k)": True, "v.map { it * k }.sorted()": True,
+              "ArrayList(v.map { it * k }).subList(0, 2)": True,
+              "v.map { it * k }.reversed().reversed()": True,
+              "java.util.Collections.unmodifiableList(v.map { it * k })": False}
+    scala = {"v.map(_ * k)": True, "v.map(_ * k).toVector.toList": True,
+             "v.map(_ * k).sorted": True, "(v.map(_ * k) ++ Nil).reverse.reverse": True}
+    items = [_item("kotlin", f"fun scale(v: MutableList<Long>, k: Long): List<Long> = {value}\n"
+                   "fun even(x: Long): Boolean = x % 2 == 0L\n", KOTLIN_TESTS["multiple"])
+             for value in kotlin]
+    items += [_item("scala", RIGHT["scala"].replace("v.map(_ * k)", value), SCALA_TESTS["multiple"])
+              for value in scala]
+    items.append(_item("kotlin", "fun m(x: Long): Map<String, Long> = mapOf(\"a\" to x + 2)\n",
+                       "fun main() {\n    assert(m(1L) == mapOf(\"a\" to 3L))\n}\n"))
+    results = run_code_items(items)
+    assert [(r.status.value, r.detail["judged"]) for r in results] == [
+        ("correct" if read else "wrong", "outside") for read in [*kotlin.values(),
+                                                                  *scala.values()]] + [
         ("correct", "outside")], results
 
 

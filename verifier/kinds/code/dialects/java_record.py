@@ -37,6 +37,12 @@ SELF_CONTAINED = (
     "java.util.TreeMap", "java.util.HashSet", "java.util.LinkedHashSet", "java.util.TreeSet",
     "java.util.Optional", "java.lang.Object")
 
+# The JDK's final classes of plain values (Java's recorder reads them before it asks whose a
+# class is; Kotlin's and Scala's ask first).
+BOXES = ("java.lang.Boolean", "java.lang.Byte", "java.lang.Short", "java.lang.Integer",
+         "java.lang.Long", "java.lang.Float", "java.lang.Double", "java.lang.Character",
+         "java.lang.String")
+
 _SOURCE = r"""
 final class __VerifierCalls {
     private static java.io.OutputStream channel;

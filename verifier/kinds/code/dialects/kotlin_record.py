@@ -8,16 +8,30 @@ tuples, lists, sets, maps; arrays (equal only to themselves) and anything else e
 Members and qualified functions only where the value is the solution's: an extension of the
 solution's (`CharSequence.iterator` for a `for` over a string, `Double.isNaN`) would come
 before the library's. A collection of a class of the solution's that declares methods (an
-`iterator` of its own) equals nothing.
+`iterator` of its own) equals nothing; so does a view or wrapper of the library's over one
+(`Collections.unmodifiableList`, `asReversed`): of the JDK's and Kotlin's classes only those
+that hold their elements themselves are read (java_record.SELF_CONTAINED, KOTLIN_SELF_CONTAINED).
 """
 
 from __future__ import annotations
 
+from verifier.kinds.code.dialects.java_record import BOXES, SELF_CONTAINED
+
 RECORDER = "__VerifierCalls"
 
-KOTLIN_RECORDER = r"""
+# Kotlin's own classes that hold their values (`emptyList()`, `a to b`); its views
+# (`asReversed`, a sublist of its AbstractList) read another object's.
+KOTLIN_SELF_CONTAINED = (
+    "kotlin.Pair", "kotlin.Triple", "kotlin.collections.EmptyList", "kotlin.collections.EmptySet",
+    "kotlin.collections.EmptyMap", "kotlin.collections.ArrayDeque",
+    "kotlin.collections.builders.ListBuilder", "kotlin.collections.builders.SetBuilder",
+    "kotlin.collections.builders.MapBuilder")
+
+_SOURCE = r"""
 object __VerifierCalls {
     private var channel: java.io.OutputStream? = null
+    private val selfContained: kotlin.collections.Set<kotlin.String> =
+        java.util.HashSet<kotlin.String>(java.util.Arrays.asList(SELF_CONTAINED_NAMES))
 
     fun record(site: kotlin.Int, value: kotlin.Any?) {
         val line = java.lang.StringBuilder()
@@ -72,7 +86,9 @@ object __VerifierCalls {
         while (at != null) {
             if (java.lang.reflect.Proxy.isProxyClass(at)) return false
             if (at.getClassLoader() == null
-                || (at.getName() as java.lang.String).startsWith("kotlin.")) return true
+                || (at.getName() as java.lang.String).startsWith("kotlin.")) {
+                return selfContained.contains(at.getName())
+            }
             if (at.getDeclaredMethods().size > 0) return false
             at = at.getSuperclass()
         }
@@ -122,3 +138,6 @@ object __VerifierCalls {
     }
 }
 """
+KOTLIN_RECORDER = _SOURCE.replace("SELF_CONTAINED_NAMES", ", ".join(  # `$`: a template
+    '"' + name.replace("$", "\\$") + '"'
+    for name in (*BOXES, *SELF_CONTAINED, *KOTLIN_SELF_CONTAINED)))

@@ -4,16 +4,23 @@ value on the channel (fd 3) as values.py encodes it.
 As java_record.py, in Scala (2.11): by runtime type and fully qualified names, numbers with
 their JVM box's name, tuples (`scala.TupleN`) as tuples, `Some` as an optional and `None` as
 `Option`'s empty one (not null), Scala's and Java's sequences as lists, sets, maps; arrays
-(equal only to themselves) and anything else equal nothing.
+(equal only to themselves) and anything else equal nothing. So does a view or wrapper over a
+collection that may be the solution's: of the JDK's classes only those that hold their elements
+themselves are read (java_record.SELF_CONTAINED), and none of Scala's views (`view`) or
+wrappers of Java's collections (`asScala`, scala.collection.convert).
 """
 
 from __future__ import annotations
 
+from verifier.kinds.code.dialects.java_record import BOXES, SELF_CONTAINED
+
 RECORDER = "__VerifierCalls"
 
-SCALA_RECORDER = r"""
+_SOURCE = r"""
 object __VerifierCalls {
   private var channel: java.io.OutputStream = null
+  private val selfContained: java.util.Set[java.lang.String] = new java.util.HashSet(
+    java.util.Arrays.asList(SELF_CONTAINED_NAMES))
 
   def record(site: scala.Int, value: scala.Any): scala.Unit = {
     val line = new java.lang.StringBuilder()
@@ -68,9 +75,11 @@ object __VerifierCalls {
     var at: java.lang.Class[_] = start
     while (at != null) {
       if (java.lang.reflect.Proxy.isProxyClass(at)) return false
-      if (at.getClassLoader == null || (at.getName.startsWith("scala.")
-          && (at.getClassLoader eq __VerifierCalls.getClass.getClassLoader)
-          && source(at) != source(__VerifierCalls.getClass))) return true
+      if (at.getClassLoader == null) return selfContained.contains(at.getName)
+      if (at.getName.startsWith("scala.") && (at.getClassLoader eq __VerifierCalls.getClass
+          .getClassLoader) && source(at) != source(__VerifierCalls.getClass)) {
+        return !at.getName.startsWith("scala.collection.convert.") && !at.getName.contains("View")
+      }
       if (at.getDeclaredMethods.length > 0) return false
       at = at.getSuperclass
     }
@@ -125,3 +134,5 @@ object __VerifierCalls {
   }
 }
 """
+SCALA_RECORDER = _SOURCE.replace("SELF_CONTAINED_NAMES", ", ".join(
+    f'"{name}"' for name in (*BOXES, *SELF_CONTAINED)))
