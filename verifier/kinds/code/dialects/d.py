@@ -629,14 +629,13 @@ class DDialect(Dialect):
 # The appended epilogue lets druntime run the unit tests before main; hardened, druntime's
 # tester (a solution can replace it) is ours and runs nothing, and main runs the unit tests,
 # each found at compile time.
-_RUNTIME_RUNS_TESTS = "void main() { import std.file : read, write; __verifier_main(); "
+_RUNTIME_RUNS_TESTS = "void main(string[] args) { import std.file : read, write; "
 _MAIN_RUNS_TESTS = ("shared static this() { import core.runtime : Runtime, UnitTestResult; "
                     "Runtime.extendedModuleUnitTester = () => UnitTestResult(0, 0, true, "
                     "false); }\n"
                     "void UNITTESTS() { static foreach (test; __traits(getUnitTests, "
                     "__traits(parent, UNITTESTS))) test(); }\n"
-                    "void main() { import std.file : read, write; UNITTESTS(); "
-                    "__verifier_main(); ")
+                    "void main(string[] args) { import std.file : read, write; UNITTESTS(); ")
 # The verifier's own assert: a message and exit_group by system calls of its own (an `_exit`
 # the solution defines is never called), then a trap should the call return.
 _GUARD = r"""
