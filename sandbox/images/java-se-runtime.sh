@@ -10,7 +10,8 @@ output=${1:-/usr/lib/jvm/rlvr-java-se}
 [[ -x "$output/bin/java" ]] && exit 0
 javac=$(command -v javac) || { echo "java-se-runtime: no javac" >&2; exit 1; }
 jdk=$(dirname "$(dirname "$(readlink -f "$javac")")")
-"$jdk/bin/jlink" --add-modules java.se --strip-debug --no-man-pages --no-header-files \
+"$jdk/bin/jlink" --add-modules java.se --strip-java-debug-attributes --no-man-pages \
+    --no-header-files \
     --output "$output.tmp"
 "$output.tmp/bin/java" -Xshare:dump >/dev/null
 mv "$output.tmp" "$output"
