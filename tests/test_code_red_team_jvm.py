@@ -1020,13 +1020,6 @@ DRIVER_ATTACKS = {
         "    }\n" + JAVA_WRONG.replace("ArrayList<Long> scale", "List<Long> scale").replace(
             "new ArrayList<>();", "new Lying();").replace(
             "return out;", "return Collections.unmodifiableList(out);")), None),
-    "java a subList of a list of its own": ("java", (
-        "import java.util.*;\nclass Problem {\n    static class Lying extends AbstractList<Long> "
-        "{\n        final List<Long> right = Arrays.asList(3L, 6L, 0L);\n"
-        "        public Long get(int i) { return right.get(i); }\n"
-        "        public int size() { return 3; }\n    }\n"
-        + JAVA_WRONG.replace("ArrayList<Long> scale", "List<Long> scale").replace(
-            "return out;", "return new Lying().subList(0, out.size());")), None),
     "java an unmodifiable view of a map of its own": ("java", (
         "import java.util.*;\nclass Problem {\n    static class Lying extends HashMap<String, "
         "Long> {\n        public Set<Map.Entry<String, Long>> entrySet() { return Map.of(\"a\", 3L)"
@@ -1201,14 +1194,16 @@ def test_collections_of_classes_the_solution_wrote_no_method_of_are_read():
 
 
 def test_java_collections_of_the_jdks_that_hold_their_elements_are_read():
-    # What right solutions return: an ArrayList's subList, List.of, Arrays.asList, a
-    # singleton, a stream's toList, a TreeMap; each read as the values it holds (a view or
-    # wrapper of the JDK's, which reads through what it wraps, equals nothing).
+    # What right solutions return: an ArrayList's subList, List.of, Arrays.asList and its
+    # subList (HumanEval-X's Java/148), a singleton, a stream's toList, a TreeMap; each read as
+    # the values it holds (a view or wrapper of the JDK's, which reads through what it wraps,
+    # equals nothing).
     _installed("java")
     returns = {"new ArrayList<>(Arrays.asList(3L, 6L, 9L)).subList(0, 2)": True,
                "List.of(3L, 6L)": True, "Arrays.asList(3L, 6L)": True,
                "java.util.stream.Stream.of(3L, 6L).toList()": True,
                "new LinkedList<>(List.of(3L, 6L))": True,
+               "Arrays.asList(9L, 3L, 6L).subList(1, 3)": True,
                "Collections.unmodifiableList(new ArrayList<>(List.of(3L, 6L)))": False}
     items = [_item("java", "import java.util.*;\nclass Problem {\n    public static List<Long> "
                    f"scale(ArrayList<Long> v, long k) {{ return {value}; }}\n"

@@ -8,9 +8,10 @@ boxed numbers with their type (`Long` 1 is not `Integer` 1 to `equals`), floats 
 `\\uXXXX`, lone surrogates included), `Optional` (an empty one is not null), lists, sets,
 maps and javatuples (MultiPL-E's `Pair`); an array or anything else is a value that equals
 nothing. Of the JDK's classes only those that hold their elements themselves are read (see
-SELF_CONTAINED): a view or wrapper (`Collections.unmodifiableList`, an `AbstractList`'s
-`subList`, a map's `keySet`) reads through what it wraps, which may be the solution's, and the
-JDK's internals are closed to the recorder, so such a value equals nothing. Names are fully
+SELF_CONTAINED, with an `AbstractList`'s `subList`, which reads as its `equals` does): a view
+or wrapper (`Collections.unmodifiableList`, a map's `keySet`) reads through what it wraps,
+which may be the solution's, and the JDK's internals are closed to the recorder, so such a value
+equals nothing. Names are fully
 qualified, so a class of the solution named `Long` or `List` cannot stand in for the JDK's.
 Depth is bounded, so a cycle is cut, not followed forever.
 """
@@ -23,8 +24,11 @@ RECORDER = "__VerifierCalls"
 # method of another object's (a view's backing collection, a wrapper's delegate): what a
 # right solution returns (`ArrayList`, its `subList`, `List.of`, `Arrays.asList`, `Map.of`,
 # `Collections.singletonList`, streams' collectors). Their elements are read as values again.
+# An AbstractList's `subList` reads its list by `get`, as the language's `equals` of it does
+# (HumanEval-X's Java/148 returns one of `Arrays.asList`'s): it says what `equals` says.
 SELF_CONTAINED = (
-    "java.util.ArrayList", "java.util.ArrayList$SubList", "java.util.LinkedList",
+    "java.util.ArrayList", "java.util.ArrayList$SubList", "java.util.AbstractList$SubList",
+    "java.util.AbstractList$RandomAccessSubList", "java.util.LinkedList",
     "java.util.Vector", "java.util.Stack", "java.util.concurrent.CopyOnWriteArrayList",
     "java.util.Arrays$ArrayList", "java.util.ImmutableCollections$List12",
     "java.util.ImmutableCollections$ListN", "java.util.ImmutableCollections$SubList",
