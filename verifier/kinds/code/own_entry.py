@@ -66,15 +66,16 @@ _RUBY_NOT_MAIN = "\nBEGIN { $0 = File.join(File.dirname($0), '.', File.basename(
 
 
 # Perl's `caller` is false only at the top of the main program: the solution is compiled and
-# run first, at compile time, as a file `do` loads (through a hook of @INC that reads it from
-# the program), so its top-level `caller` names the loader, its `__DATA__` is its own and its
-# file-scoped lexicals stay its own; then the hook is taken off @INC.
+# run first, at compile time, as a file `do` loads (through a hook of @INC that gives it from
+# the program), so its top-level `caller` names the loader and its file-scoped lexicals stay
+# its own; then the hook is taken off @INC. The hook gives the text as source to prepend (an
+# in-memory file would load PerlIO::scalar: a millisecond of every run), or, for a solution
+# with a __DATA__ or __END__ section to read, as that file.
 _PERL_LOADED = """BEGIN {{
     my $text = <<'{end}';
 {solution}
 {end}
-    my $hook = sub {{ return unless $_[1] eq 'solution.pl'; open my $in, '<', \\$text or die;
-                     return $in; }};
+    my $hook = sub {{ return unless $_[1] eq 'solution.pl'; {source} }};
     unshift @INC, $hook;
     do 'solution.pl';
     @INC = grep {{ !ref $_ or $_ != $hook }} @INC;
@@ -96,7 +97,10 @@ def _loaded(language: str, solution: str) -> str:
     """The solution as the text of a here-document ending at a line no solution has (its own
     digest's), loaded as a file (see _PERL_LOADED, _BASH_SOURCED)."""
     end = f"__VERIFIER_SOLUTION_{hashlib.sha256(solution.encode()).hexdigest()[:24]}"
-    return _LOADED[language].format(end=end, solution=solution)
+    sections = "__DATA__" in solution or "__END__" in solution
+    source = ("open my $in, '<', \\$text or die; return $in;" if sections
+              else "return (\\$text, sub { 0 });")
+    return _LOADED[language].format(end=end, solution=solution, source=source)
 
 
 def renamed(language: str, solution: str) -> str:
