@@ -1228,6 +1228,7 @@ def test_kotlin_and_scala_collections_of_the_libraries_that_hold_their_elements_
               "listOf(v[0] * k, v[1] * k)": True, "v.map { it * k }.sorted()": True,
               "ArrayList(v.map { it * k }).subList(0, 2)": True,
               "v.map { it * k }.reversed().reversed()": True,
+              "v.map { it * k }.toLongArray().asList()": True,
               "java.util.Collections.unmodifiableList(v.map { it * k })": False}
     scala = {"v.map(_ * k)": True, "v.map(_ * k).toVector.toList": True,
              "v.map(_ * k).sorted": True, "(v.map(_ * k) ++ Nil).reverse.reverse": True}

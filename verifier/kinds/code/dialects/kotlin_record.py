@@ -19,8 +19,9 @@ from verifier.kinds.code.dialects.java_record import BOXES, SELF_CONTAINED
 
 RECORDER = "__VerifierCalls"
 
-# Kotlin's own classes that hold their values (`emptyList()`, `a to b`); its views
-# (`asReversed`, a sublist of its AbstractList) read another object's.
+# Kotlin's own classes that hold their values (`emptyList()`, `a to b`), and (by the prefix
+# kotlin.collections.ArraysKt) its lists over an array (`longArrayOf(...).asList()`), whose
+# storage is the array; its other views (`asReversed`) read another object's.
 KOTLIN_SELF_CONTAINED = (
     "kotlin.Pair", "kotlin.Triple", "kotlin.collections.EmptyList", "kotlin.collections.EmptySet",
     "kotlin.collections.EmptyMap", "kotlin.collections.ArrayDeque",
@@ -87,7 +88,8 @@ object __VerifierCalls {
             if (java.lang.reflect.Proxy.isProxyClass(at)) return false
             if (at.getClassLoader() == null
                 || (at.getName() as java.lang.String).startsWith("kotlin.")) {
-                return selfContained.contains(at.getName())
+                return selfContained.contains(at.getName()) || (at.getName() as java.lang.String)
+                    .startsWith("kotlin.collections.ArraysKt")
             }
             if (at.getDeclaredMethods().size > 0) return false
             at = at.getSuperclass()
