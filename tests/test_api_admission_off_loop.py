@@ -2,7 +2,9 @@
 decoding it (base64, inflate up to the size cap, JSON, the test set's model): seconds for a big
 one. On the event loop that held every other request, a health probe too (an orchestrator
 then restarts a busy API). The checks run in admission's own thread: the loop answers
-meanwhile. Shown by order, not by time: the decoding waits for the health answer.
+meanwhile, and a chunk's deadline (its items' costs, worked out again as it is sent) is worked
+out there too; the thread ends with the app. Shown by order, not by time: the decoding waits
+for the health answer.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import httpx
 from verifier.api.app import create_app
 from verifier.config import Settings
 from verifier.kinds.code import testset
+from verifier.service import verification
 from verifier.service.cache import MemoryCache
 from verifier.service.verification import VerificationService
 
@@ -69,3 +72,54 @@ async def test_health_answers_while_a_compressed_test_set_is_decoded(monkeypatch
     assert health == 200
     assert answered_first == [True]
     assert refused.status_code == 422 and "tests.data" in refused.text
+
+
+def _admission_threads() -> list[threading.Thread]:
+    return [thread for thread in threading.enumerate() if thread.name.startswith("admission")]
+
+
+async def test_the_admission_thread_ends_with_the_app():
+    """A service stopped (or an app's tests' lifespans, one after another) leaves no thread."""
+    before = set(_admission_threads())
+    app = create_app(Settings(languages="python", workers=1))
+    async with app.router.lifespan_context(app):
+        await app.state.service.admit_off_loop([])
+        assert len(set(_admission_threads()) - before) == 1
+    assert not set(_admission_threads()) - before
+
+
+async def test_health_answers_while_a_chunks_deadline_is_worked_out(monkeypatch):
+    """A chunk's deadline is its items' costs, worked out again as the chunk is sent (a
+    compressed test set that has left admission's cache is decoded once more): off the loop
+    too. The second costing of the item waits for the health answer."""
+    app = create_app(Settings(languages="python", workers=1))
+    costing, healthy = threading.Event(), threading.Event()
+    answered_first: list[bool] = []
+    calls: list[int] = []
+    real_cost = verification.item_cost
+
+    def slow_cost(*args: Any) -> Any:
+        calls.append(1)
+        if len(calls) == 2:  # the chunk's, after admission's
+            costing.set()
+            answered_first.append(healthy.wait(WAIT_S / 3))
+        return real_cost(*args)
+
+    monkeypatch.setattr(verification, "item_cost", slow_cost)
+    item = {"kind": "math", "response": "\\boxed{2}", "answer": "2"}
+
+    async def probe(client: httpx.AsyncClient) -> int:
+        while not costing.is_set():
+            await asyncio.sleep(0.01)
+        status = (await client.get("/healthz")).status_code
+        healthy.set()
+        return status
+
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://api") as client:
+            scored, health = await asyncio.gather(
+                client.post("/v1/verify", json={"items": [item]}), probe(client))
+    assert health == 200
+    assert answered_first == [True]
+    assert scored.json()["results"][0]["status"] == "correct"

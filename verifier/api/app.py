@@ -62,6 +62,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             await app.state.jobs.close()
             await sessions.close()
             await executor.close()
+            await service.close()
             if isinstance(cache, RedisCache):
                 await cache.close()
 

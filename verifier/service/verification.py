@@ -79,6 +79,10 @@ class VerificationService:
         # request, /health too. One thread: admission's caches are read by one at a time.
         self._admission = ThreadPoolExecutor(1, thread_name_prefix="admission")
 
+    async def close(self) -> None:
+        """End admission's thread, once what it is checking is done."""
+        await asyncio.to_thread(self._admission.shutdown)
+
     def admit(self, items: Sequence[AnyItem]) -> None:
         """Validate, clamp to the server's limits (in place) and reserve backlog for a batch;
         the matching `stream` releases it."""
@@ -191,16 +195,22 @@ class VerificationService:
         """Score one chunk under its deadline: what its items' limits allow plus the grace.
         Cancelling this task stops the chunk wherever it is (queued or running)."""
         payload = [first_item[key].model_dump(mode="json") for key in keys]
-        deadline_s = self.settings.chunk_timeout_s + sum(
-            item_cost(first_item[key], self.settings).wall_s for key in keys)
         started = time.perf_counter()
         try:
-            results = await self.executor.run_chunk(payload, deadline_s)
+            wall_s = await asyncio.get_running_loop().run_in_executor(
+                self._admission, self._wall_s, [first_item[key] for key in keys])
+            results = await self.executor.run_chunk(payload,
+                                                    self.settings.chunk_timeout_s + wall_s)
         except Exception as exc:  # handed to the consumer, which re-raises it
             done.put_nowait(exc)
             return
         metrics.CHUNK_SECONDS.labels(self.executor.mode).observe(time.perf_counter() - started)
         done.put_nowait(list(zip(keys, results, strict=True)))
+
+    def _wall_s(self, items: list[AnyItem]) -> float:
+        """What the items' limits allow of wall time, worked out in admission's thread (like
+        admission, it may decode a compressed test set that has left the cache)."""
+        return sum(item_cost(item, self.settings).wall_s for item in items)
 
     def _finish(self, item: AnyItem, result: dict[str, Any]) -> Result:
         metrics.ITEMS.labels(item.kind, result["status"]).inc()

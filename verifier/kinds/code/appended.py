@@ -30,6 +30,8 @@ from verifier.kinds.code.languages import (
 
 MAIN_PLACEHOLDER = "__VERIFIER_MAIN__"  # the class or object whose renamed main the epilogue calls
 ARGS_PLACEHOLDER = "__VERIFIER_ARGS__"  # what the epilogue passes the renamed main
+# The D epilogue's entry up to the call of the tests' main (dialects/d.py runs the tests there).
+D_MAIN_OPENS = "void main(string[] args) { import std.file : read, write; "
 _COPY_C = ("{ char b[4096]; long n; while ((n = read(4, b, sizeof b)) > 0) "
            "if (write(3, b, n) != n) return 1; }")
 
@@ -42,12 +44,14 @@ class Appended:
     The pattern may capture the entry's return `type` and its `params`, which the replacement
     (a format string) keeps: every signature the language allows for it (`int main(int argc,
     char **argv)`, `static int Main()`, `fun main(args: Array<String>)`) is renamed, and the
-    epilogue passes the renamed one `arguments` where it takes parameters."""
+    epilogue passes the renamed one `arguments` where it takes parameters, after the `spread`
+    operator where the pattern's `spread` group says they are variadic (`vararg`)."""
 
     epilogue: str
     entry: tuple[str, str] | None = None
     signatures: tuple[str, ...] = ("ssert",)  # assert, Assertion, AssertionError
     arguments: str = ""
+    spread: str = ""
 
 
 APPENDED: dict[str, Appended] = {
@@ -123,9 +127,8 @@ APPENDED: dict[str, Appended] = {
         entry=(r"\b(?P<type>void|int)\s+main\s*\((?P<params>\s*(?:string\s*\[\s*\]\s*\w+)?"
                r"\s*)\)", "{type} __verifier_main({params})"),
         epilogue="extern(C) __gshared string[] rt_options = [\"testmode=run-main\"];\n"
-                 "void main(string[] args) { import std.file : read, write; "
-                 f"static if (is(typeof(__verifier_main({ARGS_PLACEHOLDER})) == void)) "
-                 f"__verifier_main({ARGS_PLACEHOLDER}); else if (auto status = "
+                 f"{D_MAIN_OPENS}static if (is(typeof(__verifier_main({ARGS_PLACEHOLDER})) == "
+                 f"void)) __verifier_main({ARGS_PLACEHOLDER}); else if (auto status = "
                  f"__verifier_main({ARGS_PLACEHOLDER})) {{ import core.stdc.stdlib : exit; "
                  "exit(status); } write(\"/proc/self/fd/3\", read(\"/proc/self/fd/4\")); }\n",
         arguments="args",
@@ -168,13 +171,13 @@ APPENDED: dict[str, Appended] = {
                  "java.nio.file.Paths.get(\"/proc/self/fd/3\"), java.nio.file.Files.readAllBytes("
                  "java.nio.file.Paths.get(\"/proc/self/fd/4\"))) } }\n"),
     "kotlin": Appended(
-        entry=(r"\bfun\s+main\s*\((?P<params>\s*(?:(?:vararg\s+)?\w+\s*:\s*(?:Array\s*<\s*"
-               r"String\s*>|String))?\s*)\)", "fun verifierMain({params})"),
+        entry=(r"\bfun\s+main\s*\(\s*(?P<spread>vararg\s+)?(?P<params>(?:\w+\s*:\s*(?:Array\s*"
+               r"<\s*String\s*>|String))?\s*)\)", "fun verifierMain({spread}{params})"),
         epilogue="\nfun main(args: Array<String>) { ClassLoader.getSystemClassLoader()."
                  f"setDefaultAssertionStatus(true); verifierMain({ARGS_PLACEHOLDER}); "
                  "java.io.File(\"/proc/self/fd/3\").writeBytes(java.io.File(\"/proc/self/fd/4\")"
                  ".readBytes()) }\n",
-        arguments="args"),
+        arguments="args", spread="*"),
 }
 
 
@@ -189,13 +192,7 @@ def assemble(language: str, solution: str, tests: str) -> str:
             "csharp": _csharp_entry_class}.get(language, lambda _: "")(f"{solution}\n{tests}")
     passed, renamed = "", 0
     if appended.entry is not None:
-        pattern, replacement = appended.entry
-        found = re.search(pattern, tests, flags=re.M)
-        params = (found.groupdict().get("params") or "").strip() if found else ""
-        if params not in ("", "void"):
-            passed = ("*" if params.startswith("vararg") else "") + appended.arguments
-        tests, renamed = re.subn(pattern, lambda entry: replacement.format(**entry.groupdict()),
-                                 tests, flags=re.M)
+        tests, passed, renamed = _rename_entry(appended, tests)
     epilogue = appended.epilogue.replace(MAIN_PLACEHOLDER, main).replace(ARGS_PLACEHOLDER,
                                                                           passed)
     if language == "scala" and not renamed:  # an object that `extends App`: its own main
@@ -203,6 +200,25 @@ def assemble(language: str, solution: str, tests: str) -> str:
     if language == "go":
         solution = _go_import_os(solution)
     return f"{solution}\n{tests}\n{epilogue}"
+
+
+def _rename_entry(appended: Appended, tests: str) -> tuple[str, str, int]:
+    """The tests with every entry point renamed, what the epilogue passes the renamed one (by
+    the first entry's parameters), and how many were renamed."""
+    pattern, replacement = appended.entry
+    first: dict[str, str | None] = {}
+
+    def rename(entry: re.Match) -> str:
+        groups = entry.groupdict()
+        if not first:
+            first.update(groups)
+        return replacement.format(**{name: value or "" for name, value in groups.items()})
+
+    tests, renamed = re.subn(pattern, rename, tests, flags=re.M)
+    passed = ""
+    if (first.get("params") or "").strip() not in ("", "void"):
+        passed = (appended.spread if first.get("spread") else "") + appended.arguments
+    return tests, passed, renamed
 
 
 def failed_assertion(language: str, stderr: str) -> bool:

@@ -622,20 +622,20 @@ class DDialect(Dialect):
         guard += _imports_unshadowed(solution_tokens, tokens, tag)
         program = appended.assemble(self.language, solution,
                                     "#line 1\n" + "".join(rewritten) + guard)
-        return program.replace(_RUNTIME_RUNS_TESTS, _MAIN_RUNS_TESTS.replace(
-            "UNITTESTS", f"__verifier_unittests_{tag}"))
+        head, _, epilogue = program.rpartition(appended.D_MAIN_OPENS)  # the epilogue's, last
+        return head + _MAIN_RUNS_TESTS.replace("UNITTESTS", f"__verifier_unittests_{tag}") + \
+            epilogue
 
 
 # The appended epilogue lets druntime run the unit tests before main; hardened, druntime's
 # tester (a solution can replace it) is ours and runs nothing, and main runs the unit tests,
 # each found at compile time.
-_RUNTIME_RUNS_TESTS = "void main(string[] args) { import std.file : read, write; "
 _MAIN_RUNS_TESTS = ("shared static this() { import core.runtime : Runtime, UnitTestResult; "
                     "Runtime.extendedModuleUnitTester = () => UnitTestResult(0, 0, true, "
                     "false); }\n"
                     "void UNITTESTS() { static foreach (test; __traits(getUnitTests, "
                     "__traits(parent, UNITTESTS))) test(); }\n"
-                    "void main(string[] args) { import std.file : read, write; UNITTESTS(); ")
+                    f"{appended.D_MAIN_OPENS}UNITTESTS(); ")
 # The verifier's own assert: a message and exit_group by system calls of its own (an `_exit`
 # the solution defines is never called), then a trap should the call return.
 _GUARD = r"""
