@@ -40,6 +40,23 @@ class IdleExecutor:
         return None
 
 
+async def _verify_and_probe(app: Any, item: dict, busy: threading.Event,
+                            healthy: threading.Event) -> tuple[httpx.Response, int]:
+    """POST the item; once `busy` is set, probe the health route and set `healthy`."""
+
+    async def probe(client: httpx.AsyncClient) -> int:
+        while not busy.is_set():
+            await asyncio.sleep(0.01)
+        status = (await client.get("/healthz")).status_code
+        healthy.set()
+        return status
+
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://api") as client:
+        return await asyncio.gather(client.post("/v1/verify", json={"items": [item]}),
+                                    probe(client))
+
+
 async def test_health_answers_while_a_compressed_test_set_is_decoded(monkeypatch):
     settings = Settings(languages="python")
     app = create_app(settings)
@@ -58,17 +75,7 @@ async def test_health_answers_while_a_compressed_test_set_is_decoded(monkeypatch
     item = {"kind": "code", "response": "```python\nprint(1)\n```", "language": "python",
             "tests": {"type": "compressed", "data": data}}
 
-    async def probe(client: httpx.AsyncClient) -> int:
-        while not decoding.is_set():
-            await asyncio.sleep(0.01)
-        status = (await client.get("/healthz")).status_code
-        healthy.set()
-        return status
-
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://api") as client:
-        refused, health = await asyncio.gather(
-            client.post("/v1/verify", json={"items": [item]}), probe(client))
+    refused, health = await _verify_and_probe(app, item, decoding, healthy)
     assert health == 200
     assert answered_first == [True]
     assert refused.status_code == 422 and "tests.data" in refused.text
@@ -108,18 +115,8 @@ async def test_health_answers_while_a_chunks_deadline_is_worked_out(monkeypatch)
     monkeypatch.setattr(verification, "item_cost", slow_cost)
     item = {"kind": "math", "response": "\\boxed{2}", "answer": "2"}
 
-    async def probe(client: httpx.AsyncClient) -> int:
-        while not costing.is_set():
-            await asyncio.sleep(0.01)
-        status = (await client.get("/healthz")).status_code
-        healthy.set()
-        return status
-
     async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(transport=transport, base_url="http://api") as client:
-            scored, health = await asyncio.gather(
-                client.post("/v1/verify", json={"items": [item]}), probe(client))
+        scored, health = await _verify_and_probe(app, item, costing, healthy)
     assert health == 200
     assert answered_first == [True]
     assert scored.json()["results"][0]["status"] == "correct"
