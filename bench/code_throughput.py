@@ -19,7 +19,8 @@
    time. The modes alternate over the rounds, after one that warms each up (uncounted);
    medians; `ratio_service_vs_bare` is the goal's figure (at least 3). The CPU each costs per
    program is measured too (the bare processes'; the server's, its workers' and their
-   jails'): on a machine shared with other work, its ratio moves far less than the rates do.
+   jails', also apart: `service_cpu_ms_by_part`): on a machine shared with other work, its
+   ratio moves far less than the rates do.
 5. judged_20_tests: one problem of 20 tests judged three ways, Python submissions (all distinct)
    per second through the spawn pool of 2 and the per-test overhead (wall time per test minus
    the solution's CPU time, p50): plain stdio comparison; a C++ checker (tests/judging, compiled
@@ -240,20 +241,27 @@ def humaneval_items(judged: bool = False, variant: int = 0) -> list[dict]:
             for task_id, problem in read_problems().items()]
 
 
-def _tree_cpu_s(root: int) -> float:
-    """CPU seconds of a process and every process below it, the reaped ones included."""
+SERVICE_PARTS = ("api", "workers", "jails")  # a service's processes, by depth below its own
+
+
+def _tree_cpu_s(root: int) -> dict[str, float]:
+    """CPU seconds of a service's process tree, the reaped processes included, by part: the
+    server itself (API, admission, chunking), its workers, and everything below them (the
+    jails: supervisors, runners, programs). A process's reaped children count in their part."""
     tick = os.sysconf("SC_CLK_TCK")
-    total, pending = 0.0, [root]
+    total = dict.fromkeys(SERVICE_PARTS, 0.0)
+    pending = [(root, 0)]
     while pending:
-        pid = pending.pop()
+        pid, depth = pending.pop()
         try:
             with open(f"/proc/{pid}/stat") as stat:
-                fields = stat.read().rsplit(")", 1)[1].split()
+                fields = [int(field) for field in stat.read().rsplit(")", 1)[1].split()[11:15]]
             with open(f"/proc/{pid}/task/{pid}/children") as children:
-                pending += map(int, children.read().split())
+                pending += [(int(child), depth + 1) for child in children.read().split()]
         except (OSError, ValueError):
             continue
-        total += sum(map(int, fields[11:15])) / tick  # utime, stime, cutime, cstime
+        total[SERVICE_PARTS[min(depth, 2)]] += (fields[0] + fields[1]) / tick  # utime, stime
+        total[SERVICE_PARTS[min(depth + 1, 2)]] += (fields[2] + fields[3]) / tick  # reaped
     return total
 
 
@@ -286,7 +294,8 @@ def _humaneval_bare_rate(items: list[dict]) -> float:
 def bench_humaneval(pool: ProcessPoolExecutor, service: Service | None, rounds: int) -> dict:
     modes = ["bare", "as_shipped", "judged"] + (["service"] if service else [])
     rates: dict[str, list[float]] = {mode: [] for mode in modes}
-    cpu_ms: dict[str, list[float]] = {"bare": [], "service": []}  # per program
+    cpu_ms: dict[str, list[float]] = {"bare": [], "service": [],  # per program
+                                      **{part: [] for part in SERVICE_PARTS}}
     correct: dict[str, int] = {}
     variant = 0
     for round_ in range(rounds + 1):  # the first round warms every mode up, uncounted
@@ -299,7 +308,9 @@ def bench_humaneval(pool: ProcessPoolExecutor, service: Service | None, rounds: 
             elif mode == "service":
                 before = _tree_cpu_s(service.pid)
                 rate = service.rate(items, correct["as_shipped"])
-                cpu = _tree_cpu_s(service.pid) - before
+                after = _tree_cpu_s(service.pid)
+                parts = {part: after[part] - before[part] for part in SERVICE_PARTS}
+                cpu = sum(parts.values())
             else:
                 started = time.perf_counter()
                 results = [r for chunk in pool.map(_score_chunk, _chunks(items, 8))
@@ -310,6 +321,9 @@ def bench_humaneval(pool: ProcessPoolExecutor, service: Service | None, rounds: 
                 rates[mode].append(rate)
                 if mode in cpu_ms:
                     cpu_ms[mode].append(cpu * 1e3 / len(items))
+                if mode == "service":
+                    for part, seconds in parts.items():
+                        cpu_ms[part].append(seconds * 1e3 / len(items))
     rate = {mode: statistics.median(rates[mode]) for mode in modes}
     report = {"programs": 164, "correct": correct["as_shipped"],
               "correct_judged": correct["judged"], "bare_python3_per_s": round(rate["bare"], 2),
@@ -323,7 +337,9 @@ def bench_humaneval(pool: ProcessPoolExecutor, service: Service | None, rounds: 
         cpu = {mode: statistics.median(cpu_ms[mode]) for mode in cpu_ms}
         report.update(bare_cpu_ms_per_program=round(cpu["bare"], 2),
                       service_cpu_ms_per_program=round(cpu["service"], 2),
-                      cpu_ratio_bare_vs_service=round(cpu["bare"] / cpu["service"], 2))
+                      cpu_ratio_bare_vs_service=round(cpu["bare"] / cpu["service"], 2),
+                      service_cpu_ms_by_part={part: round(cpu[part], 2)
+                                              for part in SERVICE_PARTS})
     return report
 
 
