@@ -152,8 +152,10 @@ def test_vanished_worker_hands_its_chunks_on_within_seconds(tmp_path: Path) -> N
 def test_a_worker_only_cut_off_scores_nothing_twice(tmp_path: Path) -> None:
     """A worker whose heartbeat stops while its chunk runs on (its main process frozen, the
     pool process still scoring) is taken for lost: the chunk runs again elsewhere, and the
-    job still holds one result per item."""
-    with job_on_two_busy_workers(tmp_path, 4.0, 2) as (stack, job):
+    job still holds one result per item. Each item runs far longer than the heartbeat takes to
+    be missed (3 s, then a liveness check each second), or the frozen worker's pool process
+    could finish its chunk before anyone takes it for lost: then nothing is redelivered."""
+    with job_on_two_busy_workers(tmp_path, 10.0, 2) as (stack, job):
         frozen = stack.workers[0].popen.pid
         os.kill(frozen, signal.SIGSTOP)  # heartbeat thread stops; the pool child runs on
         try:
