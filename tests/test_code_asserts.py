@@ -12,7 +12,7 @@ import pytest
 
 from rlvr_contract.schemas import CodeItem
 from verifier.kinds.code import run_code_items
-from verifier.kinds.code.asserts import SITE_FUNCTION, BrokenTests, plan
+from verifier.kinds.code.asserts import SITE_FUNCTION, BrokenTests, check_parses, plan
 from verifier.sandbox.harness import values
 
 needs_jail = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
@@ -156,9 +156,26 @@ def test_what_a_plan_folds_is_bounded_in_all():
 
 
 def test_broken_tests_are_the_datasets_fault():
-    for source in ("assert ((", "x = [" * 10_000):
+    for source in ("assert ((", "x = [" * 10_000, 'x = """#\nassert 1'):
         with pytest.raises(BrokenTests):
             plan(source)
+        with pytest.raises(BrokenTests):  # what admission checks
+            check_parses(source)
+    check_parses("assert f(1) == 2  # fine\n")
+
+
+# Lines where Python's lines and str.splitlines' differ (a form feed, a line separator in a
+# string, a file separator in a triple-quoted one), quotes and hashes in strings and comments.
+WITH_COMMENTS = ("\fimport math  # zq-1\nx = 'a\u2028b#'  # zq-2 'q\n"
+                 "for i in range(1):\n    assert f(x) == g(x) + '\\'#'  # zq-3 \"\n"
+                 "y = '''#\n\x1c'''  # zq-4\nz = r\"\\\"#\"  \t# zq-5\r\n")
+
+
+def test_comments_are_dropped_and_nothing_else():
+    tests = plan(WITH_COMMENTS)
+    assert tests.source == ("\fimport math  \nx = 'a\u2028b#'  \n"
+                            "for i in range(1):\n    assert f(x) == g(x) + '\\'#'  \n"
+                            "y = '''#\n\x1c'''  \nz = r\"\\\"#\"  \t\r\n")
 
 
 def test_the_judge_is_asked_only_for_the_names_the_tests_use():

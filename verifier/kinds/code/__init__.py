@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from rlvr_contract.schemas import AssertTests, CodeItem, CompressedTests, Result
 from verifier.config import Settings, load_settings
 from verifier.kinds.code import testset
-from verifier.kinds.code.asserts import BrokenTests, plan
+from verifier.kinds.code.asserts import BrokenTests, check_parses
 from verifier.kinds.code.cost import code_cost
 from verifier.kinds.code.languages import LANGUAGES, find_language, language_names
 from verifier.kinds.code.limits import clamp_limits
@@ -93,8 +93,8 @@ def check_code_item(item: CodeItem, settings: Settings | None = None) -> str | N
     if refused:
         return refused
     if isinstance(tests, AssertTests) and language.name == "python":
-        try:  # the worker plans them too: tests it cannot read are the request's fault
-            plan(tests.code)
+        try:  # the worker plans them: tests it cannot read are the request's fault
+            check_parses(tests.code)
         except BrokenTests as exc:
             return f"tests.code: {exc}"
     if item.scoring == "subtasks" and getattr(tests, "subtasks", None) is None:

@@ -36,11 +36,11 @@ import ast
 import builtins
 import contextvars
 import functools
-import io
 import math
 import operator
+import re
 import threading
-import tokenize
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -163,6 +163,10 @@ _PLANS: LRU[str, AssertPlan] = LRU(4096, max_weight=64 << 20,
 _PLANS_LOCK = threading.Lock()
 
 
+# Sources of tests found to parse (by admission, which needs no plan: a tenth of the cost).
+_PARSED: LRU[str, int] = LRU(4096, max_weight=64 << 20, weigh=lambda size: 2 * size)
+
+
 def plan(source: str) -> AssertPlan:
     """Split `source` (trusted tests); raises BrokenTests if it is not Python."""
     with _PLANS_LOCK:
@@ -174,12 +178,26 @@ def plan(source: str) -> AssertPlan:
     return found
 
 
-def _plan(source: str) -> AssertPlan:
+def check_parses(source: str) -> None:
+    """Raises BrokenTests if `source` is not Python, as `plan` would."""
+    with _PLANS_LOCK:
+        known = source in _PLANS or _PARSED.get(source) is not None
+    if not known:
+        _parse(source)
+        with _PLANS_LOCK:
+            _PARSED[source] = len(source)
+
+
+def _parse(source: str) -> ast.Module:
     try:
-        source = _without_comments(source)
-        tree = ast.parse(source, "<tests>")
+        return ast.parse(source, "<tests>")
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         raise BrokenTests(f"the assert tests do not parse: {exc}") from None
+
+
+def _plan(source: str) -> AssertPlan:
+    source = _without_comments(source)
+    tree = _parse(source)
     survey = _Survey(tree)
     budget = _FoldBudget()
     token = _FOLD_BUDGET.set(budget)
@@ -188,7 +206,7 @@ def _plan(source: str) -> AssertPlan:
                         if not stays and (found := _split(node, survey.bound)) is not None),
                        key=lambda entry: (entry[0].lineno, entry[0].col_offset))
         calls = _only_calls(tree, {id(node): computed for node, _, computed in split},
-                            survey.bound)
+                            survey)
     finally:
         _FOLD_BUDGET.reset(token)
     return AssertPlan(source=_rewrite(source, [(node, computed) for node, _, computed in split]),
@@ -200,12 +218,13 @@ def _plan(source: str) -> AssertPlan:
 
 
 def _only_calls(tree: ast.Module, computed: dict[int, ast.expr],
-                bound: dict[str, set[str]]) -> tuple[Call, ...] | None:
+                survey: _Survey) -> tuple[Call, ...] | None:
     """The tests as the calls their judged asserts make, in the order they run, if the tests
     are nothing else: HumanEval's shape (one `def check(candidate)` of such asserts, called once,
     last, with the solution's function; or MultiPL-E's, through `def test_check(): check(f)`
     called last) or MBPP's (such asserts at module level). Besides them only names bound to
     constants, imports, docstrings and always-true asserts; else None."""
+    bound = survey.bound
     *setup, last = tree.body or [ast.Pass()]
     wrapper = _wrapper(setup, last)
     if wrapper is not None:
@@ -225,8 +244,7 @@ def _only_calls(tree: ast.Module, computed: dict[int, ast.expr],
                 or any(check.name in _binds(node) for node in others)):
             return None
         return _calls(check.body, computed, arguments.args[0].arg, target)
-    names = {node.func.id for node in ast.walk(tree)
-             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)}
+    names = set(survey.called)
     if len(names) != 1 or bound.get(target := names.pop()):
         return None
     return _calls(tree.body, computed, target, target)
@@ -322,69 +340,123 @@ def _without_comments(source: str) -> str:
     """The source with every comment removed (they end their line: nothing else moves)."""
     if "#" not in source:
         return source
-    lines = source.splitlines(keepends=True)
-    try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
-    except (tokenize.TokenError, SyntaxError):
-        return source  # ast.parse will say what is wrong
-    for token in reversed(tokens):
-        if token.type == tokenize.COMMENT:
-            row, col = token.start
-            line = lines[row - 1]
-            ending = line[len(line.rstrip("\r\n")):]
-            lines[row - 1] = line[:col] + line[token.end[1]:len(line) - len(ending)] + ending
-    return "".join(lines)
+    kept, start = [], 0
+    for found in _STRING_OR_COMMENT.finditer(source):
+        if found.lastgroup == "comment":
+            kept.append(source[start:found.start()])
+            start = found.end()
+    kept.append(source[start:])
+    return "".join(kept)
+
+
+# Python's string literals (whatever their prefix: a backslash never lets the quote end one,
+# raw or not) and comments, read from the left: a '#' is a comment's only where no string holds
+# it. One regular expression, not `tokenize` (pure Python in 3.11, ten times slower).
+_STRING_OR_COMMENT = re.compile(r"""
+      (?P<string> ''' (?: [^'\\]+ | \\(?:\r\n|.|\Z) | '(?!'') )*+ (?: ''' | \Z )
+                | \"\"\" (?: [^"\\]+ | \\(?:\r\n|.|\Z) | "(?!"") )*+ (?: \"\"\" | \Z )
+                | ' (?: [^'\\\r\n]+ | \\(?:\r\n|.|\Z) )*+ '?
+                | " (?: [^"\\\r\n]+ | \\(?:\r\n|.|\Z) )*+ "? )
+    | (?P<comment> \#[^\r\n]* )""", re.VERBOSE | re.DOTALL)
+
+
+# A node class's fields that may hold nodes the survey looks at: not a name's context, nor an
+# operator (singletons of no interest, as many as the rest of the tree), nor an identifier,
+# a constant's value or another field that never holds a node.
+_NOT_SURVEYED = frozenset({"ctx", "op", "ops", "id", "arg", "attr", "name", "asname", "module",
+                           "level", "type_comment", "kind", "conversion", "is_async", "tag"})
+
+
+@functools.cache
+def _child_fields(cls: type) -> tuple[str, ...]:
+    if cls is ast.Constant:
+        return ()
+    return tuple(name for name in cls._fields if name not in _NOT_SURVEYED)
 
 
 class _Survey:
     """One walk over the tests: their asserts (and which must stay: inside a loop or `try`),
-    the names they bind and how, the names they look up, and those they use as modules."""
+    the names they bind and how, the names they look up, those they use as modules, and those
+    they call."""
 
     def __init__(self, tree: ast.AST) -> None:
         self.asserts: list[tuple[ast.Assert, bool]] = []
         self.bound: dict[str, set[str]] = {}
         self.names: set[str] = set()
         self.attr_bases: set[str] = set()
+        self.called: set[str] = set()
         self.dynamic = False  # the tests may look up any name (`globals()`, `import solution`)
         stack: list[tuple[ast.AST, bool]] = [(tree, False)]
         while stack:
             node, inside = stack.pop()
-            self._visit(node, inside)
-            inside = inside or isinstance(node, _STAYS)
-            stack.extend((child, inside) for child in ast.iter_child_nodes(node))
+            kind = type(node)
+            visit = _VISITS.get(kind)
+            if visit is not None:
+                visit(self, node, inside)
+            inside = inside or kind in _STAYS
+            for field in _child_fields(kind):
+                child = getattr(node, field, None)
+                if isinstance(child, list):
+                    stack += [(item, inside) for item in child if isinstance(item, ast.AST)]
+                elif isinstance(child, ast.AST):
+                    stack.append((child, inside))
 
     def _bind(self, name: str, how: str = "=") -> None:
         self.bound.setdefault(name, set()).add(how)
 
-    def _visit(self, node: ast.AST, inside: bool) -> None:
-        if isinstance(node, ast.Name):
-            if isinstance(node.ctx, ast.Load):
-                self.names.add(node.id)
-                self.dynamic |= node.id in _DYNAMIC
-            else:
-                self._bind(node.id)
-        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+    def _name(self, node: ast.Name, inside: bool) -> None:
+        if isinstance(node.ctx, ast.Load):
+            self.names.add(node.id)
+            self.dynamic |= node.id in _DYNAMIC
+        else:
+            self._bind(node.id)
+
+    def _attribute(self, node: ast.Attribute, inside: bool) -> None:
+        if isinstance(node.value, ast.Name):
             self.attr_bases.add(node.value.id)
-        elif isinstance(node, ast.Assert):
-            self.asserts.append((node, inside))
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+
+    def _assert(self, node: ast.Assert, inside: bool) -> None:
+        self.asserts.append((node, inside))
+
+    def _call(self, node: ast.Call, inside: bool) -> None:
+        if isinstance(node.func, ast.Name):
+            self.called.add(node.func.id)
+
+    def _definition(self, node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef,
+                    inside: bool) -> None:
+        self._bind(node.name)
+
+    def _arg(self, node: ast.arg, inside: bool) -> None:
+        self._bind(node.arg)
+
+    def _named(self, node: ast.ExceptHandler | ast.MatchAs | ast.MatchStar,
+               inside: bool) -> None:
+        if node.name:
             self._bind(node.name)
-        elif isinstance(node, ast.arg):
-            self._bind(node.arg)
-        elif isinstance(node, ast.ExceptHandler | ast.MatchAs | ast.MatchStar) and node.name:
-            self._bind(node.name)
-        elif isinstance(node, ast.Import):
-            for alias in node.names:
-                self.dynamic |= alias.name == "solution"
-                self._bind(alias.asname or alias.name.split(".")[0],
-                           f"import {alias.name}" if alias.asname is None else "=")
-        elif isinstance(node, ast.ImportFrom):
-            for alias in node.names:
-                if node.module == "solution":
-                    self.dynamic |= alias.name == "*"
-                    self.names.add(alias.name)
-                self._bind(alias.asname or alias.name, "=" if alias.asname else
-                           f"from {node.module} import {alias.name}")
+
+    def _import(self, node: ast.Import, inside: bool) -> None:
+        for alias in node.names:
+            self.dynamic |= alias.name == "solution"
+            self._bind(alias.asname or alias.name.split(".")[0],
+                       f"import {alias.name}" if alias.asname is None else "=")
+
+    def _import_from(self, node: ast.ImportFrom, inside: bool) -> None:
+        for alias in node.names:
+            if node.module == "solution":
+                self.dynamic |= alias.name == "*"
+                self.names.add(alias.name)
+            self._bind(alias.asname or alias.name, "=" if alias.asname else
+                       f"from {node.module} import {alias.name}")
+
+
+# What the survey notes of a node, by its class (the parser makes no subclasses).
+_VISITS: dict[type, Callable[[_Survey, Any, bool], None]] = {
+    ast.Name: _Survey._name, ast.Attribute: _Survey._attribute, ast.Assert: _Survey._assert,
+    ast.Call: _Survey._call, ast.FunctionDef: _Survey._definition,
+    ast.AsyncFunctionDef: _Survey._definition, ast.ClassDef: _Survey._definition,
+    ast.arg: _Survey._arg, ast.ExceptHandler: _Survey._named, ast.MatchAs: _Survey._named,
+    ast.MatchStar: _Survey._named, ast.Import: _Survey._import,
+    ast.ImportFrom: _Survey._import_from}
 
 
 def _constant(node: ast.expr) -> tuple[bool, Any]:
