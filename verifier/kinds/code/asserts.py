@@ -362,9 +362,9 @@ _STRING_OR_COMMENT = re.compile(r"""
 
 # A node class's fields that may hold nodes the survey looks at: not a name's context, nor an
 # operator (singletons of no interest, as many as the rest of the tree), nor an identifier,
-# a constant's value or another field that never holds a node.
-_NOT_SURVEYED = frozenset({"ctx", "op", "ops", "id", "arg", "attr", "name", "asname", "module",
-                           "level", "type_comment", "kind", "conversion", "is_async", "tag"})
+# a constant's value or another field that never holds a node (`name` may: a type alias's).
+_NOT_SURVEYED = frozenset({"ctx", "op", "ops", "id", "arg", "attr", "asname", "module", "level",
+                           "type_comment", "kind", "conversion", "is_async", "tag"})
 
 
 @functools.cache
