@@ -163,7 +163,8 @@ _PLANS: LRU[str, AssertPlan] = LRU(4096, max_weight=64 << 20,
 _PLANS_LOCK = threading.Lock()
 
 
-# Sources of tests found to parse (by admission, which needs no plan: a tenth of the cost).
+# Sources of tests found to parse (by admission, which needs no plan: the worker, another
+# process, works one out; a parse costs less than half of one).
 _PARSED: LRU[str, int] = LRU(4096, max_weight=64 << 20, weigh=lambda size: 2 * size)
 
 
