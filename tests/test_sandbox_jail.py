@@ -16,7 +16,7 @@ import pytest
 
 from rlvr_contract.schemas import CodeItem, Result
 from verifier.kinds.code import process_settings, run_code_items
-from verifier.sandbox.backend import JAIL_DIR
+from verifier.sandbox.backend import JAIL_DIR, JAIL_ENV, SUPERVISOR_ENV
 from verifier.sandbox.bubblewrap import outer_uid
 from verifier.sandbox.factory import get_backend
 
@@ -148,6 +148,20 @@ print("env keys", sorted(os.environ), "seen", seen, file=sys.stderr)
     assert SECRET not in report and "seen []" in report
     for language, code in (("bash", "env >&2; cat /proc/*/environ >&2 2>/dev/null; true"),):
         assert SECRET not in probe_report(code, language, expected="sentinel\n")
+
+
+def test_runs_start_from_the_jail_environment_not_the_supervisors():
+    """The jail's own processes run with SUPERVISOR_ENV (their symbols bound at start); a run,
+    forked warm from a runner or exec'd, starts from JAIL_ENV and its language's variables."""
+    assert set(SUPERVISOR_ENV) > set(JAIL_ENV)
+    report = probe_report("import os, sys\nprint('keys', sorted(os.environ), file=sys.stderr)\n",
+                          expected="sentinel\n")
+    assert f"keys {sorted(JAIL_ENV)}" in report
+    for key in set(SUPERVISOR_ENV) - set(JAIL_ENV):
+        assert key not in probe_report("env >&2; true", "bash", expected="sentinel\n")
+        c_probe = (f'#include <stdio.h>\n#include <stdlib.h>\nint main(void) {{ fprintf(stderr, '
+                   f'"{key}=%s\\n", getenv("{key}") ? "set" : "unset"); return 0; }}\n')
+        assert f"{key}=unset" in probe_report(c_probe, "c", expected="sentinel\n")
 
 
 def test_writes_outside_the_workdir_fail_and_nothing_persists(tmp_path):

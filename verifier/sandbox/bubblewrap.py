@@ -30,9 +30,9 @@ from dataclasses import dataclass, replace
 from verifier.sandbox import worker_jail
 from verifier.sandbox.backend import (
     JAIL_DIR,
-    JAIL_ENV,
     JAIL_HARNESS,
     JAIL_PYTHON_FLAGS,
+    SUPERVISOR_ENV,
     RunOutcome,
     RunRequest,
     SandboxUnavailable,
@@ -191,7 +191,7 @@ def build_launch(tools: dict[str, HostTool], cgroup: JailCgroup | None, uid: int
     argv = [bwrap, "--unshare-all", "--unshare-user", "--uid", "1000", "--gid", "1000",
             "--disable-userns", "--die-with-parent", "--new-session", "--hostname", "sandbox",
             "--cap-add", "CAP_SYS_ADMIN", "--cap-add", "CAP_SETPCAP", "--clearenv"]
-    for key, value in JAIL_ENV.items():
+    for key, value in SUPERVISOR_ENV.items():
         argv += ["--setenv", key, value]
     argv += _root_binds(tools) + binds
     argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev", "--tmpfs", "/tmp",
