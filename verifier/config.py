@@ -64,7 +64,8 @@ class Settings(BaseSettings):
     shutdown_timeout_s: float = Field(10.0, ge=0)
     # Chunks and their delivery
     math_chunk_size: int = Field(64, ge=1)
-    code_chunk_size: int = Field(4, ge=1)
+    # Code items per chunk (unset: see code_items_per_chunk)
+    code_chunk_size: int | None = Field(None, ge=1)
     math_timeout_s: float = Field(1.0, gt=0)
     # Regenerating a reasoning-gym entry (seed + index) runs the task's generator, which may
     # solve the puzzle it makes: slower than scoring, and the dataset's cost, not the policy's.
@@ -187,6 +188,16 @@ class Settings(BaseSettings):
     @property
     def mode(self) -> str:
         return "distributed" if self.broker_url else "embedded"
+
+    @property
+    def code_items_per_chunk(self) -> int:
+        """VERIFIER_CODE_CHUNK_SIZE, or the mode's default: 8 embedded, where a batch's chunks
+        shrink toward its end (service/verification.py), 4 distributed, where they are all that
+        size (the API does not know how many workers there are) and a small batch should still
+        reach several of them."""
+        if self.code_chunk_size is not None:
+            return self.code_chunk_size
+        return 8 if self.mode == "embedded" else 4
 
     @property
     def api_key_set(self) -> frozenset[str]:

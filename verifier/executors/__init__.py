@@ -25,6 +25,9 @@ class WorkerDied(Exception):
 
 class Executor(Protocol):
     mode: str
+    # How many chunks it runs at once, where that is known (the embedded pool's processes);
+    # None where workers come and go (distributed).
+    slots: int | None
 
     async def run_chunk(self, items: list[dict[str, Any]], deadline_s: float
                         ) -> list[dict[str, Any]]:

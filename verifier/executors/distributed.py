@@ -72,6 +72,7 @@ class _Pending:
 
 class DistributedExecutor:
     mode = "distributed"
+    slots = None
 
     def __init__(self, settings: Settings) -> None:
         self.broker_url = settings.broker_url or ""

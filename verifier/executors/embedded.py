@@ -151,7 +151,7 @@ class EmbeddedExecutor:
     mode = "embedded"
 
     def __init__(self, settings: Settings) -> None:
-        self.workers = settings.workers
+        self.slots = settings.workers
         self._settings = settings
         self._max_tries = settings.chunk_max_tries
         self._idle = _IdleWorkers()
@@ -192,7 +192,7 @@ class EmbeddedExecutor:
         after `chunk_max_tries` deaths, Busy if no worker is free within `admission_s`."""
         if not self._started:  # on first use, as a process pool does: nothing to warm before
             self._started = True
-            for _ in range(self.workers):
+            for _ in range(self.slots):
                 self._start_worker()
         for attempt in range(1, self._max_tries + 1):
             if attempt > 1:

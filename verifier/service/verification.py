@@ -30,6 +30,20 @@ def _batched(keys: list[str], size: int) -> list[tuple[str, ...]]:
     return [tuple(keys[i:i + size]) for i in range(0, len(keys), size)]
 
 
+def _guided(keys: list[str], most: int, slots: int) -> list[tuple[str, ...]]:
+    """Chunks of at most `most` keys, each a 1/(2 slots) share of what is left: a large batch
+    goes out in full chunks (a chunk's round trip is paid once per chunk), a small one and the
+    end of any batch in smaller ones, so that `slots` workers all have work and run out of it
+    together."""
+    chunks: list[tuple[str, ...]] = []
+    start = 0
+    while start < len(keys):
+        size = max(1, min(most, math.ceil((len(keys) - start) / (2 * slots))))
+        chunks.append(tuple(keys[start:start + size]))
+        start += size
+    return chunks
+
+
 def item_problem(item: AnyItem, settings: Settings) -> str | None:
     """Why this item cannot be served ("field.path: why"), or None; clamps its limits to the
     server's maxima (in place) on the way."""
@@ -167,10 +181,12 @@ class VerificationService:
             metrics.CACHE_MISSES.inc(sum(len(positions[k]) for k in misses))
 
             first_item = {key: items[positions[key][0]] for key in misses}
+            code = [k for k in misses if first_item[k].kind == "code"]
             chunks = [*_batched([k for k in misses if first_item[k].kind != "code"],
                                self.settings.math_chunk_size),
-                      *_batched([k for k in misses if first_item[k].kind == "code"],
-                               self.settings.code_chunk_size)]
+                      *(_guided(code, self.settings.code_items_per_chunk, self.executor.slots)
+                        if self.executor.slots else
+                        _batched(code, self.settings.code_items_per_chunk))]
             log.info("batch of %d items: %d unique, %d cached, %d chunks to score",
                      len(items), len(keys), len(keys) - len(misses), len(chunks))
             tasks = [asyncio.create_task(self._score_chunk(chunk, first_item, pending))

@@ -7,6 +7,7 @@ a process that never was (a script, a test) reads them from the environment on f
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -55,7 +56,13 @@ def installed_languages(settings: Settings | None = None) -> list[str]:
         tools = get_backend(settings or process_settings()).tools()
     except SandboxUnavailable:
         return []
-    return [name for name, lang in LANGUAGES.items() if all(t in tools for t in lang.tools)]
+    return list(_with_toolchains(frozenset(tools)))
+
+
+@functools.lru_cache(maxsize=8)
+def _with_toolchains(tools: frozenset[str]) -> tuple[str, ...]:
+    """The languages all of whose tools are among `tools` (admission asks once per item)."""
+    return tuple(name for name, lang in LANGUAGES.items() if all(t in tools for t in lang.tools))
 
 
 def admitted_languages(settings: Settings | None = None) -> list[str] | None:
