@@ -90,3 +90,13 @@ def test_a_warm_run_cannot_leave_state_for_the_next():
                   "math.sqrt(4), json.dumps(1))", "", "False False [1] 2.0 1\n")
     results = run_code_items([poison, check], Settings(python_warm=True))
     assert [r.status.value for r in results] == ["correct", "correct"], results
+
+
+def test_every_warm_run_draws_a_fresh_random_seed():
+    # Runs fork from one interpreter: without a reseed in each fork they would all draw the
+    # numbers that interpreter's generator holds.
+    draws = [stdio(f"import random, sys\nprint(random.getrandbits(64), file=sys.stderr)  # {i}")
+             for i in range(4)]
+    results = run_code_items(draws, Settings(python_warm=True))
+    drawn = [r.detail["tests"][0]["stderr"] for r in results]
+    assert all(drawn) and len(set(drawn)) == len(drawn), drawn

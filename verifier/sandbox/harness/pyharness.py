@@ -57,8 +57,29 @@ __all__ = ["preload", "reset_interpreter", "run_forked"]
 
 def preload() -> None:
     """Import what solutions and tests commonly use, once, in the warm interpreter."""
+    _import_random()
     for name in PRELOADED:
         __import__(name)
+
+
+def _import_random() -> None:
+    """Import `random` with its reseed in every fork made one C call.
+
+    `random` has each fork reseed its generator through `Random.seed`, Python code that
+    copies some 40 pages of the warm interpreter in every run. Its C base, `_random.Random.seed`
+    on the same instance, draws the same fresh seed from the system (the wrapper's only other
+    step resets `gauss_next`, which nothing in the interpreter a run forks from ever sets).
+    """
+    import _random
+    import functools
+
+    register = os.register_at_fork
+    os.register_at_fork = lambda **hooks: None  # for random's import only
+    try:
+        import random
+    finally:
+        os.register_at_fork = register
+    os.register_at_fork(after_in_child=functools.partial(_random.Random.seed, random._inst))
 
 
 def run_forked() -> None:
