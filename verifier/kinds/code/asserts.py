@@ -100,8 +100,29 @@ class Call:
     kwargs: dict
 
     def wire(self) -> list:
-        """As the harness's `calls` payload lists it (pyharness.py)."""
-        return [self.function, values.encode(self.args), values.encode(self.kwargs)]
+        """As the harness's `calls` payload lists it (pyharness.py): the arguments as they
+        are, which marshal carries as themselves (a plan holds only `plain` ones), so the run
+        gets them from C code, with nothing of Python's to copy from the warm interpreter."""
+        return [self.function, self.args, self.kwargs]
+
+
+_PLAIN_SCALARS = frozenset({type(None), bool, int, float, complex, str, bytes})
+
+
+def plain(value: object, depth: int = 0) -> bool:
+    """Whether `value` is built only of exact builtin scalars, lists, tuples, sets, frozensets
+    and dicts, nested no deeper than values.py allows: what marshal rebuilds as equal objects
+    of the same types."""
+    kind = type(value)
+    if kind in _PLAIN_SCALARS:
+        return True
+    if depth >= values.MAX_DEPTH:
+        return False
+    if kind is dict:
+        return all(plain(key, depth + 1) and plain(item, depth + 1)
+                   for key, item in value.items())
+    return kind in (list, tuple, set, frozenset) and all(plain(item, depth + 1)
+                                                          for item in value)
 
 
 def one_value_each(sites: list[dict], calls: int) -> bool:
@@ -293,9 +314,7 @@ def _calls(body: list[ast.stmt], computed: dict[int, ast.expr], name: str,
             return None
         call = Call(function, tuple(value for _, value in found),
                     {key: value for key, _, value in options})
-        try:
-            call.wire()
-        except values.NotPlain:  # nested past what the wire carries
+        if not plain(call.args) or not plain(call.kwargs):  # an Ellipsis, or nested too deep
             return None
         calls.append(call)
     return tuple(calls)

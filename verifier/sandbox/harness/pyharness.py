@@ -154,8 +154,6 @@ def _run_calls(payload: dict) -> None:
     `Class.method` (on a fresh instance) or a method of a LeetCode-style `Solution` class.
     """
     nonce = payload["nonce"]
-    calls = [(name, values.decode(args), values.decode(kwargs))  # before the solution runs
-             for name, args, kwargs in payload["calls"]]
     records: list[dict] = []
     try:
         solution = contestant.compile_solution(payload["code"], payload.get("bytecode"))
@@ -169,7 +167,7 @@ def _run_calls(payload: dict) -> None:
     try:
         namespace = contestant.solution_module().__dict__
         exec(solution, namespace)
-        for site, (name, args, kwargs) in enumerate(calls):
+        for site, (name, args, kwargs) in enumerate(payload["calls"]):
             value = _function(namespace, name, payload.get("methods"))(*args, **kwargs)
             try:
                 records.append({"nonce": nonce, "site": site, "value": values.encode(value)})
