@@ -2,9 +2,9 @@
 decoding it (base64, inflate up to the size cap, JSON, the test set's model): seconds for a big
 one. On the event loop that held every other request, a health probe too (an orchestrator
 then restarts a busy API). The checks run in admission's own thread: the loop answers
-meanwhile, and a chunk's deadline (its items' costs, worked out again as it is sent) is worked
-out there too; the thread ends with the app. Shown by order, not by time: the decoding waits
-for the health answer.
+meanwhile; a chunk's deadline is made of the costs admission worked out, so no item is
+decoded again as its chunk is sent; the thread ends with the app. Shown by order, not by time:
+the decoding waits for the health answer.
 """
 
 from __future__ import annotations
@@ -95,28 +95,22 @@ async def test_the_admission_thread_ends_with_the_app():
     assert not set(_admission_threads()) - before
 
 
-async def test_health_answers_while_a_chunks_deadline_is_worked_out(monkeypatch):
-    """A chunk's deadline is its items' costs, worked out again as the chunk is sent (a
-    compressed test set that has left admission's cache is decoded once more): off the loop
-    too. The second costing of the item waits for the health answer."""
+async def test_an_item_is_costed_once(monkeypatch):
+    """Admission works out each item's cost, and its chunk's deadline is made of it: the item
+    is not costed (a compressed test set not decoded) a second time as its chunk is sent."""
     app = create_app(Settings(languages="python", workers=1))
-    costing, healthy = threading.Event(), threading.Event()
-    answered_first: list[bool] = []
-    calls: list[int] = []
+    costed: list[int] = []
     real_cost = verification.item_cost
 
-    def slow_cost(*args: Any) -> Any:
-        calls.append(1)
-        if len(calls) == 2:  # the chunk's, after admission's
-            costing.set()
-            answered_first.append(healthy.wait(WAIT_S / 3))
+    def counted_cost(*args: Any) -> Any:
+        costed.append(1)
         return real_cost(*args)
 
-    monkeypatch.setattr(verification, "item_cost", slow_cost)
-    item = {"kind": "math", "response": "\\boxed{2}", "answer": "2"}
-
+    monkeypatch.setattr(verification, "item_cost", counted_cost)
+    items = [{"kind": "math", "response": f"\\boxed{{{n}}}", "answer": "2"} for n in (2, 3)]
     async with app.router.lifespan_context(app):
-        scored, health = await _verify_and_probe(app, item, costing, healthy)
-    assert health == 200
-    assert answered_first == [True]
-    assert scored.json()["results"][0]["status"] == "correct"
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://api") as client:
+            scored = await client.post("/v1/verify", json={"items": items})
+    assert [r["status"] for r in scored.json()["results"]] == ["correct", "wrong"]
+    assert len(costed) == len(items)

@@ -64,8 +64,7 @@ def _chunks_of_a_batch(slots: int | None, count: int, **settings_: Any) -> list[
              for i in range(count)]
 
     async def scenario() -> list[int]:
-        service.admit(items)
-        results = await service.verify(items)
+        results = await service.verify(service.admit(items))
         await service.close()
         assert [r.status.value for r in results] == ["correct"] * count
         return executor.chunks

@@ -164,8 +164,7 @@ async def _score_locally(settings: Settings, items: list) -> list:
             task = progress.add_task("scoring", total=len(items))
             for start in range(0, len(items), settings.max_items):
                 batch = items[start:start + settings.max_items]
-                service.admit(batch)
-                async for index, result in service.stream(batch):
+                async for index, result in service.stream(service.admit(batch)):
                     results[start + index] = result
                     progress.advance(task)
     finally:

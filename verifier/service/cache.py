@@ -1,4 +1,4 @@
-"""Result cache keyed by a hash of the normalised item.
+"""Result cache keyed by a hash of the item.
 
 GRPO samples a group of completions per prompt, and small policies repeat themselves, so
 identical items are common. The key covers everything that decides the verdict (kind,
@@ -22,9 +22,9 @@ KEY_PREFIX = "verifier:result:"
 
 
 def cache_key(item: AnyItem) -> str:
-    canonical = json.dumps(item.model_dump(mode="json", exclude={"id"}), sort_keys=True,
-                           separators=(",", ":"))
-    return hashlib.sha256(canonical.encode()).hexdigest()
+    """A hash of the item's JSON form without its id, as pydantic writes it (fields in the
+    schema's order; a free-form value's keys in the order the client sent them)."""
+    return hashlib.sha256(item.model_dump_json(exclude={"id"}).encode()).hexdigest()
 
 
 class ResultCache(Protocol):

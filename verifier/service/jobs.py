@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Sequence
 
 from rlvr_contract.schemas import IndexedResult, JobState, JobStatus, Result
 from verifier.service.job_records import ENDED, JobRecords
-from verifier.service.verification import AnyItem, VerificationService
+from verifier.service.verification import Admitted, AnyItem, VerificationService
 
 log = logging.getLogger(__name__)
 
@@ -32,14 +32,14 @@ class JobStore:
 
     async def submit(self, items: Sequence[AnyItem], owner: str) -> str:
         """Admit the batch (may raise Overloaded) and start scoring it in the background."""
-        await self._service.admit_off_loop(items)
+        admitted = await self._service.admit_off_loop(items)
         job_id = uuid.uuid4().hex
         try:
             await self._records.create(job_id, len(items), owner)
         except BaseException:
-            self._service.release(items)
+            self._service.release(admitted)
             raise
-        task = asyncio.create_task(self._run(job_id, items))
+        task = asyncio.create_task(self._run(job_id, admitted))
         self._tasks[job_id] = task
         task.add_done_callback(lambda _: self._tasks.pop(job_id, None))
         return job_id
@@ -75,14 +75,14 @@ class JobStore:
         task.cancel()
         return True
 
-    async def _run(self, job_id: str, items: Sequence[AnyItem]) -> None:
+    async def _run(self, job_id: str, admitted: Admitted) -> None:
         """Score the batch; results are written as they come, in batches while a write is on
         its way (one Redis round trip for many results, not one each)."""
         finished: asyncio.Queue[tuple[int, Result] | None] = asyncio.Queue()
 
         async def score() -> None:
             try:
-                async for index, result in self._service.stream(items):
+                async for index, result in self._service.stream(admitted):
                     finished.put_nowait((index, result))
             finally:
                 finished.put_nowait(None)

@@ -13,11 +13,13 @@ import math
 import time
 from collections.abc import AsyncIterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any
 
 from rlvr_contract.schemas import AnyItem, Result, Status
 from verifier.config import Settings
 from verifier.executors import Executor
+from verifier.kinds.kind import Cost
 from verifier.kinds.registry import admission_problem, clamp_item, item_cost
 from verifier.service import metrics
 from verifier.service.budget import budget_problem
@@ -50,14 +52,27 @@ def item_problem(item: AnyItem, settings: Settings) -> str | None:
     return _admitted_cost(item, settings)[0]
 
 
-def _admitted_cost(item: AnyItem, settings: Settings) -> tuple[str | None, float]:
-    """`item_problem`, and the CPU time the item's limits grant (0 where it has a problem)."""
+_NO_COST = Cost(0.0, 0.0)
+
+
+def _admitted_cost(item: AnyItem, settings: Settings) -> tuple[str | None, Cost]:
+    """`item_problem`, and what the item's limits grant (nothing where it has a problem)."""
     problem = admission_problem(item, settings)
     if problem:
-        return problem, 0.0
+        return problem, _NO_COST
     clamp_item(item, settings)
     cost = item_cost(item, settings)
-    return budget_problem(cost, settings), cost.time_s
+    return budget_problem(cost, settings), cost
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """A batch admission checked, clamped and reserved backlog for: what `stream` scores and
+    `release` gives back. Each item's wall time, as admission worked it out, makes up the
+    deadline of the chunk it goes out in."""
+
+    items: Sequence[AnyItem]
+    wall_s: Sequence[float]
 
 
 class Overloaded(Exception):
@@ -97,29 +112,35 @@ class VerificationService:
         """End admission's thread, once what it is checking is done."""
         await asyncio.to_thread(self._admission.shutdown)
 
-    def admit(self, items: Sequence[AnyItem]) -> None:
+    def admit(self, items: Sequence[AnyItem]) -> Admitted:
         """Validate, clamp to the server's limits (in place) and reserve backlog for a batch;
-        the matching `stream` releases it."""
-        self._check(items)
+        streaming it (or `release`) gives the backlog back."""
+        admitted = Admitted(items, self._check(items))
         self._reserve(items)
+        return admitted
 
-    async def admit_off_loop(self, items: Sequence[AnyItem]) -> None:
+    async def admit_off_loop(self, items: Sequence[AnyItem]) -> Admitted:
         """`admit` for the event loop: the items are checked in admission's thread, the
         backlog reserved on the loop (which alone changes it)."""
-        await asyncio.get_running_loop().run_in_executor(self._admission, self._check, items)
+        wall_s = await asyncio.get_running_loop().run_in_executor(self._admission, self._check,
+                                                                  items)
         self._reserve(items)
+        return Admitted(items, wall_s)
 
-    def _check(self, items: Sequence[AnyItem]) -> None:
-        """Validate and clamp (in place); raises TooManyItems or InvalidItems."""
+    def _check(self, items: Sequence[AnyItem]) -> list[float]:
+        """Validate and clamp (in place); each item's wall time. Raises TooManyItems or
+        InvalidItems."""
         if len(items) > self.settings.max_items:
             metrics.REJECTED.labels("too_many_items").inc()
             raise TooManyItems(f"items: {len(items)} items is over the limit of "
                                f"{self.settings.max_items} per request")
         errors = []
         total = 0.0
+        wall_s = []
         for i, item in enumerate(items):
-            problem, time_s = _admitted_cost(item, self.settings)
-            total += time_s
+            problem, cost = _admitted_cost(item, self.settings)
+            total += cost.time_s
+            wall_s.append(cost.wall_s)
             if problem:  # "field.path: why"
                 field, why = problem.split(": ", 1)
                 errors.append({"loc": ["body", "items", i, *field.split(".")],
@@ -133,6 +154,7 @@ class VerificationService:
                        "(VERIFIER_MAX_REQUEST_TIME_S)"})
         if errors:
             raise InvalidItems(errors)
+        return wall_s
 
     def _reserve(self, items: Sequence[AnyItem]) -> None:
         """Reserve backlog for an admitted batch; raises Overloaded."""
@@ -142,9 +164,9 @@ class VerificationService:
         self.backlog += len(items)
         metrics.BACKLOG.set(self.backlog)
 
-    def release(self, items: Sequence[AnyItem]) -> None:
+    def release(self, admitted: Admitted) -> None:
         """Give back an admitted batch's backlog that will not be streamed after all."""
-        self.backlog -= len(items)
+        self.backlog -= len(admitted.items)
         metrics.BACKLOG.set(self.backlog)
 
     def _retry_after_s(self) -> int:
@@ -154,14 +176,15 @@ class VerificationService:
         rate = recent / 60 if recent else 1.0
         return max(1, min(300, math.ceil(self.backlog / rate)))
 
-    async def verify(self, items: Sequence[AnyItem]) -> list[Result]:
-        results: list[Result | None] = [None] * len(items)
-        async for index, result in self.stream(items):
+    async def verify(self, admitted: Admitted) -> list[Result]:
+        results: list[Result | None] = [None] * len(admitted.items)
+        async for index, result in self.stream(admitted):
             results[index] = result
         return [r for r in results if r is not None]
 
-    async def stream(self, items: Sequence[AnyItem]) -> AsyncIterator[tuple[int, Result]]:
-        """Yield (index, result) as results finish. The batch must have been `admit`ted."""
+    async def stream(self, admitted: Admitted) -> AsyncIterator[tuple[int, Result]]:
+        """Yield (index, result) as results finish."""
+        items = admitted.items
         pending = asyncio.Queue[list[tuple[str, dict[str, Any]]] | BaseException]()
         tasks: list[asyncio.Task[None]] = []
         try:
@@ -181,6 +204,7 @@ class VerificationService:
             metrics.CACHE_MISSES.inc(sum(len(positions[k]) for k in misses))
 
             first_item = {key: items[positions[key][0]] for key in misses}
+            wall_s = {key: admitted.wall_s[positions[key][0]] for key in misses}
             code = [k for k in misses if first_item[k].kind == "code"]
             chunks = [*_batched([k for k in misses if first_item[k].kind != "code"],
                                self.settings.math_chunk_size),
@@ -189,7 +213,8 @@ class VerificationService:
                         _batched(code, self.settings.code_items_per_chunk))]
             log.info("batch of %d items: %d unique, %d cached, %d chunks to score",
                      len(items), len(keys), len(keys) - len(misses), len(chunks))
-            tasks = [asyncio.create_task(self._score_chunk(chunk, first_item, pending))
+            tasks = [asyncio.create_task(self._score_chunk(
+                chunk, first_item, sum(wall_s[key] for key in chunk), pending))
                      for chunk in chunks]
             for _ in chunks:
                 scored = await pending.get()
@@ -207,14 +232,12 @@ class VerificationService:
             metrics.BACKLOG.set(self.backlog)
 
     async def _score_chunk(self, keys: tuple[str, ...], first_item: dict[str, AnyItem],
-                           done: asyncio.Queue) -> None:
-        """Score one chunk under its deadline: what its items' limits allow plus the grace.
-        Cancelling this task stops the chunk wherever it is (queued or running)."""
+                           wall_s: float, done: asyncio.Queue) -> None:
+        """Score one chunk under its deadline: what its items' limits allow (`wall_s`) plus the
+        grace. Cancelling this task stops the chunk wherever it is (queued or running)."""
         payload = [first_item[key].model_dump(mode="json") for key in keys]
         started = time.perf_counter()
         try:
-            wall_s = await asyncio.get_running_loop().run_in_executor(
-                self._admission, self._wall_s, [first_item[key] for key in keys])
             results = await self.executor.run_chunk(payload,
                                                     self.settings.chunk_timeout_s + wall_s)
         except Exception as exc:  # handed to the consumer, which re-raises it
@@ -222,11 +245,6 @@ class VerificationService:
             return
         metrics.CHUNK_SECONDS.labels(self.executor.mode).observe(time.perf_counter() - started)
         done.put_nowait(list(zip(keys, results, strict=True)))
-
-    def _wall_s(self, items: list[AnyItem]) -> float:
-        """What the items' limits allow of wall time, worked out in admission's thread (like
-        admission, it may decode a compressed test set that has left the cache)."""
-        return sum(item_cost(item, self.settings).wall_s for item in items)
 
     def _finish(self, item: AnyItem, result: dict[str, Any]) -> Result:
         metrics.ITEMS.labels(item.kind, result["status"]).inc()

@@ -31,8 +31,8 @@ async def get_reward(request: OpenRLHFRequest, service: ServiceDep,
                                where="labels.{}: ")
     except ValueError as exc:
         raise HTTPException(status.HTTP_422_UNPROCESSABLE_CONTENT, str(exc)) from exc
-    await service.admit_off_loop(items)
-    results = await unless_disconnected(http, service.verify(items))
+    admitted = await service.admit_off_loop(items)
+    results = await unless_disconnected(http, service.verify(admitted))
     rewards, correct, infra_error = openrlhf_scores(results, 0.0)
     return OpenRLHFResponse(rewards=rewards, scores=rewards,
                             extra_logs={"infra_error": infra_error, "correct": correct})

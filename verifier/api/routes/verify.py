@@ -16,5 +16,5 @@ router = APIRouter(prefix="/v1", tags=["verify"], dependencies=[Depends(require_
 @router.post("/verify", response_model=VerifyResponse)
 async def verify(request: VerifyRequest, service: ServiceDep, http: Request) -> VerifyResponse:
     """Scores the batch; a client that disconnects first stops its unfinished work."""
-    await service.admit_off_loop(request.items)
-    return VerifyResponse(results=await unless_disconnected(http, service.verify(request.items)))
+    admitted = await service.admit_off_loop(request.items)
+    return VerifyResponse(results=await unless_disconnected(http, service.verify(admitted)))
