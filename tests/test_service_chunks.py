@@ -79,9 +79,10 @@ def test_the_embedded_pool_gets_guided_chunks_a_distributed_one_fixed_ones() -> 
 
 
 def test_unset_chunk_size_is_the_modes_default() -> None:
-    """Embedded: guided chunks of up to 8. Distributed (the workers unknown): all of 4, so that a
+    """Embedded: guided chunks of up to 16. Distributed (the workers unknown): all of 4, so that a
     small batch still reaches several workers."""
-    assert _chunks_of_a_batch(2, 40, code_chunk_size=None) == [8, 8, 6, 5, 4, 3, 2, 1, 1, 1, 1]
+    assert _chunks_of_a_batch(2, 80, code_chunk_size=None) == [
+        16, 16, 12, 9, 7, 5, 4, 3, 2, 2, 1, 1, 1, 1]
     distributed = {"code_chunk_size": None, "broker_url": "redis://127.0.0.1:1/0"}
     assert Settings(**distributed).code_items_per_chunk == 4
     assert _chunks_of_a_batch(None, 8, **distributed) == [4, 4]
