@@ -409,6 +409,28 @@ def test_compressed_sets_in_every_encoding_and_subsampling(verifier_url: str) ->
     assert results[4]["detail"]["sampled"] == {"from": 30, "kept": 4, "by": "longest"}
 
 
+def test_a_chunk_decodes_one_compressed_test_set_at_a_time(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chunk's plain items are prepared before the first one runs; an item with a compressed
+    test set is decoded only when its turn comes (each may be hundreds of megabytes)."""
+    from verifier.kinds.code.runner import CodeRunner
+
+    events: list[str] = []
+    decode, score = testset.decode, CodeRunner.score
+    monkeypatch.setattr(testset, "decode", lambda *a: events.append("decode") or decode(*a))
+    monkeypatch.setattr(CodeRunner, "score",
+                        lambda self, sub: events.append(sub.item.id) or score(self, sub))
+    echo = "print(input())"
+    items = [CodeItem(id=f"c{i}", language="python", response=f"{echo}  # {i}",
+                      tests=compressed([{"input": f"{i}\n", "output": f"{i}\n"}]))
+             for i in range(2)]
+    items.append(CodeItem(id="plain", language="python", response=echo,
+                          tests={"type": "stdio", "cases": [{"input": "1\n", "output": "1\n"}]}))
+    results = run_code_items(items)
+    assert [r.status for r in results] == [Status.correct] * 3
+    assert events == ["decode", "c0", "decode", "c1", "plain"]
+
+
 def test_subsampling_is_seeded_and_keeps_the_order() -> None:
     tests = StdioTests(cases=[{"input": "x" * n, "output": ""} for n in range(20)],
                        max_tests=6, sample="random", seed=11)

@@ -28,6 +28,7 @@ from rlvr_contract.schemas import (
     AssertTests,
     CallTests,
     CodeItem,
+    CompressedTests,
     Limits,
     Result,
     Status,
@@ -85,14 +86,16 @@ class CodeRunner:
     def run_items(self, items: list[CodeItem]) -> list[Result]:
         """Score items in order; identical items in one chunk are run once. Never raises.
 
-        Every item is prepared (admitted, its program extracted, Python compiled for the jail)
+        Items are prepared (admitted, their programs extracted, Python compiled for the jail)
         before the first one runs: back to back, that work finds the worker's caches warm,
-        where between two runs in the jail it found them cold, at about twice the cost."""
+        where between two runs in the jail it found them cold, at about twice the cost. Not an
+        item with a compressed test set: decoded, it may be hundreds of megabytes, held only
+        while it runs."""
         keys = [hashlib.sha256(item.model_dump_json(exclude={"id"}).encode()).hexdigest()
                 for item in items]
         prepared: dict[str, tuple[Submission | Result, float]] = {}
         for key, item in zip(keys, items, strict=True):
-            if key not in prepared:
+            if key not in prepared and not isinstance(item.tests, CompressedTests):
                 started = time.perf_counter()
                 prepared[key] = (self._guarded(item, self.prepare, item),
                                  time.perf_counter() - started)
@@ -104,7 +107,8 @@ class CodeRunner:
                 result = done[key].model_copy(update={"id": item.id}, deep=True)
                 spent = 0.0
             else:
-                staged, spent = prepared[key]
+                staged, spent = prepared.pop(key, None) or (
+                    self._guarded(item, self.prepare, item), 0.0)
                 result = staged if isinstance(staged, Result) else self._guarded(
                     item, self.score, staged)
                 done[key] = result
