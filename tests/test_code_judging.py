@@ -431,6 +431,39 @@ def test_a_chunk_decodes_one_compressed_test_set_at_a_time(
     assert events == ["decode", "c0", "decode", "c1", "plain"]
 
 
+@pytest.mark.parametrize("held_bytes", [None, 1])
+def test_one_run_items_go_as_a_wave_holding_bounded_output(
+        monkeypatch: pytest.MonkeyPatch, held_bytes: int | None) -> None:
+    """Assert items (one run each) are run back to back once all their requests are built, and
+    judged once all have run; past WAVE_HELD_BYTES of output waiting, each is judged as soon
+    as it has run. The verdicts are the same either way."""
+    from verifier.kinds.code import runner
+    from verifier.kinds.code.assert_tests import AssertTestRuns
+
+    if held_bytes is not None:
+        monkeypatch.setattr(runner, "WAVE_HELD_BYTES", held_bytes)
+    events: list[str] = []
+    for owner, name in ((AssertTestRuns, "request"), (AssertTestRuns, "judge"),
+                        (runner.CodeRunner, "run_program")):
+        method = getattr(owner, name)
+        monkeypatch.setattr(owner, name, lambda self, sub, *rest, method=method, name=name:
+                            events.append(f"{name} {sub.item.id}") or method(self, sub, *rest))
+    tests = {"type": "assert", "code": "assert f(2) == 4\nassert f(3) == 9\n"}
+    items = [CodeItem(id=str(i), language="python", response=body, tests=tests)
+             for i, body in enumerate(["def f(x):\n    return x * x\n",
+                                       "def f(x):\n    return x + x\n",
+                                       "def f(x):\n    print(x)\n    return x ** 2\n"])]
+    results = run_code_items(items)
+    assert [r.status for r in results] == [Status.correct, Status.wrong, Status.correct]
+    requests = ["request 0", "request 1", "request 2"]
+    if held_bytes is None:
+        assert events == [*requests, "run_program 0", "run_program 1", "run_program 2",
+                          "judge 0", "judge 1", "judge 2"]
+    else:
+        assert events == [*requests, "run_program 0", "judge 0", "run_program 1", "judge 1",
+                          "run_program 2", "judge 2"]
+
+
 def test_subsampling_is_seeded_and_keeps_the_order() -> None:
     tests = StdioTests(cases=[{"input": "x" * n, "output": ""} for n in range(20)],
                        max_tests=6, sample="random", seed=11)

@@ -45,7 +45,7 @@ from verifier.kinds.code.languages import MIB, Language, find_language, language
 from verifier.kinds.code.limits import COMPILE_MEMORY_MB, compile_limits, run_limits
 from verifier.kinds.code.stdio_tests import StdioTestRuns
 from verifier.kinds.code.submission import Submission, TestShape, case_count
-from verifier.kinds.code.subtasks import score_subtasks
+from verifier.kinds.code.subtasks import SubtaskScores, score_subtasks
 from verifier.kinds.code.verdicts import TestVerdict
 from verifier.sandbox import ArtefactStore, RunOutcome, RunRequest, SandboxBackend
 from verifier.sandbox.backend import JAIL_ENV
@@ -53,6 +53,7 @@ from verifier.service.lru import LRU
 
 COMPILE_MESSAGE_CHARS = 4000
 COMPILE_FAILURES_KEPT = 256  # failed compilations remembered (by source), not run again
+WAVE_HELD_BYTES = 16 * MIB  # a wave's outputs waiting to be judged (see CodeRunner._run_wave)
 
 
 def unsupported_tests(tests_type: str, language: str) -> str | None:
@@ -86,11 +87,12 @@ class CodeRunner:
     def run_items(self, items: list[CodeItem]) -> list[Result]:
         """Score items in order; identical items in one chunk are run once. Never raises.
 
-        Items are prepared (admitted, their programs extracted, Python compiled for the jail)
-        before the first one runs: back to back, that work finds the worker's caches warm,
-        where between two runs in the jail it found them cold, at about twice the cost. Not an
-        item with a compressed test set: decoded, it may be hundreds of megabytes, held only
-        while it runs."""
+        The worker's own work on a chunk is done in passes, each back to back, where it finds
+        the worker's caches warm (between two runs in the jail it found them cold, at about
+        twice the cost): every item is prepared (admitted, its program extracted, Python
+        compiled for the jail) before the first one runs, and the items that are one run each
+        go as a wave (`_run_wave`). Not an item with a compressed test set: decoded, it may be
+        hundreds of megabytes, held only while it runs."""
         keys = [hashlib.sha256(item.model_dump_json(exclude={"id"}).encode()).hexdigest()
                 for item in items]
         prepared: dict[str, tuple[Submission | Result, float]] = {}
@@ -99,28 +101,82 @@ class CodeRunner:
                 started = time.perf_counter()
                 prepared[key] = (self._guarded(item, self.prepare, item),
                                  time.perf_counter() - started)
-        done: dict[str, Result] = {}
-        results = []
+        scored = self._run_wave([(key, staged, spent) for key, (staged, spent) in prepared.items()
+                                 if isinstance(staged, Submission) and _one_run(staged)])
+        results: list[Result] = []
+        first: dict[str, Result] = {}
         for key, item in zip(keys, items, strict=True):
             started = time.perf_counter()
-            if key in done:
-                result = done[key].model_copy(update={"id": item.id}, deep=True)
-                spent = 0.0
+            if key in first:  # the same item again: the result it had, under this id
+                result, spent = first[key].model_copy(update={"id": item.id}, deep=True), 0.0
+            elif key in scored:
+                result, spent = scored.pop(key)
             else:
                 staged, spent = prepared.pop(key, None) or (
                     self._guarded(item, self.prepare, item), 0.0)
                 result = staged if isinstance(staged, Result) else self._guarded(
                     item, self.score, staged)
-                done[key] = result
+            first.setdefault(key, result)
             result.elapsed_ms = round((time.perf_counter() - started + spent) * 1e3, 3)
             results.append(result)
         return results
 
+    def _run_wave(self, wave: list[tuple[str, Submission, float]]
+                  ) -> dict[str, tuple[Result, float]]:
+        """Items of one run each (`_one_run`), in three passes: every run's request is built,
+        then every run made, then every run judged. Outputs waiting to be judged are judged at
+        once when they pass WAVE_HELD_BYTES, so a wave holds no more output than that.
+        Returns each item's Result and the seconds spent on it, its preparation's (`wave`
+        brings them) included."""
+        spent = {key: seconds for key, _, seconds in wave}
+        scored: dict[str, Result] = {}
+
+        def timed(key: str, step: Callable[..., Any], *arguments: Any) -> Any:
+            started = time.perf_counter()
+            try:
+                return step(*arguments)
+            finally:
+                spent[key] += time.perf_counter() - started
+
+        planned = []
+        for key, sub, _ in wave:
+            nonce = secrets.token_hex(16)
+            request = timed(key, self._guarded, sub.item, self._shapes[AssertTests].request,
+                            sub, 0, nonce)
+            if isinstance(request, Result):
+                scored[key] = request
+            else:
+                planned.append((key, sub, nonce, request))
+        held: list[tuple[str, Submission, str, RunRequest, Any]] = []
+        held_bytes = 0
+        for at, (key, sub, nonce, request) in enumerate(planned, 1):
+            outcome = timed(key, self._guarded, sub.item, self.run_program, sub, request)
+            held.append((key, sub, nonce, request, outcome))
+            if isinstance(outcome, RunOutcome):
+                held_bytes += len(outcome.stdout) + len(outcome.stderr) + len(outcome.channel)
+            if held_bytes > WAVE_HELD_BYTES or at == len(planned):
+                for key_, *run in held:
+                    scored[key_] = timed(key_, self._judged, *run)
+                held, held_bytes = [], 0
+        return {key: (result, spent[key]) for key, result in scored.items()}
+
+    def _judged(self, sub: Submission, nonce: str, request: RunRequest,
+                outcome: RunOutcome | TestVerdict | Result) -> Result:
+        """A wave's run judged (`outcome`: what `run_program` returned, or the Result its
+        failure ended the item with)."""
+        if isinstance(outcome, Result):
+            return outcome
+        verdict = self._guarded(sub.item, self._judge_case, sub, 0, nonce, request, outcome)
+        if isinstance(verdict, Result):
+            return verdict
+        verdict.outcome = verdict.outcome.judged()  # its output is judged: let it go
+        return self._guarded(sub.item, self._tested, sub, {0: verdict})
+
     @staticmethod
-    def _guarded(item: CodeItem, step: Callable[[Any], Any], argument: Any) -> Any:
-        """`step(argument)`; a bug there costs this item (infra_error), not the chunk."""
+    def _guarded(item: CodeItem, step: Callable[..., Any], *arguments: Any) -> Any:
+        """`step(*arguments)`; a bug there costs this item (infra_error), not the chunk."""
         try:
-            return step(argument)
+            return step(*arguments)
         except Exception as exc:
             return Result.infra_error(item.id, f"code runner failed: {exc!r}")
 
@@ -279,6 +335,14 @@ class CodeRunner:
                 if run(index) is None or (verdicts[index].status is not Status.correct
                                           and item.scoring == "all"):
                     break
+        return self._tested(sub, verdicts, groups)
+
+    def _tested(self, sub: Submission, verdicts: dict[int, TestVerdict],
+                groups: SubtaskScores | None = None) -> Result:
+        """The item's Result from its cases' verdicts (by case, in the order they ran) and,
+        scored by subtasks, the subtasks' scores."""
+        item = sub.item
+        total = case_count(item)
         ran = list(verdicts.values())
         tests = [v.detail() | ({"case": i} if groups else {}) for i, v in verdicts.items()]
         if ran and ran[-1].status is Status.infra_error:
@@ -310,10 +374,14 @@ class CodeRunner:
         """Run one case as its tests' shape builds it and judge it as the shape does; what
         every shape shares is here: the jail's failures, and the harness's word that the
         program did not compile."""
-        shape = self._shapes[type(sub.item.tests)]
         nonce = secrets.token_hex(16)
-        request = shape.request(sub, index, nonce)
-        outcome = self.run_program(sub, request)
+        request = self._shapes[type(sub.item.tests)].request(sub, index, nonce)
+        return self._judge_case(sub, index, nonce, request, self.run_program(sub, request))
+
+    def _judge_case(self, sub: Submission, index: int, nonce: str, request: RunRequest,
+                    outcome: RunOutcome | TestVerdict) -> TestVerdict:
+        """A case's run judged as its tests' shape does (`outcome`: `run_program`'s)."""
+        shape = self._shapes[type(sub.item.tests)]
         if isinstance(outcome, TestVerdict):
             return outcome
         if outcome.error or outcome.missing_artefact:
@@ -357,3 +425,9 @@ class CodeRunner:
                                str(failure.detail.get("compile", {}).get("message", "")
                                    or failure.detail.get("error", "")))
         return self.backend.run(request)
+
+
+def _one_run(sub: Submission) -> bool:
+    """Whether a prepared item is scored by one run of its program: assert tests (one case,
+    no checker) in a language with no compile step (a compiler's run is a run of its own)."""
+    return isinstance(sub.item.tests, AssertTests) and sub.language.compile is None
