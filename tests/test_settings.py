@@ -114,6 +114,17 @@ def test_values_are_read_as_given(monkeypatch: pytest.MonkeyPatch) -> None:
     assert client_settings().url == "http://verifier:8000"
 
 
+def test_parsed_language_settings_are_each_callers_own() -> None:
+    """Admission reads them for every item, so they are parsed once per text: what a caller
+    gets is still a fresh list and dict, which it may change without changing the next one."""
+    settings = load_settings(languages="c++, py", time_multipliers="py=2")
+    settings.language_list.append("go")
+    settings.time_multiplier["python"] = 9.0
+    assert settings.language_list == ["python", "cpp"]
+    assert settings.time_multiplier == {"python": 2.0}
+    assert load_settings(languages="py").language_list == ["python"]
+
+
 def test_a_worker_is_not_lost_for_one_late_beat(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("VERIFIER_WORKER_HEARTBEAT_S", "3")
     monkeypatch.setenv("VERIFIER_WORKER_LOST_AFTER_S", "5")

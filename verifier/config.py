@@ -14,6 +14,7 @@ commands name each one in a warning, or refuse to start (VERIFIER_UNKNOWN_VARIAB
 from __future__ import annotations
 
 import difflib
+import functools
 import os
 from collections.abc import Mapping
 from typing import Any, Literal
@@ -207,6 +208,12 @@ class Settings(BaseSettings):
 
 def parse_languages(text: str) -> list[str]:
     """`py,c++,go` -> ["python", "cpp", "go"] (the registry's order); names or aliases."""
+    return list(_parsed_languages(text))
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed_languages(text: str) -> tuple[str, ...]:
+    """`parse_languages`, once per text: admission asks for every item."""
     from verifier.kinds.code.languages import LANGUAGES, find_language
 
     named = set()
@@ -215,11 +222,17 @@ def parse_languages(text: str) -> list[str]:
         if language is None:
             raise ValueError(f"unknown language {name!r}")
         named.add(language.name)
-    return [name for name in LANGUAGES if name in named]
+    return tuple(name for name in LANGUAGES if name in named)
 
 
 def parse_multipliers(text: str) -> dict[str, float]:
     """`python=2,java=1.5` -> {"python": 2.0, "java": 1.5}; languages by name or alias."""
+    return dict(_parsed_multipliers(text))
+
+
+@functools.lru_cache(maxsize=16)
+def _parsed_multipliers(text: str) -> tuple[tuple[str, float], ...]:
+    """`parse_multipliers`, once per text: admission asks for every item."""
     from verifier.kinds.code.languages import find_language
 
     factors: dict[str, float] = {}
@@ -234,7 +247,7 @@ def parse_multipliers(text: str) -> dict[str, float]:
             raise ValueError(f"{pair!r} is not name=factor") from None
         if not 0 < factors[language.name] <= 100:
             raise ValueError(f"{pair!r}: the factor must be in (0, 100]")
-    return factors
+    return tuple(factors.items())
 
 
 def env_name(field: str) -> str:

@@ -13,7 +13,7 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
-from rlvr_contract.schemas import AssertTests, CodeItem, CompressedTests, Result
+from rlvr_contract.schemas import AssertTests, CodeItem, CompressedTests, Result, StdioTests
 from verifier.config import Settings, load_settings
 from verifier.kinds.code import testset
 from verifier.kinds.code.asserts import BrokenTests, check_parses
@@ -104,10 +104,11 @@ def check_code_item(item: CodeItem, settings: Settings | None = None) -> str | N
             check_parses(tests.code)
         except BrokenTests as exc:
             return f"tests.code: {exc}"
-    if item.scoring == "subtasks" and getattr(tests, "subtasks", None) is None:
+    stdio = tests if isinstance(tests, StdioTests) else None  # the shape with these parts
+    if item.scoring == "subtasks" and (stdio is None or stdio.subtasks is None):
         return "scoring: 'subtasks' needs tests.subtasks"
     for role in ("checker", "interactor"):
-        program = getattr(tests, role, None)
+        program = getattr(stdio, role, None)
         if program is None:
             continue
         judge = find_language(program.language)

@@ -27,12 +27,14 @@ def code_cost(item: CodeItem, settings: Settings, kinds: Kinds) -> Cost:
                                                          item.tests.interactor) if p is not None]
     time_s = wall_s = 0.0
     compiled = 0
+    multipliers = settings.time_multiplier
     for name, limits, runs in programs:
         language = find_language(name)
         if language is None:
             continue
-        scaled = limits.model_copy(update={
-            "time_s": limits.time_s * settings.time_multiplier.get(language.name, 1.0)})
+        factor = multipliers.get(language.name, 1.0)
+        scaled = limits if factor == 1.0 else limits.model_copy(
+            update={"time_s": limits.time_s * factor})
         time_s += cases * scaled.time_s
         wall_s += cases * runs * (run_limits(language, scaled, MIB).wall_s + RUN_SLACK_S)
         compiled += language.compile is not None
