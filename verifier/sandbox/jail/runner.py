@@ -64,7 +64,7 @@ from program import (
     prepare_launch,
 )
 from runner_worker import HOST_LOCK, Channel, receive, send_reply
-from watch import Program, watch
+from watch import Program, sleep_on, watch
 from worker_jail import PEER
 from workfiles import open_beneath
 
@@ -255,9 +255,11 @@ def _run_here(spec: dict, inputs: dict[str, int], cache_fd: int,
         pid = fork_program(oom_fd, ISOLATED if isolated else 0)
         if pid == 0:
             _become(launch, bool(spec.get("proc")) if isolated else None)
+        pidfd = os.pidfd_open(pid)
+        if not peer:  # an interactive run's two programs are watched together from the start
+            sleep_on(pidfd, spec["limits"]["wall_s"])
         launch.close_program_ends()
-        programs.append(Program(pid, os.pidfd_open(pid), launch.pipes,
-                                prefix=PEER if index else ""))
+        programs.append(Program(pid, pidfd, launch.pipes, prefix=PEER if index else ""))
     for fd in talk:
         os.close(fd)
     reports, parts = watch(spec["limits"], programs, started)

@@ -104,6 +104,14 @@ def watch(limits: dict, programs: list[Program], started: float
     return reports, parts
 
 
+def sleep_on(pidfd: int, wall_s: float) -> None:
+    """Right after the fork, before the runner makes anything for the watch: sleep until the
+    program ends or its pipes are first due for a drain. Most programs end within that wait,
+    so the pages the runner writes next are its own again (fault, no copy), not copied for a
+    program that still shares them."""
+    select.select([pidfd], [], [], min(DRAIN_EVERY_S, max(wall_s, 0.0)))
+
+
 def blocked_on(pid: int) -> str | None:
     """What a live program of an interactive run is doing: waiting to read its stdin or to
     write its stdout (the other program's side of their pipes), "running", or "other" (asleep
