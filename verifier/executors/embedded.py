@@ -23,6 +23,7 @@ import signal
 import socket
 import time
 from multiprocessing.connection import Connection
+from multiprocessing.reduction import ForkingPickler
 from typing import Any
 
 from verifier.config import Settings
@@ -40,6 +41,12 @@ log = logging.getLogger(__name__)
 # What a worker process is handed: ("chunk", (items, math timeout)) or ("run_code", job), and
 # the request id for its logs.
 Task = tuple[str, Any, str]
+
+# A task up to this size is written on the event loop, without the round trip through a
+# thread: the idle worker it goes to has read everything sent to it before, and the socket
+# between them holds more than this (Linux's default is about 200 KiB), so the write does not
+# wait. A larger one (a chunk with big tests) is written from a thread.
+_SENT_ON_THE_LOOP = 60 * 1024
 
 
 def _init_worker(settings: Settings, server_pid: int) -> None:
@@ -92,7 +99,11 @@ class _Worker:
         larger than the pipe's buffer would fail half-way, as if the process had died."""
         fd = self.conn.fileno()
         os.set_blocking(fd, True)
-        await asyncio.to_thread(self.conn.send, task)  # a big chunk must not stall the loop
+        message = ForkingPickler.dumps(task)
+        if len(message) <= _SENT_ON_THE_LOOP:
+            self.conn.send_bytes(message)
+        else:  # a big chunk must not stall the loop
+            await asyncio.to_thread(self.conn.send_bytes, message)
         loop = asyncio.get_running_loop()
         readable = loop.create_future()
         loop.add_reader(fd, lambda: readable.done() or readable.set_result(None))
