@@ -12,7 +12,7 @@ from rlvr_contract.schemas import AssertTests, CodeItem, CompressedTests, StdioT
 from verifier.config import Settings
 from verifier.kinds.code import testset
 from verifier.kinds.code.languages import MIB, find_language
-from verifier.kinds.code.limits import compile_limits, run_limits
+from verifier.kinds.code.limits import compile_limits, run_limits, time_scaled
 from verifier.kinds.kind import Cost, Kinds
 
 RUN_SLACK_S = 1.0  # per run, beyond its wall limit: starting it, writing its input, judging it
@@ -32,9 +32,7 @@ def code_cost(item: CodeItem, settings: Settings, kinds: Kinds) -> Cost:
         language = find_language(name)
         if language is None:
             continue
-        factor = multipliers.get(language.name, 1.0)
-        scaled = limits if factor == 1.0 else limits.model_copy(
-            update={"time_s": limits.time_s * factor})
+        scaled = time_scaled(limits, language, multipliers)
         time_s += cases * scaled.time_s
         wall_s += cases * runs * (run_limits(language, scaled, MIB).wall_s + RUN_SLACK_S)
         compiled += language.compile is not None

@@ -38,6 +38,14 @@ def clamp_limits(item: CodeItem, settings: Settings, kinds: Kinds) -> None:
                 program.limits = _clamped(program.limits, settings)
 
 
+def time_scaled(limits: Limits, language: Language, multipliers: dict[str, float]) -> Limits:
+    """The limits with the language's time multiplier (VERIFIER_TIME_MULTIPLIERS) applied;
+    the same object where it has none."""
+    factor = multipliers.get(language.name, 1.0)
+    return limits if factor == 1.0 else limits.model_copy(
+        update={"time_s": limits.time_s * factor})
+
+
 def _clamped(limits: Limits, settings: Settings) -> Limits:
     if limits.time_s <= settings.max_case_time_s and \
             limits.memory_mb <= settings.max_case_memory_mb:

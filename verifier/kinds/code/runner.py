@@ -42,7 +42,7 @@ from verifier.kinds.code.bytecode import jail_bytecode
 from verifier.kinds.code.call_tests import CallTestRuns
 from verifier.kinds.code.extract import extract_code
 from verifier.kinds.code.languages import MIB, Language, find_language, language_env
-from verifier.kinds.code.limits import COMPILE_MEMORY_MB, compile_limits, run_limits
+from verifier.kinds.code.limits import COMPILE_MEMORY_MB, compile_limits, run_limits, time_scaled
 from verifier.kinds.code.stdio_tests import StdioTestRuns
 from verifier.kinds.code.submission import Submission, TestShape, case_count
 from verifier.kinds.code.subtasks import SubtaskScores, score_subtasks
@@ -241,9 +241,7 @@ class CodeRunner:
 
     def scaled(self, limits: Limits, language: Language) -> Limits:
         """A program's limits with its language's time multiplier (VERIFIER_TIME_MULTIPLIERS)."""
-        factor = self._time_multiplier.get(language.name, 1.0)
-        return limits if factor == 1.0 else limits.model_copy(
-            update={"time_s": limits.time_s * factor})
+        return time_scaled(limits, language, self._time_multiplier)
 
     # ----------------------------------------------------------------------- compile
 
